@@ -1,0 +1,44 @@
+# TowerLab: `make demo` runs the tower demo, `make test` runs the whole suite.
+# Both create .venv and install what they need; as root, `make test` also installs the
+# Debian packages the cross-checks use (MAME, sigrok-cli, simavr, avr-gcc) when missing.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+APT_PACKAGES := mame sigrok-cli simavr libsimavr-dev gcc-avr avr-libc binutils-avr \
+                sigrok-firmware-fx2lafw tmux
+PYTEST_ARGS ?=
+
+.PHONY: demo test venv sysdeps bench clean
+
+venv: $(STAMP)
+
+$(STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Install missing Debian packages when we are root; otherwise say what is missing.
+sysdeps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "not root: tests needing$$missing will skip (sudo apt-get install -y$$missing)"; fi; \
+	fi
+
+demo: venv
+	$(PY) -m towerlab demo --out out/demo
+
+test: venv sysdeps
+	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+bench: venv sysdeps
+	$(PY) benchmarks/emulator_speed.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

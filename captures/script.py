@@ -1,0 +1,146 @@
+"""Read and write scripted sessions: the button script every tower backend replays.
+
+Format (one action per line, ``#`` starts a comment, blank lines ignored)::
+
+    # run length: 15.51 s          (optional: how long the session runs)
+    3.016667 YES/BUY 0.2           <time_s> <BUTTON> <hold_s>
+    20 DARK TOWER 0.25             button names may contain a space
+    30 power off                   <time_s> power off|on
+
+Times are seconds from power-on. Buttons are the tower's twelve keys, named as printed on them.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import IO, Iterator
+
+__all__ = ["BUTTONS", "Press", "Power", "Script", "ScriptError", "parse_script",
+           "read_script", "write_script", "timeline"]
+
+# The 12 keys, in the panel's reading order (left to right, top to bottom).
+BUTTONS = (
+    "YES/BUY", "REPEAT", "NO/END",
+    "HAGGLE", "BAZAAR", "CLEAR",
+    "TOMB/RUIN", "MOVE", "SANCTUARY/CITADEL",
+    "DARK TOWER", "FRONTIER", "INVENTORY",
+)
+
+
+class ScriptError(ValueError):
+    """A script line is malformed; the message is ``file:line: what was expected``."""
+
+
+@dataclass(frozen=True)
+class Press:
+    """Hold ``button`` from ``t`` for ``hold`` seconds."""
+    t: float
+    button: str
+    hold: float
+
+
+@dataclass(frozen=True)
+class Power:
+    """Switch the tower's power at ``t`` seconds."""
+    t: float
+    on: bool
+
+
+@dataclass
+class Script:
+    """A session: its actions in file order and its optional run length (seconds)."""
+    actions: list = field(default_factory=list)
+    length: float | None = None
+    name: str = "script"
+
+    def end_time(self) -> float:
+        """Return the run length, or the time the last action ends plus one second."""
+        if self.length is not None:
+            return self.length
+        last = 0.0
+        for a in self.actions:
+            last = max(last, a.t + (a.hold if isinstance(a, Press) else 0.0))
+        return last + 1.0
+
+
+_LENGTH = re.compile(r"#\s*run length:\s*([0-9.]+)\s*s", re.I)
+
+
+def _number(tok: str, where: str, what: str) -> float:
+    try:
+        v = float(tok)
+    except ValueError:
+        raise ScriptError(f"{where}: {what} {tok!r} is not a number of seconds") from None
+    if not v >= 0 or v == float("inf"):
+        raise ScriptError(f"{where}: {what} {tok!r} must be a finite number of seconds >= 0")
+    return v
+
+
+def parse_script(text: str, name: str = "script") -> Script:
+    """Parse script text; raise ScriptError (``name:line: message``) on the first bad line."""
+    script = Script(name=name)
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        where = f"{name}:{lineno}"
+        m = _LENGTH.match(raw.strip())
+        if m:
+            script.length = float(m.group(1))
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        toks = line.split()
+        if len(toks) == 3 and toks[1].lower() == "power":
+            if toks[2].lower() not in ("on", "off"):
+                raise ScriptError(f"{where}: power takes 'on' or 'off', got {toks[2]!r}")
+            script.actions.append(Power(_number(toks[0], where, "time"), toks[2].lower() == "on"))
+            continue
+        if len(toks) < 3:
+            raise ScriptError(f"{where}: expected '<time_s> <BUTTON> <hold_s>' or "
+                              f"'<time_s> power on|off', got {line!r}")
+        t = _number(toks[0], where, "time")
+        hold = _number(toks[-1], where, "hold")
+        button = " ".join(toks[1:-1]).upper()
+        if button not in BUTTONS:
+            raise ScriptError(f"{where}: unknown button {button!r} (expected one of "
+                              f"{', '.join(BUTTONS)})")
+        if hold <= 0:
+            raise ScriptError(f"{where}: hold {toks[-1]!r} must be more than 0 s")
+        script.actions.append(Press(t, button, hold))
+    return script
+
+
+def read_script(path: str) -> Script:
+    """Read a script file; errors name the file and line."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
+    return parse_script(text, path)
+
+
+def write_script(script: Script, fileobj: IO[str]) -> None:
+    """Write a script in the text format (round-trips through parse_script)."""
+    if script.length is not None:
+        fileobj.write(f"# run length: {script.length:g} s\n")
+    for a in script.actions:
+        if isinstance(a, Power):
+            fileobj.write(f"{a.t:g} power {'on' if a.on else 'off'}\n")
+        else:
+            fileobj.write(f"{a.t:g} {a.button} {a.hold:g}\n")
+
+
+def timeline(script: Script) -> Iterator[tuple[float, str, object]]:
+    """Yield ``(t, kind, arg)`` in time order: kind is 'press', 'release' or 'power'.
+
+    At equal times releases come before power changes, which come before presses.
+    """
+    items = []
+    order = {"release": 0, "power": 1, "press": 2}
+    for i, a in enumerate(script.actions):
+        if isinstance(a, Power):
+            items.append((a.t, order["power"], i, "power", a.on))
+        else:
+            items.append((a.t, order["press"], i, "press", a.button))
+            items.append((a.t + a.hold, order["release"], i, "release", a.button))
+    for t, _, _, kind, arg in sorted(items):
+        yield t, kind, arg

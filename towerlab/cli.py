@@ -1,0 +1,63 @@
+"""The ``towerlab`` command: a thin dispatcher over the library.
+
+Each area registers its subcommands from its own module (``towerlab/cmd_*.py``); every command
+is a small function ``(args, out) -> exit code`` over the library, so tests can call it with
+injected streams. Errors the user can fix (bad files, bad values) print one line and exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO, Sequence
+
+__all__ = ["main", "build_parser", "UserError"]
+
+# Modules that contribute subcommands, in help order.
+COMMAND_MODULES = (
+    "towerlab.cmd_emulator",   # asm, disasm, trace, run, play, bench
+    "towerlab.cmd_captures",   # decode, convert, plot, wav, diff, clock
+    "towerlab.cmd_rig",        # rig record/check/...
+    "towerlab.cmd_cleanroom",  # conform
+)
+
+
+class UserError(Exception):
+    """An error caused by the user's input: printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser with every area's subcommands."""
+    import importlib
+
+    parser = argparse.ArgumentParser(prog="towerlab", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
+    """Run the CLI; return the exit status (0 ok, 1 a check failed, 2 bad input)."""
+    out = out or sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(out)
+        return 2
+    try:
+        return int(args.func(args, out) or 0)
+    except UserError as exc:
+        print(f"towerlab: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
+        # Library errors (CaptureError, ScriptError, AsmError, RomError, ...) carry one line
+        # that names the file and what was expected.
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"towerlab: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
