@@ -14,8 +14,10 @@ __all__ = ["main", "build_parser", "UserError"]
 
 # Modules that contribute subcommands, in help order.
 COMMAND_MODULES = (
-    "towerlab.cmd_emulator",   # asm, disasm, trace, run, play, bench
-    "towerlab.cmd_captures",   # decode, convert, plot, wav, diff, clock
+    "towerlab.cmd_chip",       # asm, disasm, trace
+    "towerlab.cmd_emulator",   # run, play, demo
+    "towerlab.cmd_formats",    # convert, info
+    "towerlab.cmd_captures",   # decode, plot, wav, diff, clock
     "towerlab.cmd_rig",        # rig record/check/...
     "towerlab.cmd_cleanroom",  # conform
 )

@@ -1,0 +1,6 @@
+"""Subcommands of the formats area (registered by towerlab.cli)."""
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    """Add this area's subcommands to the ``towerlab`` parser."""
