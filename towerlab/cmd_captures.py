@@ -1,6 +1,243 @@
-"""Subcommands of the captures area (registered by towerlab.cli)."""
+"""Subcommands of the captures area: decode, plot, wav, diff, clock (registered by
+towerlab.cli). Each is a small function ``(args, out) -> exit status`` over ``analysis``."""
 from __future__ import annotations
+
+import io
+from typing import IO
+
+__all__ = ["register", "cmd_decode", "cmd_plot", "cmd_wav", "cmd_diff", "cmd_clock"]
+
+
+def _open(path: str, channel_map: str | None = None):
+    from captures.formats import open_capture
+    return open_capture(path, channel_map)
+
+
+def _is_events(path: str) -> bool:
+    return path.lower().endswith(".jsonl") and not path.lower().endswith(".jsonl.gz")
+
+
+def _events_of(path: str, channel_map: str | None = None) -> list[dict]:
+    """Read an events file, or decode a capture, into events."""
+    if _is_events(path):
+        from captures.events import read_events
+        return read_events(path)
+    from analysis.decode import decode
+    return decode(_open(path, channel_map))
+
+
+def _decode_options(args) -> dict:
+    return {"reel": {"start_pos": None}} if getattr(args, "reel_unknown", False) else {}
+
+
+def cmd_decode(args, out: IO[str]) -> int:
+    """Decode a capture's pins into an events file (JSON lines)."""
+    from analysis.decode import StreamDecoder
+    from captures.events import dumps_event
+    from captures.formats import atomic_write
+
+    cap = _open(args.capture, args.channel_map)
+    dec = StreamDecoder(cap.info, args.only, _decode_options(args), cap.gaps)
+    counts: dict[str, int] = {}
+    shown: list[dict] = []
+
+    def keep(ev: dict) -> None:
+        counts[ev["type"]] = counts.get(ev["type"], 0) + 1
+        if args.summary and ev["type"] == "display":
+            shown.append(ev)
+
+    def write(f) -> None:
+        text = io.TextIOWrapper(f, encoding="utf-8", newline="\n")
+        last = 0
+        for block in cap.changes():
+            if len(block):
+                last = int(block.times[-1])
+            for ev in dec.feed(block):
+                text.write(dumps_event(ev) + "\n")
+                keep(ev)
+        total = cap.info.total_samples
+        for ev in dec.finish(max(int(total) if total is not None else last + 1, last)):
+            text.write(dumps_event(ev) + "\n")
+            keep(ev)
+        text.flush()
+        text.detach()
+
+    atomic_write(args.output, write)
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no events"
+    print(f"{args.output}: {summary}", file=out)
+    for name, why in dec.skipped.items():
+        print(f"skipped {name}: {why}", file=out)
+    if args.summary:
+        from analysis.display import flash_summary
+        for span in flash_summary(shown):
+            until = "" if span["end"] is None else f", until {span['end']:.3f}"
+            how = (f" flashing x{span['flashes']}, period {span['period_s']:.2f} s"
+                   if span["flashing"] else "")
+            print(f"{span['t']:9.3f}  display {span['text']!r}{how}{until}", file=out)
+    return 0
+
+
+def cmd_plot(args, out: IO[str]) -> int:
+    """Draw a timing diagram or a sound picture of a capture."""
+    from analysis.plot import plot_sound, plot_timing
+
+    cap = _open(args.capture, args.channel_map)
+    if args.kind == "timing":
+        start = args.start if args.start is not None else 0.0
+        end = args.end if args.end is not None else start + 0.05
+        plot_timing(cap, start, end, args.output)
+    else:
+        plot_sound(cap, args.output)
+    print(f"{args.output}: {args.kind} plot", file=out)
+    return 0
+
+
+def cmd_wav(args, out: IO[str]) -> int:
+    """Render the speaker (R10 AND NOT R4) as a 16-bit mono WAV file."""
+    from analysis.sound import write_wav
+    from captures.formats import atomic_write
+
+    if not args.output.lower().endswith(".wav"):
+        raise ValueError(f"{args.output}: output must end in .wav")
+    cap = _open(args.capture, args.channel_map)
+    frames = [0]
+
+    def write(f) -> None:
+        frames[0] = write_wav(cap, f, args.rate, args.gain)
+
+    atomic_write(args.output, write)
+    print(f"{args.output}: {frames[0]} frames, {frames[0] / args.rate:.3f} s at {args.rate} Hz",
+          file=out)
+    return 0
+
+
+def cmd_diff(args, out: IO[str]) -> int:
+    """Compare two captures or events files by meaning; exit 1 on a difference."""
+    from analysis.compare import Tolerance, compare_events, format_comparison
+
+    tol = Tolerance()
+    if args.time_tol is not None:
+        for k in ("lamp", "motor", "tone"):
+            tol.time_s[k] = args.time_tol
+    if args.window_tol is not None:
+        for k in ("display", "reel"):
+            tol.time_s[k] = args.window_tol
+    if args.freq_tol is not None:
+        tol.freq_rel = args.freq_tol
+    if args.types:
+        unknown = [t for t in args.types if t not in tol.time_s]
+        if unknown:
+            raise ValueError(f"--types: unknown event type {unknown[0]!r} (expected some of "
+                             f"{', '.join(tol.time_s)})")
+        tol.types = tuple(args.types)
+    a = _events_of(args.a, args.channel_map)
+    b = _events_of(args.b, args.channel_map)
+    ratio = 1.0 if args.same_clock else None
+    offset = 0.0 if args.same_clock else None
+    c = compare_events(a, b, tol, ratio=ratio, offset=offset, context=args.context)
+    print(format_comparison(c, args.a, args.b), file=out)
+    return 0 if c.equivalent else 1
+
+
+def cmd_clock(args, out: IO[str]) -> int:
+    """Estimate a tower's oscillator frequency from the tone periods its firmware plays."""
+    from analysis.compare import REFERENCE_CLOCK_HZ, estimate_clock
+
+    events = _events_of(args.capture, args.channel_map)
+    est = estimate_clock(events)
+    print(f"clock {est.clock_hz / 1000:.2f} kHz (ratio {est.ratio:.4f} to "
+          f"{REFERENCE_CLOCK_HZ / 1000:g} kHz; {est.tones_used} of {est.tones_total} tones "
+          f"agree within {est.spread_rel * 100:.2f} %)", file=out)
+    if args.reference:
+        from analysis.compare import compare_events
+        c = compare_events(_events_of(args.reference), events)
+        print(f"timeline against {args.reference}: clock {REFERENCE_CLOCK_HZ * c.ratio / 1000:.2f}"
+              f" kHz (ratio {c.ratio:.4f}, least squares on {c.matched} paired events)",
+              file=out)
+    return 0
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0:
+        import argparse
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
+    return v
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v >= 0:
+        import argparse
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time in seconds >= 0")
+    return v
 
 
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
+    from analysis.decode import DECODERS
+
+    cmap = dict(metavar="F", dest="channel_map", default=None,
+                help="channel map file (probe = SIGNAL lines)")
+
+    p = sub.add_parser("decode", help="decode a capture's pins into events (JSON lines)")
+    p.add_argument("capture")
+    p.add_argument("-o", "--output", required=True, metavar="EVENTS.jsonl")
+    p.add_argument("--channel-map", **cmap)
+    p.add_argument("--only", nargs="+", choices=list(DECODERS), metavar="DECODER",
+                   help=f"run only these decoders ({', '.join(DECODERS)})")
+    p.add_argument("--summary", action="store_true",
+                   help="print the display as steady and flashing spans with flash periods")
+    p.add_argument("--reel-unknown", action="store_true",
+                   help="do not assume the reel starts at MAME's position 0 (real towers)")
+    p.set_defaults(func=cmd_decode)
+
+    p = sub.add_parser("plot", help="draw a timing diagram or a sound picture")
+    p.add_argument("kind", choices=("timing", "sound"))
+    p.add_argument("capture")
+    p.add_argument("-o", "--output", required=True, metavar="F.png|svg")
+    p.add_argument("--from", dest="start", type=_seconds, default=None, metavar="S",
+                   help="window start (s, timing plot; default 0)")
+    p.add_argument("--to", dest="end", type=_seconds, default=None, metavar="S",
+                   help="window end (s, timing plot; default start + 0.05)")
+    p.add_argument("--channel-map", **cmap)
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("wav", help="render the speaker as a 16-bit WAV, as MAME does")
+    p.add_argument("capture")
+    p.add_argument("-o", "--output", required=True, metavar="F.wav")
+    p.add_argument("--rate", type=int, default=44100, help="output rate in Hz (44100)")
+    p.add_argument("--gain", type=_positive, default=0.25, help="mixer gain (MAME: 0.25)")
+    p.add_argument("--channel-map", **cmap)
+    p.set_defaults(func=cmd_wav)
+
+    p = sub.add_parser("diff", help="compare two captures or events files by meaning")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--time-tol", type=_positive, default=None, metavar="S",
+                   help="lamp/motor/tone time tolerance in s (0.001)")
+    p.add_argument("--window-tol", type=_positive, default=None, metavar="S",
+                   help="display/reel time tolerance in s (1/60 + 0.001)")
+    p.add_argument("--freq-tol", type=_positive, default=None, metavar="FRAC",
+                   help="tone frequency tolerance as a fraction (0.01)")
+    p.add_argument("--types", nargs="+", metavar="TYPE",
+                   help="event types to compare (display lamp motor reel tone)")
+    p.add_argument("--same-clock", action="store_true",
+                   help="do not fit a clock ratio: compare times as they are")
+    p.add_argument("--context", type=int, default=3, help="events of context each side (3)")
+    p.add_argument("--channel-map", **cmap)
+    p.set_defaults(func=cmd_diff)
+
+    p = sub.add_parser("clock", help="estimate a tower's oscillator from its tone periods")
+    p.add_argument("capture", help="capture file or events .jsonl")
+    p.add_argument("--reference", metavar="EVENTS",
+                   help="also fit the clock ratio against this session recorded at 425 kHz "
+                        "(events .jsonl or capture), e.g. a shared capture's events.jsonl")
+    p.add_argument("--channel-map", **cmap)
+    p.set_defaults(func=cmd_clock)

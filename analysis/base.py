@@ -1,0 +1,128 @@
+"""Share the plumbing of the pin decoders: channel selection, change extraction, time bases.
+
+Every decoder in this package reads a few named channels of a capture (``captures.model``) and
+turns their level changes into events (``captures.events``). A decoder is fed ``Changes``
+blocks in time order and keeps its own state between blocks, so a capture of any length is
+decoded in memory bounded by the decoder state, not the capture.
+
+``Decoder`` is the small protocol they share:
+
+- ``CHANNELS``: the channels the decoder reads (``OPTIONAL`` ones may be absent);
+- ``feed(changes) -> list[event]``: events that are final once the block is seen;
+- ``finish(end_sample) -> list[event]``: flush at the end of the capture;
+- ``horizon``: a sample index before which the decoder will emit no further events (events
+  are sometimes held back while a pulse filter or a 1/60 s window is still open); the merging
+  ``analysis.decode.StreamDecoder`` uses it to release events in time order.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from captures.model import CaptureInfo, Changes
+
+__all__ = ["AnalysisError", "Decoder", "ChannelSelector", "seconds"]
+
+
+class AnalysisError(ValueError):
+    """A capture or event stream cannot be analysed; the message says what and where."""
+
+
+def seconds(sample: float, samplerate: float) -> float:
+    """Return sample index ``sample`` as seconds, rounded to 1 µs like events files."""
+    return round(sample / samplerate, 6)
+
+
+class ChannelSelector:
+    """Pick named channels out of packed change words and keep only the changes among them.
+
+    ``values`` packs the selected channels as bit 0, 1, ... in the order given, so a decoder
+    sees small integers and only the changes that matter to it (cost scales with its edges).
+    """
+
+    def __init__(self, info: CaptureInfo, names: Sequence[str], optional: Sequence[str] = (),
+                 decoder: str = "decoder"):
+        self.names: list[str] = []
+        self.present: dict[str, bool] = {}
+        shifts = []
+        for name in list(names) + list(optional):
+            if name in info.channels:
+                self.present[name] = True
+                self.names.append(name)
+                shifts.append(info.channels.index(name))
+            elif name in optional:
+                self.present[name] = False
+            else:
+                raise AnalysisError(
+                    f"{decoder} decoder needs channel {name!r}, which this capture lacks "
+                    f"(channels: {' '.join(info.channels) or 'none'}); map it with --channel-map")
+        self._shifts = np.array(shifts, dtype=np.uint64)
+        self._last: int | None = None
+
+    def bit(self, name: str) -> int:
+        """Return the bit mask of channel ``name`` in ``values`` (0 if it is absent)."""
+        return 1 << self.names.index(name) if self.present.get(name) else 0
+
+    def select(self, changes: Changes) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(times, values)`` of the block's changes of the selected channels."""
+        words = changes.words
+        if len(words) == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        vals = np.zeros(len(words), dtype=np.uint64)
+        for k, sh in enumerate(self._shifts):
+            vals |= ((words >> sh) & np.uint64(1)) << np.uint64(k)
+        vals = vals.astype(np.int64)
+        keep = np.empty(len(vals), dtype=bool)
+        keep[0] = self._last is None or int(vals[0]) != self._last
+        np.not_equal(vals[1:], vals[:-1], out=keep[1:])
+        self._last = int(vals[-1])
+        idx = np.flatnonzero(keep)
+        return changes.times[idx], vals[idx]
+
+
+class Decoder:
+    """Base of the stacked decoders: channel lookup, the release horizon and the feed loop."""
+
+    NAME = "decoder"
+    CHANNELS: tuple[str, ...] = ()
+    OPTIONAL: tuple[str, ...] = ()
+
+    def __init__(self, info: CaptureInfo):
+        self.info = info
+        self.rate = float(info.samplerate)
+        if not self.rate > 0:
+            raise AnalysisError(f"samplerate {info.samplerate!r} must be a positive number of Hz")
+        self.sel = ChannelSelector(info, self.CHANNELS, self.OPTIONAL, self.NAME)
+        self.horizon = 0
+
+    def feed(self, changes: Changes) -> list[dict]:
+        """Decode one block of changes; return the events that are now final."""
+        out: list[dict] = []
+        times, vals = self.sel.select(changes)
+        for t, v in zip(times.tolist(), vals.tolist()):
+            self.on_change(t, v, out)
+        if len(changes):
+            self.advance(int(changes.times[-1]), out)
+        out.sort(key=lambda e: e["t"])
+        return out
+
+    def finish(self, end_sample: int) -> list[dict]:
+        """Flush the decoder at ``end_sample`` (the capture length); return the last events."""
+        out: list[dict] = []
+        self.advance(end_sample, out)
+        self.close(end_sample, out)
+        self.horizon = end_sample
+        out.sort(key=lambda e: e["t"])
+        return out
+
+    # Subclasses implement these three.
+    def on_change(self, t: int, value: int, out: list[dict]) -> None:
+        """Handle a change of the selected channels to ``value`` at sample ``t``."""
+
+    def advance(self, t: int, out: list[dict]) -> None:
+        """Note that the capture has been seen up to sample ``t`` (no change since)."""
+        self.horizon = max(self.horizon, t)
+
+    def close(self, end: int, out: list[dict]) -> None:
+        """Emit whatever is still pending at the end of the capture."""

@@ -1,0 +1,304 @@
+"""Compare two event sequences by meaning, with tolerances and a clock ratio.
+
+Real towers run on an RC oscillator (the driver's 425 kHz is an approximation, spreads of up to
+about 50 kHz are reported, tms1400-facts.md §10), so two recordings of the same session differ
+by a time scale. ``compare_events`` therefore:
+
+1. keeps the compared types (display, lamp, motor, reel, tone by default; inputs such as
+   button events are not outputs of the tower and are left out);
+2. aligns each type's sequence on its meaning (display text, lamp and level, motor level,
+   card position, tone pulse count or click) with a longest-matching-blocks alignment
+   (``difflib.SequenceMatcher``), so a missing or extra event does not shift the rest; tones
+   whose pulse counts differ by one (a legato seam sampled on the other side of the 3 % rule)
+   still pair up;
+3. fits ``t_a = ratio * t_b + offset`` by least squares on the matched event times, weighted
+   by each type's time tolerance (display and reel times are 1/60 s coarse), refits
+   without outliers (residual over 0.1 s), and reports ``ratio`` as the clock ratio
+   (clock of B / clock of A: 1.02 = B runs 2 % fast);
+4. walks the aligned sequences in time order and reports the first difference: an event on
+   one side only, a time off by more than the type's tolerance after mapping B's times onto
+   A's, or a tone frequency off by more than ``freq_rel`` after dividing B's by the ratio.
+
+``estimate_clock`` gives a tower's oscillator frequency from its tones: every tone period of
+the firmware is a whole number of instructions (6 clocks each); the reference table of the
+shared captures (pulses -> instructions per period, at 425 kHz) lets each decoded tone vote for
+candidate clocks 6 * N * f, and the densest cluster wins.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Sequence
+
+import numpy as np
+
+from analysis.base import AnalysisError
+
+__all__ = ["Tolerance", "Difference", "Comparison", "compare_events", "fit_clock_ratio",
+           "estimate_clock", "ClockEstimate", "format_comparison", "TONE_PERIODS",
+           "REFERENCE_CLOCK_HZ"]
+
+REFERENCE_CLOCK_HZ = 425_000.0
+COMPARED = ("display", "lamp", "motor", "reel", "tone")
+
+# Tone period in instructions (6 clocks each) by pulse count, from the tones of the shared
+# captures (N = 425 kHz / (6 * freq_hz), all within 0.2 of an integer). Data, not a ROM dump.
+TONE_PERIODS: dict[int, tuple[int, ...]] = {
+    2: (164,), 25: (254,), 27: (276, 322, 428), 33: (96, 254, 286, 316), 35: (272, 322),
+    53: (428,), 65: (96, 130, 164, 198, 232, 266, 368), 66: (300, 334), 69: (428,),
+    70: (322,), 81: (136, 228, 238, 256, 316), 82: (238, 286, 348), 97: (276, 322),
+    129: (68, 218, 348), 161: (254,), 162: (238,), 177: (174, 316), 251: (90,), 256: (258,),
+}
+
+
+@dataclass
+class Tolerance:
+    """How close two events must be to count as the same (seconds, relative fractions)."""
+    time_s: dict[str, float] = field(default_factory=lambda: {
+        "display": 1 / 60 + 0.001,   # display texts are per 1/60 s window
+        "lamp": 0.001, "motor": 0.001,
+        "reel": 1 / 60 + 0.001,      # MAME reports card_pos at the next 1/60 s frame
+        "tone": 0.001,
+    })
+    freq_rel: float = 0.01           # tone frequency, fraction
+    pulses: int = 1                  # tone pulse counts may differ by this much (legato seams)
+    types: tuple[str, ...] = COMPARED
+
+    def describe(self) -> str:
+        """Return the tolerances as one line."""
+        ts = ", ".join(f"{k} {v * 1000:g} ms" for k, v in self.time_s.items() if k in self.types)
+        return f"times: {ts}; tone frequency {self.freq_rel * 100:g} %"
+
+
+@dataclass
+class Difference:
+    """The first place where A and B disagree."""
+    t: float                 # in A's time (seconds)
+    kind: str                # "only in A", "only in B", "time", "frequency"
+    a: dict | None
+    b: dict | None
+    context_a: list[dict]
+    context_b: list[dict]
+
+
+@dataclass
+class Comparison:
+    """Outcome of ``compare_events``: ratio, offset, matched pairs, first difference."""
+    ratio: float
+    offset: float
+    matched: int
+    difference: Difference | None
+    tolerance: Tolerance
+
+    @property
+    def equivalent(self) -> bool:
+        """Tell whether A and B agree within the tolerances."""
+        return self.difference is None
+
+
+def _key(ev: dict):
+    kind = ev["type"]
+    if kind == "display":
+        return ev["text"]
+    if kind == "lamp":
+        return (ev["lamp"], ev["on"])
+    if kind in ("motor", "power"):
+        return ev["on"]
+    if kind == "reel":
+        return ev["card_pos"]
+    if kind == "tone":
+        return None if ev["freq_hz"] is None else ev.get("pulses")
+    if kind == "button":
+        return (ev["button"], ev["action"])
+    return ev.get("reason")
+
+
+def _select(events: Sequence[dict], types: Sequence[str]) -> dict[str, list[dict]]:
+    by: dict[str, list[dict]] = {k: [] for k in types}
+    for ev in events:
+        if ev.get("type") in by:
+            by[ev["type"]].append(ev)
+    for k in by:
+        by[k].sort(key=lambda e: e["t"])
+    return by
+
+
+def _match(a: list[dict], b: list[dict]) -> list[tuple[str, int, int, int, int]]:
+    sm = difflib.SequenceMatcher(None, [_key(e) for e in a], [_key(e) for e in b],
+                                 autojunk=False)
+    return sm.get_opcodes()
+
+
+def fit_clock_ratio(pairs: Sequence[tuple[float, float]],
+                    sigmas: Sequence[float] | None = None) -> tuple[float, float]:
+    """Fit ``t_a = ratio * t_b + offset`` (weighted least squares) on matched (t_a, t_b)
+    seconds; ``sigmas`` are each pair's time uncertainty (seconds; default all equal).
+
+    Returns (ratio, offset); (1.0, mean difference) with fewer than two distinct times.
+    A second fit drops pairs whose residual exceeds 0.1 s.
+    """
+    if not pairs:
+        return 1.0, 0.0
+    ta = np.array([p[0] for p in pairs])
+    tb = np.array([p[1] for p in pairs])
+    w = 1 / np.asarray(sigmas if sigmas is not None else np.ones(len(pairs)), dtype=float)
+    if len(pairs) < 2 or np.ptp(tb) == 0:
+        return 1.0, float(np.average(ta - tb, weights=w))
+    ratio, offset = np.polyfit(tb, ta, 1, w=w)
+    keep = np.abs(ta - (ratio * tb + offset)) <= 0.1
+    if 2 <= keep.sum() < len(pairs) and np.ptp(tb[keep]) > 0:
+        ratio, offset = np.polyfit(tb[keep], ta[keep], 1, w=w[keep])
+    return float(ratio), float(offset)
+
+
+def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | None = None,
+                   ratio: float | None = None, offset: float | None = None,
+                   context: int = 3) -> Comparison:
+    """Align events ``a`` and ``b`` and report the first difference (see module docstring).
+
+    ``ratio``/``offset`` fix the time mapping instead of fitting it (ratio 1.0, offset 0.0
+    compares on the same clock).
+    """
+    tol = tolerance or Tolerance()
+    for k in tol.types:
+        if k not in tol.time_s:
+            raise AnalysisError(f"no time tolerance for event type {k!r}")
+    sa, sb = _select(a, tol.types), _select(b, tol.types)
+    ops = {k: _match(sa[k], sb[k]) for k in tol.types}
+    pairs, sigmas = [], []
+    for k, opcodes in ops.items():
+        for tag, i1, i2, j1, j2 in opcodes:
+            if tag == "equal":
+                pairs += [(sa[k][i]["t"], sb[k][j]["t"]) for i, j in zip(range(i1, i2),
+                                                                          range(j1, j2))]
+                sigmas += [tol.time_s[k]] * (i2 - i1)
+    if ratio is None:
+        fit_ratio, fit_offset = fit_clock_ratio(pairs, sigmas)
+        ratio = fit_ratio
+        offset = fit_offset if offset is None else offset
+    offset = 0.0 if offset is None else offset
+
+    def to_a(t: float) -> float:
+        return ratio * t + offset
+
+    found: list[tuple[float, str, dict | None, dict | None, str]] = []
+    for k, opcodes in ops.items():
+        for tag, i1, i2, j1, j2 in opcodes:
+            if tag == "replace" and k == "tone" and i2 - i1 == j2 - j1 and all(
+                    _near_tone(sa[k][i], sb[k][j], tol.pulses) for i, j in zip(range(i1, i2),
+                                                                               range(j1, j2))):
+                tag = "equal"     # pulse counts off by one at a legato seam: same tones
+            if tag == "equal":
+                for i, j in zip(range(i1, i2), range(j1, j2)):
+                    ea, eb = sa[k][i], sb[k][j]
+                    if abs(ea["t"] - to_a(eb["t"])) > tol.time_s[k]:
+                        found.append((min(ea["t"], to_a(eb["t"])), "time", ea, eb, k))
+                        break
+                    if k == "tone" and ea["freq_hz"] is not None:
+                        fb = eb["freq_hz"] / ratio
+                        if abs(fb - ea["freq_hz"]) > tol.freq_rel * ea["freq_hz"]:
+                            found.append((ea["t"], "frequency", ea, eb, k))
+                            break
+            else:
+                ea = sa[k][i1] if i1 < i2 else None
+                eb = sb[k][j1] if j1 < j2 else None
+                ts = [e for e in (ea and ea["t"], eb and to_a(eb["t"])) if e is not None]
+                if tag == "replace":
+                    kind = "different"
+                else:
+                    kind = "only in A" if tag == "delete" else "only in B"
+                found.append((min(ts), kind, ea, eb, k))
+                break
+    diff = None
+    if found:
+        t, kind, ea, eb, k = min(found, key=lambda f: f[0])
+        diff = Difference(t, kind, ea, eb, _around(a, t, context, lambda e: e["t"], tol.types),
+                          _around(b, t, context, lambda e: to_a(e["t"]), tol.types))
+    return Comparison(ratio, offset, len(pairs), diff, tol)
+
+
+def _near_tone(a: dict, b: dict, pulses: int) -> bool:
+    """Tell whether two tones differ only in pulse count, by at most ``pulses``."""
+    if a["freq_hz"] is None or b["freq_hz"] is None:
+        return False
+    return abs(a.get("pulses", 0) - b.get("pulses", 0)) <= pulses
+
+
+def _around(events: Sequence[dict], t: float, n: int, when, types) -> list[dict]:
+    evs = sorted((e for e in events if e.get("type") in types), key=when)
+    idx = min(range(len(evs)), key=lambda i: abs(when(evs[i]) - t), default=None)
+    if idx is None:
+        return []
+    return evs[max(0, idx - n):idx + n + 1]
+
+
+def _show(ev: dict | None) -> str:
+    if ev is None:
+        return "-"
+    fields = {k: v for k, v in ev.items() if k not in ("t", "type")}
+    return f"{ev['t']:.6f} {ev['type']} " + " ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> str:
+    """Return a human report: "equivalent within tolerance (clock ratio ...)" or the first
+    difference with both sides and context."""
+    head = f"clock ratio {c.ratio:.4f}"
+    if c.difference is None:
+        return (f"equivalent within tolerance ({head}, {c.matched} events matched; "
+                f"{c.tolerance.describe()})")
+    d = c.difference
+    lines = [f"first difference at t={d.t:.6f} s ({name_a} time): {d.kind}",
+             f"  {name_a}: {_show(d.a)}", f"  {name_b}: {_show(d.b)}",
+             f"  ({head}, offset {c.offset:+.4f} s, fitted on {c.matched} paired events; "
+             f"{c.tolerance.describe()})",
+             f"  context {name_a}:"]
+    lines += [f"    {_show(e)}" for e in d.context_a]
+    lines.append(f"  context {name_b}:")
+    lines += [f"    {_show(e)}" for e in d.context_b]
+    return "\n".join(lines)
+
+
+@dataclass
+class ClockEstimate:
+    """An oscillator estimate: ``clock_hz``, the tones that agreed, and their spread."""
+    clock_hz: float
+    ratio: float              # clock_hz / 425 kHz
+    tones_used: int
+    tones_total: int
+    spread_rel: float         # (max - min) / median of the agreeing estimates
+
+
+def estimate_clock(events: Sequence[dict], cluster_rel: float = 0.005,
+                   search: tuple[float, float] = (0.7, 1.3)) -> ClockEstimate:
+    """Estimate the oscillator (Hz) from decoded tones (see module docstring).
+
+    Each tone with a known pulse count votes for clocks ``6 * N * freq_hz`` (N from
+    ``TONE_PERIODS``) inside ``search`` x 425 kHz; the estimate is the median of the largest
+    group of votes within ``cluster_rel`` of each other.
+    """
+    tones = [e for e in events if e.get("type") == "tone" and e.get("freq_hz")]
+    votes = []
+    for e in tones:
+        for n in TONE_PERIODS.get(e.get("pulses"), ()):
+            clock = 6 * n * e["freq_hz"]
+            if search[0] <= clock / REFERENCE_CLOCK_HZ <= search[1]:
+                votes.append((clock, id(e)))
+    if not votes:
+        raise AnalysisError(f"no tone matches the reference tone table ({len(tones)} tones "
+                            "decoded); record a session with the tower test or key clicks")
+    votes.sort()
+    clocks = [v[0] for v in votes]
+    best: tuple[int, int, int] = (0, 0, 0)
+    j = 0
+    for i in range(len(clocks)):
+        while clocks[i] - clocks[j] > cluster_rel * clocks[j]:
+            j += 1
+        n_tones = len({votes[k][1] for k in range(j, i + 1)})
+        if n_tones > best[0]:
+            best = (n_tones, j, i)
+    n_tones, j, i = best
+    group = clocks[j:i + 1]
+    clock = median(group)
+    return ClockEstimate(clock, clock / REFERENCE_CLOCK_HZ, n_tones, len(tones),
+                         (max(group) - min(group)) / clock)

@@ -1,0 +1,132 @@
+"""Decode a capture's pins into events: all decoders stacked, merged in time order.
+
+The decoders (one module each, every module documents its channels and events):
+
+    display  O0-O7, R4          -> display   two characters per 1/60 s window
+    lamps    R5-R7, R4          -> lamp      upper/middle/lower on/off
+    motor    R9                 -> motor     on/off
+    reel     R9, R8, R4, SENSOR -> reel      card_pos 0-7
+    keypad   R0-R2, K1-K8       -> button    decoded presses/releases ("source": "keypad")
+    speaker  R10, R4            -> tone      tones and clicks
+
+Example::
+
+    >>> dec = StreamDecoder(capture.info)
+    >>> for block in capture.changes():
+    ...     for ev in dec.feed(block):
+    ...         print(ev)
+    >>> rest = dec.finish(capture.info.total_samples)
+
+``StreamDecoder`` holds back events until every decoder has passed their time (each reports a
+``horizon``), so what ``feed`` returns is final and in time order; memory is bounded by the
+decoders' small states. Gaps of the capture become ``gap`` events and the decoders that cannot
+run on the capture's channels are skipped (``skipped`` says why) unless asked for by name.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Iterable, Iterator, Sequence
+
+from analysis.base import AnalysisError, Decoder
+from analysis.display import DisplayDecoder
+from analysis.keypad import KeypadDecoder
+from analysis.lamps import LampDecoder
+from analysis.motor import MotorDecoder
+from analysis.reel import ReelDecoder
+from analysis.speaker import SpeakerDecoder
+from captures.model import Capture, CaptureInfo, Changes, Gap
+
+__all__ = ["DECODERS", "StreamDecoder", "decode", "iter_decode", "AnalysisError"]
+
+DECODERS: dict[str, type[Decoder]] = {
+    "display": DisplayDecoder,
+    "lamps": LampDecoder,
+    "motor": MotorDecoder,
+    "reel": ReelDecoder,
+    "keypad": KeypadDecoder,
+    "speaker": SpeakerDecoder,
+}
+
+
+class StreamDecoder:
+    """Run the chosen decoders over change blocks and release their events in time order.
+
+    ``only``: decoder names (default: all that the capture's channels allow).
+    ``options``: per-decoder keyword arguments, e.g. ``{"reel": {"start_pos": None}}``.
+    """
+
+    def __init__(self, info: CaptureInfo, only: Sequence[str] | None = None,
+                 options: dict[str, dict] | None = None, gaps: Iterable[Gap] = ()):
+        self.info = info
+        self.decoders: list[Decoder] = []
+        self.skipped: dict[str, str] = {}
+        options = options or {}
+        for name in options:
+            if name not in DECODERS:
+                raise AnalysisError(f"unknown decoder {name!r} in options (expected one of "
+                                    f"{', '.join(DECODERS)})")
+        for name in only or DECODERS:
+            if name not in DECODERS:
+                raise AnalysisError(f"unknown decoder {name!r} (expected one of "
+                                    f"{', '.join(DECODERS)})")
+            try:
+                self.decoders.append(DECODERS[name](info, **options.get(name, {})))
+            except AnalysisError as exc:
+                if only:
+                    raise
+                self.skipped[name] = str(exc)
+        # Heap of (t, decoder rank, sequence, event): ties in time go in decoder order, so the
+        # output does not depend on how the changes were split into blocks.
+        self._heap: list[tuple[float, int, int, dict]] = []
+        self._seq = 0
+        for gap in gaps:
+            self._push(-1, [{"t": round(gap.start / info.samplerate, 6), "type": "gap",
+                             "dur_s": round((gap.end - gap.start) / info.samplerate, 6),
+                             "reason": gap.reason}])
+
+    def feed(self, changes: Changes) -> list[dict]:
+        """Decode one block; return the events that are final, in time order."""
+        for rank, d in enumerate(self.decoders):
+            self._push(rank, d.feed(changes))
+        horizon = min((d.horizon for d in self.decoders), default=0)
+        return self._pop_before(horizon / self.info.samplerate - 2e-6)
+
+    def finish(self, end_sample: int) -> list[dict]:
+        """Flush every decoder at ``end_sample``; return the remaining events in time order."""
+        for rank, d in enumerate(self.decoders):
+            self._push(rank, d.finish(end_sample))
+        return self._pop_before(float("inf"))
+
+    def _push(self, rank: int, events: list[dict]) -> None:
+        for ev in events:
+            heapq.heappush(self._heap, (ev["t"], rank, self._seq, ev))
+            self._seq += 1
+
+    def _pop_before(self, t: float) -> list[dict]:
+        out = []
+        while self._heap and self._heap[0][0] <= t:
+            out.append(heapq.heappop(self._heap)[3])
+        return out
+
+
+def _end_sample(capture: Capture, last: int) -> int:
+    total = capture.info.total_samples
+    return int(total) if total is not None else last + 1
+
+
+def iter_decode(capture: Capture, only: Sequence[str] | None = None,
+                options: dict[str, dict] | None = None) -> Iterator[dict]:
+    """Yield the capture's events in time order as its change blocks stream by."""
+    dec = StreamDecoder(capture.info, only, options, capture.gaps)
+    last = 0
+    for block in capture.changes():
+        if len(block):
+            last = int(block.times[-1])
+        yield from dec.feed(block)
+    yield from dec.finish(max(_end_sample(capture, last), last))
+
+
+def decode(capture: Capture, only: Sequence[str] | None = None,
+           options: dict[str, dict] | None = None) -> list[dict]:
+    """Return all events of a capture, in time order (see ``StreamDecoder``)."""
+    return list(iter_decode(capture, only, options))

@@ -1,0 +1,190 @@
+"""Decode the two 7-segment digits: what a person sees per 1/60 s window.
+
+Channels read: O0-O6 (segments), O7 (digit select: 0 = left digit, 1 = right digit), R4 (the
+SN75494 enable, active low: R4 high blanks both digits). Segment wiring of the Dark Tower board
+(tms1400-facts.md §12.2): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
+
+Events emitted (rules of ``../shared/captures/README.md``, which derived ``events.jsonl``)::
+
+    {"t": 11.316667, "type": "display", "text": "L1"}        space = blank digit
+
+- Time is cut into windows of 1/60 s from the start of the capture. While R4 is low, O7 picks
+  the digit and O0-O6 its segment pattern; per window and digit the decoder adds up how long
+  each non-blank pattern was driven. A digit shows the pattern driven longest if that lasted
+  more than 2 % of the window, else blank.
+- A text lasting a single window that only mixes its neighbours (each digit equal to the one
+  before, the one after, or blank, and not wholly blank) is a transition: dropped, and the next
+  text starts at its time.
+- An event is written when the two-character text changes; ``t`` = the window start.
+- Glyphs 0-9, C, P, L, -, blank (the Dark Tower glyph table, mame-oracle.md §3). A pattern
+  outside the table shows as the nearest glyph (fewest differing segments) and the event gets
+  ``"segments": [left, right]`` (segment bytes, bit 0 = a ... bit 6 = g).
+
+``flash_summary(events)`` folds a display event list into steady and flashing spans (text,
+start, end, number of flashes, flash period in seconds).
+"""
+from __future__ import annotations
+
+from analysis.base import Decoder
+
+__all__ = ["DisplayDecoder", "GLYPHS", "glyph", "segments_from_o", "flash_summary",
+           "WINDOW_S", "MIN_SHARE"]
+
+WINDOW_S = 1 / 60     # what a person sees: one 1/60 s window (seconds)
+MIN_SHARE = 0.02      # a pattern must be driven for more than 2 % of a window to show
+
+# Segment byte (bit 0 = a ... bit 6 = g) -> character; alternative forms of 6, 7 and 9 too.
+GLYPHS: dict[int, str] = {
+    0x3F: "0", 0x06: "1", 0x5B: "2", 0x4F: "3", 0x66: "4", 0x6D: "5", 0x7D: "6", 0x7C: "6",
+    0x07: "7", 0x27: "7", 0x7F: "8", 0x6F: "9", 0x67: "9", 0x39: "C", 0x73: "P", 0x38: "L",
+    0x40: "-", 0x00: " ",
+}
+# O line feeding each segment a..g (tms1400-facts.md §12.2).
+_SEGMENT_O = (5, 6, 1, 2, 3, 4, 0)
+
+
+def segments_from_o(o: int) -> int:
+    """Return the segment byte (bit 0 = a ... bit 6 = g) driven by O pins ``o`` (O0 = bit 0)."""
+    s = 0
+    for seg, line in enumerate(_SEGMENT_O):
+        if o >> line & 1:
+            s |= 1 << seg
+    return s
+
+
+def glyph(segments: int) -> tuple[str, bool]:
+    """Return the character for a segment byte and whether it is in the glyph table."""
+    if segments in GLYPHS:
+        return GLYPHS[segments], True
+    best = min(GLYPHS, key=lambda g: (bin(g ^ segments).count("1"), g))
+    return GLYPHS[best], False
+
+
+def _is_transition(prev: str | None, mid: str, nxt: str) -> bool:
+    """Tell whether single-window text ``mid`` only mixes ``prev`` and ``nxt`` (README rule)."""
+    if prev is None or mid in (prev, nxt) or mid == "  ":
+        return False
+    return all(c in (a, b, " ") for a, c, b in zip(prev, mid, nxt))
+
+
+class DisplayDecoder(Decoder):
+    """Turn O0-O7/R4 changes into display events (rules in the module docstring)."""
+
+    NAME = "display"
+    CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)
+
+    def __init__(self, info, window_s: float = WINDOW_S, min_share: float = MIN_SHARE):
+        super().__init__(info)
+        self.window = window_s * self.rate          # samples per window (fractional)
+        self.window_s = window_s
+        self.min_share = min_share
+        self._k = 0                                 # current window index
+        self._end = self.window                     # its end (samples, fractional)
+        self._t = 0.0                               # last change time
+        self._digit = -1                            # digit driven now (-1: none, R4 high)
+        self._seg = 0
+        self._acc: list[dict[int, float]] = [{}, {}]
+        self._shown: str | None = None              # last text written
+        self._held: list[tuple[int, str, tuple[int, int]]] = []  # windows awaiting the filter
+        self._start: int | None = None              # window index at which a pending text starts
+
+    def on_change(self, t: int, value: int, out: list[dict]) -> None:
+        self._run_to(t, out)
+        r4 = value >> 8 & 1
+        self._digit = -1 if r4 else value >> 7 & 1
+        self._seg = segments_from_o(value & 0x7F)
+
+    def advance(self, t: int, out: list[dict]) -> None:
+        self._run_to(t, out)
+        held = self._held[0][0] if self._held else self._k
+        self.horizon = int(held * self.window)
+
+    def close(self, end: int, out: list[dict]) -> None:
+        # The last, partial window (up to ``end``, where finish() advanced) counts if anything
+        # was driven in it; its 2 % threshold is still that of a whole window.
+        if any(self._acc):
+            self._close_window(out)
+        self._filter(None, out)
+
+    def _run_to(self, t: float, out: list[dict]) -> None:
+        while t >= self._end:
+            self._add(self._end - self._t)
+            self._t = self._end
+            self._close_window(out)
+        self._add(t - self._t)
+        self._t = t
+
+    def _add(self, dur: float) -> None:
+        if self._digit >= 0 and self._seg and dur > 0:
+            acc = self._acc[self._digit]
+            acc[self._seg] = acc.get(self._seg, 0.0) + dur
+
+    def _close_window(self, out: list[dict]) -> None:
+        chars, segs = [], []
+        for acc in self._acc:
+            seg = max(acc, key=lambda s: (acc[s], s)) if acc else 0
+            if not acc or acc[seg] <= self.min_share * self.window:
+                seg = 0
+            segs.append(seg)
+            chars.append(glyph(seg)[0])
+        self._filter((self._k, "".join(chars), tuple(segs)), out)
+        self._acc = [{}, {}]
+        self._k += 1
+        self._end = (self._k + 1) * self.window
+
+    def _filter(self, item: tuple[int, str, tuple[int, int]] | None, out: list[dict]) -> None:
+        """Hold one window of look-ahead to drop transitions, then write text changes."""
+        if item is not None:
+            self._held.append(item)
+        while len(self._held) >= 2 or (item is None and self._held):
+            k, text, segs = self._held[0]
+            nxt = self._held[1][1] if len(self._held) > 1 else None
+            prev_run = self._shown
+            if nxt is not None and text != prev_run and _is_transition(prev_run, text, nxt):
+                # Drop the transition; the next text starts at its window.
+                self._held.pop(0)
+                k2, t2, s2 = self._held[0]
+                self._held[0] = (k, t2, s2)
+                continue
+            self._held.pop(0)
+            if text != self._shown:
+                ev = {"t": round(k * self.window_s, 6), "type": "display", "text": text}
+                if not all(glyph(s)[1] for s in segs):
+                    ev["segments"] = list(segs)
+                out.append(ev)
+                self._shown = text
+
+
+def flash_summary(events: list[dict], max_gap_s: float = 1.2) -> list[dict]:
+    """Fold display events into spans: steady texts and flashing ones.
+
+    A text alternating with blank ("  ") at intervals under ``max_gap_s`` seconds is one
+    flashing span. Returns dicts ``{"text", "t", "end", "flashing", "flashes", "period_s"}``
+    (``period_s`` = mean on-to-on time, seconds; None when steady); ``end`` is None for the
+    last span.
+    """
+    disp = [e for e in events if e["type"] == "display"]
+    spans: list[dict] = []
+    i = 0
+    while i < len(disp):
+        ev = disp[i]
+        end = disp[i + 1]["t"] if i + 1 < len(disp) else None
+        j = i
+        # Pattern: text, blank, text, blank, ... each step shorter than max_gap_s.
+        while (ev["text"] != "  " and j + 2 < len(disp) and disp[j + 1]["text"] == "  "
+               and disp[j + 2]["text"] == ev["text"]
+               and disp[j + 2]["t"] - disp[j]["t"] < 2 * max_gap_s):
+            j += 2
+        if j > i:
+            # The span ends where its last flash goes dark.
+            ons = [disp[k]["t"] for k in range(i, j + 1, 2)]
+            end = disp[j + 1]["t"] if j + 1 < len(disp) else None
+            spans.append({"text": ev["text"], "t": ev["t"], "end": end, "flashing": True,
+                          "flashes": len(ons),
+                          "period_s": round((ons[-1] - ons[0]) / (len(ons) - 1), 4)})
+            i = j + 1
+        else:
+            spans.append({"text": ev["text"], "t": ev["t"], "end": end, "flashing": False,
+                          "flashes": 0, "period_s": None})
+            i += 1
+    return spans

@@ -1,0 +1,91 @@
+"""Decode the key matrix scan: which key the chip saw pressed, and when.
+
+Channels read: R0, R1, R2 (column strobes), K1, K2, K4, K8 (rows as the chip sees them), and
+SENSOR if captured (the reel sensor, OR-ed into K8 on the board). Key matrix from MAME's
+mbdtower driver (tms1400-facts.md §12.3); keys are active high::
+
+    column   K1            K2       K4       K8
+    R0       INVENTORY     NO/END   CLEAR    SANCTUARY/CITADEL
+    R1       FRONTIER      REPEAT   BAZAAR   MOVE
+    R2       DARK TOWER    YES/BUY  HAGGLE   TOMB/RUIN
+
+Events emitted (``button`` events of the shared vocabulary, marked as decoded)::
+
+    {"t": 3.019, "type": "button", "button": "YES/BUY", "action": "press", "source": "keypad"}
+
+- A strobe is a span during which exactly one of R0-R2 is high; the K rows high during it are
+  that column's pressed keys. A key's state changes when a strobe of its column sees a
+  different value; ``t`` = the strobe's start (the chip reads K during the strobe).
+- The K8 row is ambiguous while the reel sensor is lit: if SENSOR is captured and high during
+  the strobe (or, without SENSOR, K8 was already high with no column strobed just before), the
+  K8 keys of that column keep their previous state.
+
+Script button events (``t`` = the 1/60 s frame when MAME applied the key) precede the decoded
+press by up to one scan period (about 25 ms at 425 kHz in the shared captures).
+"""
+from __future__ import annotations
+
+from analysis.base import Decoder, seconds
+
+__all__ = ["KeypadDecoder", "KEY_MATRIX"]
+
+# KEY_MATRIX[column][row bit] -> button name (row bits: K1=0, K2=1, K4=2, K8=3).
+KEY_MATRIX = (
+    ("INVENTORY", "NO/END", "CLEAR", "SANCTUARY/CITADEL"),
+    ("FRONTIER", "REPEAT", "BAZAAR", "MOVE"),
+    ("DARK TOWER", "YES/BUY", "HAGGLE", "TOMB/RUIN"),
+)
+
+
+class KeypadDecoder(Decoder):
+    """Turn column strobes and K rows into decoded button press/release events."""
+
+    NAME = "keypad"
+    CHANNELS = ("R0", "R1", "R2", "K1", "K2", "K4", "K8")
+    OPTIONAL = ("SENSOR",)
+
+    def __init__(self, info):
+        super().__init__(info)
+        self._sensor = self.sel.bit("SENSOR")
+        self._col = -1            # column of the strobe in progress (-1: none)
+        self._start = 0           # its start (samples)
+        self._seen = 0            # K rows seen high during it
+        self._k8_blind = False    # the sensor hides the K8 row during this strobe
+        self._idle_k8 = 0         # K8 with no column strobed (the sensor, when SENSOR is absent)
+        self._state = [0, 0, 0]   # pressed rows per column
+
+    def on_change(self, t: int, value: int, out: list[dict]) -> None:
+        cols = value & 7
+        rows = value >> 3 & 0xF
+        col = {1: 0, 2: 1, 4: 2}.get(cols, -1)
+        if col != self._col:
+            if self._col >= 0:
+                self._end_strobe(out)
+            self._col, self._start, self._seen, self._k8_blind = col, t, 0, False
+        if cols == 0:
+            self._idle_k8 = rows >> 3 & 1
+        if col >= 0:
+            self._seen |= rows
+            if (value & self._sensor) if self._sensor else self._idle_k8:
+                self._k8_blind = True
+
+    def advance(self, t: int, out: list[dict]) -> None:
+        self.horizon = self._start if self._col >= 0 else max(self.horizon, t)
+
+    def close(self, end: int, out: list[dict]) -> None:
+        if self._col >= 0:
+            self._end_strobe(out)
+            self._col = -1
+
+    def _end_strobe(self, out: list[dict]) -> None:
+        col, seen = self._col, self._seen
+        old = self._state[col]
+        if self._k8_blind:
+            seen = (seen & 7) | (old & 8)
+        for row in range(4):
+            was, now = old >> row & 1, seen >> row & 1
+            if was != now:
+                out.append({"t": seconds(self._start, self.rate), "type": "button",
+                            "button": KEY_MATRIX[col][row],
+                            "action": "press" if now else "release", "source": "keypad"})
+        self._state[col] = seen

@@ -1,0 +1,43 @@
+"""Decode the reel motor: R9.
+
+Channels read: R9 (motor on, tms1400-facts.md §12.2; not gated by R4).
+
+Events emitted (rules of ``../shared/captures/README.md``)::
+
+    {"t": 3.067247, "type": "motor", "on": 1}
+
+- An event at the pin-change time whenever R9's level changes, from off at power-on.
+- Pulses shorter than 10 ms are ignored: the firmware drops R8/R9 for about 0.5 ms at each reel
+  hole (shared capture tower_test), which is not a motor stop.
+"""
+from __future__ import annotations
+
+from analysis.base import Decoder, seconds
+from analysis.lamps import MIN_PULSE_S, LevelFilter
+
+__all__ = ["MotorDecoder"]
+
+
+class MotorDecoder(Decoder):
+    """Turn R9 changes into motor events (rules in the module docstring)."""
+
+    NAME = "motor"
+    CHANNELS = ("R9",)
+
+    def __init__(self, info, min_pulse_s: float = MIN_PULSE_S):
+        super().__init__(info)
+        self._f = LevelFilter(min_pulse_s * self.rate)
+
+    def on_change(self, t: int, value: int, out: list[dict]) -> None:
+        self._emit(self._f.change(t, value & 1), out)
+
+    def advance(self, t: int, out: list[dict]) -> None:
+        self._emit(self._f.advance(t), out)
+        self.horizon = self._f.hold(t)
+
+    def close(self, end: int, out: list[dict]) -> None:
+        self._emit(self._f.flush(), out)
+
+    def _emit(self, changes: list[tuple[int, int]], out: list[dict]) -> None:
+        for t, level in changes:
+            out.append({"t": seconds(t, self.rate), "type": "motor", "on": level})

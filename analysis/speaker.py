@@ -1,0 +1,132 @@
+"""Decode the speaker: rising edges of R10 while R4 is low, grouped into tones and clicks.
+
+Channels read: R10 (speaker), R4 (the SN75494 enable, active low: R4 high silences the
+speaker, tms1400-facts.md §12.2).
+
+Events emitted (the rules of ``../shared/captures/README.md``, which derived the shared
+captures' ``events.jsonl``)::
+
+    {"t": 6.536419, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33,
+     "note": "F#5", "cents": 2}
+    {"t": 9.1, "type": "tone", "freq_hz": null, "dur_s": 0.0, "pulses": 1}      a click
+
+- A *rise* is a 0 -> 1 edge of R10 at a time when R4 is low.
+- A *run* is a sequence of rises whose rise-to-rise periods are each within 3 % of the run's
+  first period and under 25 ms. Runs are found greedily from the earliest rise; a run ends at
+  the first period that does not fit, and the next run starts at the run's last rise (so two
+  legato notes may share their boundary rise).
+- A run of one single period whose first rise ends the previous run and whose last rise starts
+  the next run is the seam between two legato notes: dropped.
+- ``t`` = first rise, ``pulses`` = rises in the run, ``freq_hz`` = (pulses - 1) / span
+  (span = last rise - first rise, seconds), rounded to 0.1 Hz; ``dur_s`` = pulses / freq_hz,
+  rounded to 0.1 ms. ``note`` is the nearest equal-tempered note (A4 = 440 Hz) and ``cents``
+  the offset from it.
+- A rise in no run is a click: ``freq_hz`` null, ``pulses`` 1, ``dur_s`` 0.
+
+Streaming: a run cannot cross a period of 25 ms or more, so rises are buffered only up to the
+next such silence and the buffer is decoded then.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from analysis.base import Decoder, seconds
+
+__all__ = ["SpeakerDecoder", "tones_from_rises", "note_name", "MAX_PERIOD_S", "PERIOD_TOL"]
+
+MAX_PERIOD_S = 0.025   # a period this long or longer ends a run (seconds)
+PERIOD_TOL = 0.03      # periods within 3 % of the run's first period continue it
+NOTE_NAMES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
+
+
+def note_name(freq_hz: float) -> tuple[str, int]:
+    """Return the nearest equal-tempered note name (A4 = 440 Hz) and the offset in cents."""
+    midi = 69 + 12 * math.log2(freq_hz / 440.0)
+    n = round(midi)
+    return f"{NOTE_NAMES[n % 12]}{n // 12 - 1}", round((midi - n) * 100)
+
+
+def _runs(rises: Sequence[int], max_period: float, tol: float) -> list[tuple[int, int]]:
+    """Return the greedy runs as (first index, last index) pairs over ``rises``."""
+    runs = []
+    i, n = 0, len(rises)
+    while i < n - 1:
+        p = rises[i + 1] - rises[i]
+        if p >= max_period:
+            i += 1
+            continue
+        j = i + 1
+        while (j + 1 < n and rises[j + 1] - rises[j] < max_period
+               and abs(rises[j + 1] - rises[j] - p) <= tol * p):
+            j += 1
+        runs.append((i, j))
+        i = j
+    return runs
+
+
+def tones_from_rises(rises: Sequence[int], samplerate: float,
+                     max_period_s: float = MAX_PERIOD_S, tol: float = PERIOD_TOL) -> list[dict]:
+    """Group rise times (samples) into tone and click events, in time order (see module doc)."""
+    max_period = max_period_s * samplerate
+    runs = _runs(rises, max_period, tol)
+    keep = []
+    for k, (i, j) in enumerate(runs):
+        seam = (j == i + 1 and 0 < k < len(runs) - 1
+                and runs[k - 1][1] == i and runs[k + 1][0] == j)
+        if not seam:
+            keep.append((i, j))
+    covered = set()
+    events = []
+    for i, j in keep:
+        covered.update(range(i, j + 1))
+        pulses = j - i + 1
+        span = (rises[j] - rises[i]) / samplerate
+        freq = (pulses - 1) / span
+        note, cents = note_name(freq)
+        events.append((rises[i], {"t": seconds(rises[i], samplerate), "type": "tone",
+                                  "freq_hz": round(freq, 1), "dur_s": round(pulses / freq, 4),
+                                  "pulses": pulses, "note": note, "cents": cents}))
+    for k, r in enumerate(rises):
+        if k not in covered:
+            events.append((r, {"t": seconds(r, samplerate), "type": "tone", "freq_hz": None,
+                               "dur_s": 0.0, "pulses": 1}))
+    events.sort(key=lambda e: e[0])
+    return [e for _, e in events]
+
+
+class SpeakerDecoder(Decoder):
+    """Turn R10/R4 changes into tone and click events (rules in the module docstring)."""
+
+    NAME = "speaker"
+    CHANNELS = ("R10", "R4")
+
+    def __init__(self, info, max_period_s: float = MAX_PERIOD_S, tol: float = PERIOD_TOL):
+        super().__init__(info)
+        self.max_period = max_period_s * self.rate
+        self.max_period_s = max_period_s
+        self.tol = tol
+        self._r10 = self.sel.bit("R10")
+        self._r4 = self.sel.bit("R4")
+        self._prev = 0
+        self._rises: list[int] = []
+
+    def on_change(self, t: int, value: int, out: list[dict]) -> None:
+        rising = value & self._r10 and not self._prev & self._r10
+        self._prev = value
+        if rising and not value & self._r4:
+            if self._rises and t - self._rises[-1] >= self.max_period:
+                self._flush(out)
+            self._rises.append(t)
+
+    def advance(self, t: int, out: list[dict]) -> None:
+        if self._rises and t - self._rises[-1] >= self.max_period:
+            self._flush(out)
+        self.horizon = self._rises[0] if self._rises else max(self.horizon, t)
+
+    def close(self, end: int, out: list[dict]) -> None:
+        self._flush(out)
+
+    def _flush(self, out: list[dict]) -> None:
+        out.extend(tones_from_rises(self._rises, self.rate, self.max_period_s, self.tol))
+        self._rises = []

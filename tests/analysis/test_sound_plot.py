@@ -1,0 +1,92 @@
+"""WAV rendering (MAME's speaker pipeline) and the timing and sound plots."""
+from __future__ import annotations
+
+import io
+import wave
+
+import numpy as np
+import pytest
+
+from analysis.base import AnalysisError
+from analysis.plot import plot_sound, plot_timing, window_edges
+from analysis.sound import SpeakerRenderer, render, write_wav
+from captures.model import Capture, Changes
+from tests.analysis.synth import capture, square
+
+RATE = 1_000_000.0
+
+
+def _audio(cap, rate=44100):
+    return np.concatenate(list(render(cap, rate=rate, gain=1.0)))
+
+
+def test_wav_is_16_bit_mono_at_44100_hz_for_the_whole_capture():
+    cap = capture(square("R10", 0, 1000, 200), 500_000, RATE)       # 1 kHz for 0.2 s
+    buf = io.BytesIO()
+    frames = write_wav(cap, buf)
+    with wave.open(io.BytesIO(buf.getvalue())) as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, 44100)
+        assert w.getnframes() == frames == 22050
+
+
+def test_a_square_wave_renders_at_its_pitch():
+    x = _audio(capture(square("R10", 0, 1000, 200), 200_000, RATE))
+    spectrum = np.abs(np.fft.rfft(x[:8192] * np.hanning(8192)))
+    assert abs(np.fft.rfftfreq(8192, 1 / 44100)[spectrum.argmax()] - 1000) < 10
+
+
+def test_the_speaker_is_silent_while_r4_is_high():
+    x = _audio(capture(square("R10", 0, 1000, 200) + [(0, "R4", 1)], 200_000, RATE))
+    assert np.all(x == 0)
+
+
+def test_the_dc_blocker_returns_a_held_level_to_zero():
+    x = _audio(capture([(1000, "R10", 1)], 1_000_000, RATE))
+    assert x[40:100].max() > 0.5 and abs(x[-1]) < 1e-3
+
+
+def test_the_box_filter_averages_the_level_exactly_over_each_sample_period():
+    # A 50 % duty square at exactly 2 intermediate periods averages to 0.5 before filtering.
+    r = SpeakerRenderer(capture([], 10, RATE).info, rate=44100, gain=1.0)
+    kt = np.array([0.0, 1.0])
+    ki = np.array([0.0, 0.5])
+    r._k, r._i_at_k = 0, 0.0
+    r._filter = lambda box: box          # look at the box filter's output only
+    box = r._boundaries(kt, ki, 1.0)
+    assert np.allclose(box, 0.5)
+
+
+def test_audio_is_the_same_however_the_changes_are_split(tower_test):
+    mem = tower_test.to_memory()
+    t, w = mem.times, mem.words
+    split = Capture(mem.info, lambda: (Changes(t[i:i + 33], w[i:i + 33])
+                                       for i in range(0, len(t), 33)))
+    assert np.allclose(_audio(split, 8000), _audio(mem, 8000))
+
+
+def test_timing_plot_is_written_as_png_and_svg(tower_test, tmp_path):
+    for name in ("t.png", "t.svg"):
+        plot_timing(tower_test, 3.0, 3.1, str(tmp_path / name))
+        assert (tmp_path / name).stat().st_size > 10_000
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_timing_plot_reads_only_up_to_its_window(tower_test):
+    mem = tower_test.to_memory()
+    cut = int(np.searchsorted(mem.times, 4.0 * mem.info.samplerate))
+
+    def factory():
+        yield Changes(mem.times[:cut], mem.words[:cut])
+        raise AssertionError("read past the plot window")
+    times, words = window_edges(Capture(mem.info, factory), 425_000, 850_000)
+    assert times[0] == 425_000 and len(times) == len(words) > 10
+
+
+def test_timing_plot_rejects_an_empty_window(tower_test, tmp_path):
+    with pytest.raises(AnalysisError, match="0 <= from < to"):
+        plot_timing(tower_test, 3.0, 2.0, str(tmp_path / "x.png"))
+
+
+def test_sound_plot_is_written(tower_test, tmp_path):
+    plot_sound(tower_test, str(tmp_path / "s.png"))
+    assert (tmp_path / "s.png").stat().st_size > 20_000

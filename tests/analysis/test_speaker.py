@@ -1,0 +1,81 @@
+"""Speaker decoder: R10 rises while R4 is low -> tones and clicks (shared captures README)."""
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analysis.speaker import SpeakerDecoder, note_name, tones_from_rises
+from tests.analysis.synth import capture, run, square
+
+RATE = 100_000.0
+
+
+def test_a_steady_square_wave_is_one_tone_with_frequency_pulses_and_duration():
+    cap = capture(square("R10", 1000, 200, 50), 30_000, RATE)   # 500 Hz, 50 rises
+    (tone,) = run(SpeakerDecoder, cap)
+    assert tone["t"] == 0.01
+    assert tone["freq_hz"] == 500.0
+    assert tone["pulses"] == 50
+    assert tone["dur_s"] == 0.1
+    assert tone["note"] == "B4"
+
+
+def test_rises_while_r4_is_high_are_silent():
+    cap = capture(square("R10", 1000, 200, 50) + [(0, "R4", 1)], 30_000, RATE)
+    assert run(SpeakerDecoder, cap) == []
+
+
+def test_a_lone_rise_is_a_click_with_null_frequency():
+    cap = capture([(1000, "R10", 1), (1100, "R10", 0)], 10_000, RATE)
+    (click,) = run(SpeakerDecoder, cap)
+    assert click["freq_hz"] is None and click["pulses"] == 1
+
+
+def test_a_period_of_25ms_or_more_ends_a_tone():
+    rises = [0, 100, 200, 2700, 2800, 2900]          # 1 ms periods, then a 25 ms silence
+    tones = tones_from_rises(rises, RATE)
+    assert [t["pulses"] for t in tones] == [3, 3]
+
+
+def test_a_period_more_than_3_percent_off_starts_a_new_run_sharing_the_boundary_rise():
+    rises = [0, 100, 200, 300, 420, 540, 660]        # 1 ms, then 1.2 ms periods
+    tones = tones_from_rises(rises, RATE)
+    assert [(t["pulses"], t["freq_hz"]) for t in tones] == [(4, 1000.0), (4, 833.3)]
+
+
+def test_a_single_seam_period_between_two_legato_notes_is_dropped():
+    # 1 ms note, a 1.5 ms seam, then a 2 ms note.
+    rises = [0, 100, 200, 300, 450, 650, 850, 1050]
+    tones = tones_from_rises(rises, RATE)
+    assert [(t["pulses"], t["freq_hz"]) for t in tones] == [(4, 1000.0), (4, 500.0)]
+
+
+def test_a_single_period_alone_is_a_two_pulse_tone():
+    tones = tones_from_rises([0, 231], RATE)            # the key click of the captures
+    assert [(t["pulses"], t["freq_hz"]) for t in tones] == [(2, 432.9)]
+
+
+def test_note_names_use_a4_440_hz_equal_temperament():
+    assert note_name(440.0) == ("A4", 0)
+    assert note_name(261.63) == ("C4", 0)
+    assert note_name(737.8) == ("F#5", -5)
+
+
+def test_tones_are_the_same_however_the_changes_are_split_into_blocks():
+    from captures.model import Capture, Changes
+    cap = capture(square("R10", 1000, 200, 50) + square("R10", 20_000, 300, 20), 40_000, RATE)
+    t, w = cap.times, cap.words
+    split = Capture(cap.info, lambda: (Changes(t[i:i + 7], w[i:i + 7])
+                                       for i in range(0, len(t), 7)))
+    assert run(SpeakerDecoder, split) == run(SpeakerDecoder, cap)
+
+
+@settings(max_examples=40, deadline=None)
+@given(period=st.integers(20, 2400), count=st.integers(2, 60), rate=st.sampled_from(
+    [250_000.0, 425_000.0, 1_000_000.0]))
+def test_any_steady_square_wave_decodes_to_its_frequency_within_1_percent(period, count, rate):
+    # period in samples at `rate`: about 100 Hz to 50 kHz, always under the 25 ms limit.
+    freq = rate / period
+    (tone,) = tones_from_rises([1000 + k * period for k in range(count)], rate)
+    assert tone["pulses"] == count
+    assert abs(tone["freq_hz"] - freq) <= 0.01 * freq + 0.05
