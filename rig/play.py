@@ -1,0 +1,360 @@
+"""Play any tower in a terminal: two 7-segment digits, the three windows, the reel, the keypad.
+
+The front-end speaks only the ``captures.tower.Tower`` protocol and its events, so the same
+screen serves the emulator (demo firmware or a user's ROM), the clean-room game and, later, a
+real tower. Keys follow MAME's ``mbdtower`` keyboard layout (tms1400-facts.md §12.3, §12.7)::
+
+    1 YES/BUY     2 REPEAT     3 NO/END
+    Q HAGGLE      W BAZAAR     E CLEAR
+    A TOMB/RUIN   S MOVE       D SANCTUARY/CITADEL
+    Z DARK TOWER  X FRONTIER   C INVENTORY
+
+A terminal reports key presses but not releases, so a key is held for ``HOLD_S`` of tower time.
+Tower time is paced to the wall clock. Sound goes live to ``aplay`` when ``/dev/snd`` exists
+and ``aplay`` is installed (else the game is silent); ``--wav FILE`` records it.
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import time
+import wave
+from typing import IO, Iterable
+
+import numpy as np
+
+from captures.events import dumps_event
+
+__all__ = ["KEYMAP", "HOLD_S", "TowerView", "digit_rows", "render_lines", "timeline_lines",
+           "tones_to_pcm", "Sound", "play", "PlayError"]
+
+HOLD_S = 0.2          # seconds a key stays pressed (terminals send no key-up)
+FRAME_S = 1 / 30      # screen refresh period, seconds
+RATE = 22050          # audio sample rate, Hz
+
+# Keyboard key -> tower button, in panel order (MAME's mbdtower input ports).
+KEYMAP: dict[str, str] = {
+    "1": "YES/BUY", "2": "REPEAT", "3": "NO/END",
+    "q": "HAGGLE", "w": "BAZAAR", "e": "CLEAR",
+    "a": "TOMB/RUIN", "s": "MOVE", "d": "SANCTUARY/CITADEL",
+    "z": "DARK TOWER", "x": "FRONTIER", "c": "INVENTORY",
+}
+
+# Character -> lit segments (the glyph table of emulator.darktower, as characters).
+_SEGMENTS = {"0": "abcdef", "1": "bc", "2": "abdeg", "3": "abcdg", "4": "bcfg", "5": "acdfg",
+             "6": "acdefg", "7": "abc", "8": "abcdefg", "9": "abcdfg", "C": "adef",
+             "P": "abefg", "L": "def", "-": "g", " ": ""}
+
+_IMAGES = {
+    "upper": ("CURSED", "VICTORY", "WIZARD", "DRAGON", "GOLD KEY", "SCOUT", "WARRIOR", ""),
+    "middle": ("LOST", "WARRIORS", "BAZAAR CLOSED", "SWORD", "SILVER KEY", "HEALER", "FOOD", ""),
+    "lower": ("PLAGUE", "BRIGANDS", "KEY MISSING", "PEGASUS", "BRASS KEY", "GOLD", "BEAST", ""),
+}
+
+
+class PlayError(ValueError):
+    """The front-end cannot start (no terminal, bad option); one line."""
+
+
+def digit_rows(ch: str) -> list[str]:
+    """Return a 7-segment character drawn with box characters: 5 rows of 4 columns."""
+    s = _SEGMENTS.get(ch, "")
+
+    def on(seg: str, text: str) -> str:
+        return text if seg in s else " " * len(text)
+
+    return [
+        " " + on("a", "━━") + " ",
+        on("f", "┃") + "  " + on("b", "┃"),
+        " " + on("g", "━━") + " ",
+        on("e", "┃") + "  " + on("c", "┃"),
+        " " + on("d", "━━") + " ",
+    ]
+
+
+class TowerView:
+    """What the tower shows, folded from its events: display, lamps, motor, reel, last key."""
+
+    # Events younger than this (seconds) are left out: at the live edge the decoders may still
+    # be flushing a partial 1/60 s display window.
+    SETTLE_S = 0.05
+
+    def __init__(self) -> None:
+        self.text = "  "
+        self.lamps = {"upper": 0, "middle": 0, "lower": 0}
+        self.motor = 0
+        self.card_pos = 0
+        self.last_button = ""
+        self.last_tone = ""
+
+    def update(self, events: list[dict], now: float | None = None) -> None:
+        """Show the state after ``events`` (the tower's full list; decoders may still insert
+        older events, so the view is folded afresh), leaving out those after ``now - SETTLE_S``.
+        """
+        self.__init__()
+        limit = float("inf") if now is None else now - self.SETTLE_S
+        for ev in events:
+            if ev["t"] > limit:
+                continue
+            kind = ev["type"]
+            if kind == "display":
+                self.text = ev["text"]
+            elif kind == "lamp":
+                self.lamps[ev["lamp"]] = ev["on"]
+            elif kind == "motor":
+                self.motor = ev["on"]
+            elif kind == "reel":
+                self.card_pos = ev["card_pos"]
+            elif kind == "button" and ev["action"] == "press":
+                self.last_button = ev["button"]
+            elif kind == "tone":
+                f = ev["freq_hz"]
+                self.last_tone = "click" if f is None else f"{f:.0f} Hz {ev['dur_s']:.2f} s"
+            elif kind == "power" and not ev["on"]:
+                self.text = "  "
+                self.lamps = dict.fromkeys(self.lamps, 0)
+
+
+def render_lines(view: TowerView, now: float, title: str, sound: str) -> list[str]:
+    """Return the screen as text lines (the curses loop draws them; tests read them)."""
+    lines = [f" TowerLab play: {title}", f" tower time {now:7.2f} s    sound: {sound}", ""]
+    left, right = digit_rows(view.text[0]), digit_rows(view.text[1])
+    lines += [f"     {a}  {b}" for a, b in zip(left, right)]
+    lines.append(f"     display [{view.text}]")
+    lines.append("")
+    spin = "|/-\\"[int(now * 8) % 4] if view.motor else " "
+    lines.append(f"  reel {spin} {'turning' if view.motor else 'stopped'}   card {view.card_pos}")
+    for lamp in ("upper", "middle", "lower"):
+        image = _IMAGES[lamp][view.card_pos] or "(void)"
+        shown = f"*{image:^15}*" if view.lamps[lamp] else f" {'.' * 15} "
+        lines.append(f"  {lamp:>6} window [{shown}] lamp {'on' if view.lamps[lamp] else 'off'}")
+    lines.append("")
+    lines.append("  keys:")
+    keys = list(KEYMAP.items())
+    for row in range(4):
+        cells = [f"[{k.upper()}] {b:<18}" for k, b in keys[row * 3:row * 3 + 3]]
+        lines.append("   " + "".join(cells))
+    lines.append("")
+    lines.append(f"  last key: {view.last_button or '-'}    last tone: {view.last_tone or '-'}")
+    lines.append("  press the keys above; Esc or Ctrl-C quits")
+    return lines
+
+
+def timeline_lines(events: Iterable[dict]) -> list[str]:
+    """Return a condensed, human-readable timeline: one line per event, time in seconds."""
+    out = []
+    for ev in events:
+        t, kind = ev["t"], ev["type"]
+        if kind == "display":
+            what = f"display '{ev['text']}'"
+        elif kind == "lamp":
+            what = f"lamp {ev['lamp']} {'on' if ev['on'] else 'off'}"
+        elif kind == "motor":
+            what = f"motor {'on' if ev['on'] else 'off'}"
+        elif kind == "reel":
+            what = f"reel card_pos {ev['card_pos']}"
+        elif kind == "tone":
+            f = ev["freq_hz"]
+            what = ("click" if f is None else f"tone {f:.1f} Hz") + f" {ev['dur_s']:.3f} s"
+        elif kind == "button":
+            what = f"{ev['action']} {ev['button']}"
+        elif kind == "power":
+            what = f"power {'on' if ev['on'] else 'off'}"
+        else:
+            what = dumps_event(ev)
+        out.append(f"{t:9.3f}  {what}")
+    return out
+
+
+def tones_to_pcm(events: Iterable[dict], start: float, end: float, rate: int = RATE) -> np.ndarray:
+    """Synthesise square waves (int16) for the tone events overlapping [start, end) seconds;
+    used for towers that report tones but no speaker pins (the clean-room game)."""
+    n = max(0, int(round((end - start) * rate)))
+    out = np.zeros(n, dtype=np.float64)
+    for ev in events:
+        if ev["type"] != "tone":
+            continue
+        t0, dur = ev["t"], max(ev["dur_s"], 0.002)
+        if t0 >= end or t0 + dur <= start:
+            continue
+        a = max(0, int((t0 - start) * rate))
+        b = min(n, int((t0 + dur - start) * rate))
+        if b <= a:
+            continue
+        tt = (np.arange(a, b) / rate + start - t0)
+        f = ev["freq_hz"] or 1000.0
+        out[a:b] = np.where((tt * f) % 1.0 < 0.5, 0.25, -0.25)
+    return (out * 32767).astype(np.int16)
+
+
+class Sound:
+    """Audio out of a tower: live to ``aplay`` (when /dev/snd and aplay exist) and/or a WAV.
+
+    For an ``EmulatorTower`` the speaker pins are rendered (analysis.sound, MAME's filter chain);
+    other towers' tone events are synthesised as square waves.
+    """
+
+    def __init__(self, tower, live: bool = True, wav: IO[bytes] | None = None):
+        self.tower = tower
+        self._done_t = 0.0
+        self._proc = None
+        self._wav = None
+        if wav is not None:
+            self._wav = wave.open(wav, "wb")
+            self._wav.setnchannels(1)
+            self._wav.setsampwidth(2)
+            self._wav.setframerate(RATE)
+        self.live = bool(live and os.path.exists("/dev/snd") and shutil.which("aplay"))
+        if self.live:
+            try:
+                self._proc = subprocess.Popen(
+                    ["aplay", "-q", "-t", "raw", "-f", "S16_LE", "-r", str(RATE), "-c", "1"],
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except OSError:
+                self.live = False
+        self._renderer = None
+        self._fed = 0
+        if hasattr(tower, "speaker_edges"):
+            from analysis.sound import SpeakerRenderer
+            from captures.model import CaptureInfo
+
+            self._renderer = SpeakerRenderer(CaptureInfo(["R4", "R10"], tower.clock_hz), RATE)
+
+    @property
+    def name(self) -> str:
+        """Return what the sound goes to, for the status line."""
+        parts = (["aplay"] if self.live else []) + (["wav"] if self._wav else [])
+        return "+".join(parts) or "silent"
+
+    def pump(self) -> None:
+        """Render the audio up to the tower's ``now`` and send it out."""
+        if not (self.live or self._wav):
+            return
+        if self._renderer is not None:
+            from captures.model import Changes
+
+            edges = self.tower.speaker_edges()
+            end = len(edges) - 1          # the newest edge may still change at its cycle
+            block = edges[self._fed:end]
+            self._fed = max(self._fed, end)
+            chunk = self._renderer.feed(Changes(
+                np.array([c for c, _ in block], dtype=np.int64),
+                np.array([lvl << 1 for _, lvl in block], dtype=np.uint64)))
+            pcm = (np.clip(chunk, -1, 1) * 32767).astype(np.int16)
+        else:
+            now = self.tower.now
+            pcm = tones_to_pcm(self.tower.events(), self._done_t, now)
+            self._done_t = now
+        self._out(pcm)
+
+    def close(self) -> None:
+        """Flush and close the outputs."""
+        if self._renderer is not None and (self.live or self._wav):
+            from captures.model import Changes
+
+            edges = self.tower.speaker_edges()[self._fed:]
+            chunk = self._renderer.feed(Changes(
+                np.array([c for c, _ in edges], dtype=np.int64),
+                np.array([lvl << 1 for _, lvl in edges], dtype=np.uint64)))
+            end = max(int(self.tower.cycle), edges[-1][0] + 1 if edges else 0)
+            chunk = np.concatenate([chunk, self._renderer.finish(end)])
+            self._out((np.clip(chunk, -1, 1) * 32767).astype(np.int16))
+            self._renderer = None
+        if self._wav is not None:
+            self._wav.close()
+            self._wav = None
+        if self._proc is not None:
+            try:
+                self._proc.stdin.close()
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+
+    def _out(self, pcm: np.ndarray) -> None:
+        if not len(pcm):
+            return
+        data = pcm.astype("<i2").tobytes()
+        if self._wav is not None:
+            self._wav.writeframes(data)
+        if self._proc is not None:
+            try:
+                self._proc.stdin.write(data)
+                self._proc.stdin.flush()
+            except OSError:
+                self.live = False
+                self._proc = None
+
+
+def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: float | None = None,
+         live_sound: bool = True) -> int:
+    """Run the curses front-end on ``tower`` until Esc/Ctrl-C (or ``seconds`` of tower time);
+    record the sound to ``wav`` if given. Return 0."""
+    import curses
+
+    if not os.isatty(0) or not os.isatty(1):
+        raise PlayError("towerlab play needs a terminal (stdin and stdout are not a tty)")
+    if seconds is not None and not seconds > 0:
+        raise PlayError(f"--seconds {seconds!r} must be more than 0")
+    wav_file = open(wav + ".part", "wb") if wav else None
+    sound = Sound(tower, live=live_sound, wav=wav_file)
+    try:
+        curses.wrapper(_loop, tower, title, sound, seconds)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sound.close()
+        tower.close()
+        if wav_file is not None:
+            wav_file.close()
+            os.replace(wav + ".part", wav)
+    return 0
+
+
+def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:
+    import curses
+
+    curses.curs_set(0)
+    scr.nodelay(True)
+    view = TowerView()
+    releases: list[tuple[float, str]] = []
+    start_wall = time.monotonic()
+    start_tower = tower.now
+    while True:
+        key = scr.getch()
+        while key != -1:
+            if key == 27:
+                return
+            ch = chr(key).lower() if 0 <= key < 256 else ""
+            button = KEYMAP.get(ch)
+            if button is not None and all(b != button for _, b in releases):
+                tower.press(button)
+                releases.append((tower.now + HOLD_S, button))
+            key = scr.getch()
+        target = start_tower + (time.monotonic() - start_wall)
+        if seconds is not None:
+            target = min(target, start_tower + seconds)
+        releases.sort()
+        while releases and releases[0][0] <= target:
+            t, button = releases.pop(0)
+            if t > tower.now:
+                tower.advance(t - tower.now)
+            tower.release(button)
+        if target > tower.now:
+            tower.advance(target - tower.now)
+        view.update(tower.events(), tower.now)
+        sound.pump()
+        scr.erase()
+        height, width = scr.getmaxyx()
+        for y, line in enumerate(render_lines(view, tower.now, title, sound.name)[:height - 1]):
+            try:
+                scr.addstr(y, 0, line[:width - 1])
+            except curses.error:
+                pass
+        scr.refresh()
+        if seconds is not None and tower.now >= start_tower + seconds - 1e-9:
+            return
+        time.sleep(max(0.0, FRAME_S - math.fmod(time.monotonic() - start_wall, FRAME_S)))

@@ -1,0 +1,383 @@
+"""Towers that answer the ``captures.tower.Tower`` protocol without hardware: the emulator on a
+board model (``EmulatorTower``) and a recorded session (``ReplayTower``).
+
+``EmulatorTower`` runs a TMS1400 (or TMS1100) core on ``emulator.darktower`` (or
+``emulator.labyrinth``): the open demo firmware (``emulator/firmware/demo.asm``, assembled on
+first use), a user's ROM with optional PLA files, or a MAME romset. It is deterministic: the same
+presses at the same tower times give the same pins and events. Its events are the
+``analysis`` decoders over the chip's pins (display, lamps, motor, tones) plus the board-only
+facts (reel card_pos as MAME publishes it, button presses at the time the chip first sees them)
+and power switching, in time order::
+
+    tower = EmulatorTower()                     # the demo firmware on the Dark Tower board
+    events = run_script(tower, read_script("tests/data/captures/tower_test/script.txt"))
+    tower.capture()                             # MemoryCapture of the pins at 425 kHz
+
+``ReplayTower`` answers from a recorded capture folder (``script.txt``, ``events.jsonl`` and a
+``capture.sr`` or ``edges.jsonl.gz``): presses and releases must be the recording's, and the
+events are the recording's up to ``now``.
+"""
+from __future__ import annotations
+
+import copy
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from captures.events import make_event, read_events
+from captures.model import CaptureInfo, Changes, MemoryCapture
+from captures.script import BUTTONS, read_script
+
+__all__ = ["TargetError", "EmulatorTower", "ReplayTower", "demo_program", "DEMO_SOURCE"]
+
+DEMO_SOURCE = Path(__file__).resolve().parent.parent / "emulator" / "firmware" / "demo.asm"
+
+# Decoders run over the Dark Tower pins; reel and buttons come from the board itself.
+_PIN_DECODERS = ("display", "lamps", "motor", "speaker")
+
+
+class TargetError(ValueError):
+    """A tower target was given a bad source or an action it cannot take; one line."""
+
+
+@lru_cache(maxsize=1)
+def demo_program():
+    """Assemble and return the open demo firmware (``emulator.asm.Program``), once per process."""
+    from emulator.asm import assemble
+    from emulator.chips import TMS1400
+
+    return assemble(DEMO_SOURCE.read_text(encoding="utf-8"), TMS1400, str(DEMO_SOURCE))
+
+
+def _load_pla(value):
+    """Return a Pla from a Pla, a PLA file path, or None."""
+    if value is None:
+        return None
+    from emulator.pla import Pla
+    from emulator.romset import load_pla_file
+
+    if isinstance(value, Pla):
+        return value
+    return load_pla_file(value)
+
+
+class EmulatorTower:
+    """The emulated tower: a core plus a board model behind the Tower protocol.
+
+    Exactly one of ``firmware`` ("demo"), ``rom`` (a raw ROM image path) or ``romset`` (a MAME
+    romset zip or folder) gives the program; with none, the demo firmware runs. ``mpla`` /
+    ``opla`` (paths or ``emulator.pla.Pla``) override the PLAs; the defaults are the standard
+    micro PLA and, on the Dark Tower, the glyph output PLA. ``clock_hz`` defaults to MAME's
+    clock for the board. The session starts powered (power-on at t = 0), as the shared
+    captures do, unless ``powered`` is False.
+    """
+
+    def __init__(self, firmware: str | None = None, rom: str | os.PathLike | None = None,
+                 romset: str | os.PathLike | None = None, mpla=None, opla=None,
+                 board: str = "darktower", clock_hz: int | None = None, powered: bool = True):
+        from emulator.boards import BOARDS, board_chip, make_board
+        from emulator.core import Cpu
+
+        given = [n for n, v in (("firmware", firmware), ("rom", rom), ("romset", romset))
+                 if v is not None]
+        if len(given) > 1:
+            raise TargetError(f"give one program source, not {' and '.join(given)}")
+        if board not in BOARDS:
+            raise TargetError(f"unknown board {board!r} (expected one of {', '.join(BOARDS)})")
+        if firmware is None and rom is None and romset is None:
+            firmware = "demo"
+        chip = board_chip(board)
+        micro, out = _load_pla(mpla), _load_pla(opla)
+        if firmware is not None:
+            if firmware != "demo":
+                raise TargetError(f"unknown firmware {firmware!r} (expected 'demo')")
+            if board != "darktower":
+                raise TargetError(f"the demo firmware is for the darktower board, not {board!r}")
+            image = bytes(demo_program().rom)
+            self.source = "demo firmware (emulator/firmware/demo.asm)"
+            self.notes: list[str] = []
+        else:
+            from emulator.romset import load_romset
+
+            path = rom if rom is not None else romset
+            loaded = load_romset(path, chip)
+            if loaded.chip is not chip:
+                raise TargetError(f"{path}: a {loaded.chip.name.upper()} ROM, but the {board} "
+                                  f"board carries a {chip.name.upper()}")
+            image = loaded.rom
+            self.notes = list(loaded.recognised)
+            micro = micro or loaded.mpla
+            out = out or loaded.opla
+            self.source = str(path)
+        if micro is None:
+            from emulator.decode import standard_micro_pla
+
+            micro = standard_micro_pla(chip)
+        if out is None:
+            if board != "darktower":
+                raise TargetError(f"the {board} board needs its output PLA (give opla=... or "
+                                  f"--opla FILE)")
+            from emulator.darktower import glyph_output_pla
+
+            out = glyph_output_pla()
+        self.board_name = board
+        self.cpu = Cpu(chip, image, micro, out)
+        self.board = make_board(board, self.cpu, clock_hz)
+        self.clock_hz = self.board.clock_hz
+        self._cycle = 0
+        self._t = 0.0
+        self._powered = False
+        self._power_events: list[dict] = []
+        self._dec = None
+        self._fed = 0
+        self._decoded: list[dict] = []
+        self._closed = False
+        if powered:
+            self.power(True)
+
+    # ---- the Tower protocol ------------------------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        """Return the tower time in seconds since the session began."""
+        return self._t
+
+    def power(self, on: bool) -> None:
+        """Switch on (a power-on reset: RAM and registers cleared, as MAME starts) or off
+        (the chip stops and its pins fall to 0; the reel keeps coasting)."""
+        self._check_open()
+        on = bool(on)
+        if on == self._powered:
+            return
+        self.board.advance_to(self._cycle)
+        cpu = self.cpu
+        if on:
+            cpu.a = cpu.x = cpu.y = cpu.sl = 0
+            cpu.ram[:] = bytes(len(cpu.ram))
+            cpu.reset(self._cycle)
+        else:
+            self.board.write_r(self._cycle, 0)
+            self.board.write_o(self._cycle, 0)
+        self._powered = on
+        if self._cycle > 0 or not on:
+            self._power_events.append(make_event(self._t, "power", on=int(on)))
+
+    def press(self, button: str) -> None:
+        """Close ``button``'s contact now (the chip sees it from this cycle on)."""
+        self._check_open()
+        self._check_button(button)
+        self.board.press(button, self._cycle, self._t)
+        self.board.advance_to(self._cycle)
+
+    def release(self, button: str) -> None:
+        """Open ``button``'s contact now."""
+        self._check_open()
+        self._check_button(button)
+        self.board.release(button, self._cycle, self._t)
+        self.board.advance_to(self._cycle)
+
+    def advance(self, seconds: float) -> None:
+        """Run the emulation for ``seconds`` of tower time (exactly, at the board's clock)."""
+        self._check_open()
+        if not seconds >= 0:
+            raise TargetError(f"cannot advance by {seconds!r} s (expected seconds >= 0)")
+        self._t += seconds
+        target = self.board.cycle_at(self._t)
+        if target <= self._cycle:
+            return
+        if self._powered:
+            self.cpu.run_until(target)
+        self.board.advance_to(target)
+        self._cycle = target
+
+    def events(self) -> list[dict]:
+        """Return every event up to now: decoded pins, board events and power, time-sorted."""
+        pins = self._feed()
+        evs = self._decoded + self._flush(pins) + self._board_events() + self._power_events
+        evs = [e for e in evs if e["t"] <= self._t + 1e-9]
+        order = {"power": 0, "button": 1}
+        return sorted(evs, key=lambda e: (e["t"], order.get(e["type"], 2)))
+
+    def close(self) -> None:
+        """Release every key; the tower stays readable (events, capture) but takes no actions."""
+        if self._closed:
+            return
+        for button in sorted(self.board.pressed):
+            self.board.release(button, self._cycle, self._t)
+        self.board.advance_to(self._cycle)
+        self._closed = True
+
+    # ---- beyond the protocol -------------------------------------------------------------------
+
+    @property
+    def cycle(self) -> int:
+        """Return the board clock cycle the session has reached."""
+        return self._cycle
+
+    def capture(self) -> MemoryCapture:
+        """Return the pins so far as a MemoryCapture (samplerate = the chip clock)."""
+        pins = self.board.pins
+        times = np.array([c for c, _ in pins], dtype=np.int64)
+        words = np.array([w for _, w in pins], dtype=np.uint64)
+        info = CaptureInfo(list(self.board.channels), self.clock_hz, max(self._cycle, 1),
+                           {"source": f"TowerLab emulator, {self.source}",
+                            "board": self.board_name})
+        return MemoryCapture(info, times, words)
+
+    def add_pin_listener(self, fn: Callable[[int, int], None]) -> None:
+        """Call ``fn(cycle, word)`` on every later pin change (word over the board's channels)."""
+        self.board.add_pin_listener(fn)
+
+    def speaker_capture(self) -> MemoryCapture:
+        """Return the speaker alone as a capture with channels R4 (held 0) and R10, for
+        ``analysis.sound`` (the Labyrinth's R4 is a mux line, not an enable)."""
+        edges = [(0, "R4", 0)] + [(c, "R10", lvl) for c, lvl in self.board.speaker]
+        return MemoryCapture.from_edges(["R4", "R10"], self.clock_hz, edges,
+                                        max(self._cycle, 1))
+
+    def speaker_edges(self) -> list[tuple[int, int]]:
+        """Return the speaker level changes ``(cycle, level)`` so far (R10 AND NOT R4)."""
+        return list(self.board.speaker)
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TargetError("this tower is closed")
+
+    def _check_button(self, button: str) -> None:
+        if self.board_name == "darktower" and button not in BUTTONS:
+            raise TargetError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
+
+    def _board_events(self) -> list[dict]:
+        return list(self.board.events)
+
+    def _pins(self) -> list[tuple[int, int]]:
+        if self.board_name == "darktower":
+            return self.board.pins
+        # The Labyrinth has no enable line: tones are decoded from R10 alone (R4 held low).
+        return [(c, lvl << 1) for c, lvl in self.board.speaker]
+
+    def _decoder(self):
+        from analysis.decode import StreamDecoder
+
+        if self._dec is None:
+            if self.board_name == "darktower":
+                info = CaptureInfo(list(self.board.channels), self.clock_hz)
+                self._dec = StreamDecoder(info, only=_PIN_DECODERS)
+            else:
+                self._dec = StreamDecoder(CaptureInfo(["R4", "R10"], self.clock_hz),
+                                          only=("speaker",))
+        return self._dec
+
+    def _feed(self) -> list[tuple[int, int]]:
+        """Feed the pin changes since the last call to the incremental decoders, all but the
+        newest (a later pin change at the same cycle may still replace it)."""
+        pins = self._pins()
+        dec = self._decoder()
+        end = len(pins) - 1
+        if end > self._fed:
+            self._decoded += dec.feed(_changes(pins[self._fed:end]))
+            self._fed = end
+        return pins
+
+    def _flush(self, pins: list[tuple[int, int]]) -> list[dict]:
+        """Return the events still held in the decoders, leaving them untouched."""
+        dec = copy.deepcopy(self._dec)
+        rest = pins[self._fed:]
+        return dec.feed(_changes(rest)) + dec.finish(max(self._cycle, rest[-1][0] + 1
+                                                         if rest else self._cycle))
+
+
+def _changes(pins: list[tuple[int, int]]) -> Changes:
+    return Changes(np.array([c for c, _ in pins], dtype=np.int64),
+                   np.array([w for _, w in pins], dtype=np.uint64))
+
+
+class ReplayTower:
+    """A recorded session behind the Tower protocol.
+
+    ``folder`` holds ``script.txt`` and ``events.jsonl`` (and a ``capture.sr`` or
+    ``edges.jsonl.gz`` for ``capture()``). ``press``/``release`` must match the recording's
+    script within ``tolerance_s``; ``events()`` returns the recorded events up to ``now``.
+    """
+
+    def __init__(self, folder: str | os.PathLike, tolerance_s: float = 0.002):
+        self.folder = Path(folder)
+        if not self.folder.is_dir():
+            raise TargetError(f"{self.folder}: not a recording folder")
+        self.script = read_script(str(self.folder / "script.txt"))
+        self._events = read_events(str(self.folder / "events.jsonl"))
+        self.tolerance_s = tolerance_s
+        self._t = 0.0
+        self._expected = self._expected_actions()    # script actions not yet taken
+        self._closed = False
+
+    @property
+    def now(self) -> float:
+        """Return the replay time in seconds."""
+        return self._t
+
+    def power(self, on: bool) -> None:
+        """Accept a power switch the recording has at this time (power on at 0 is implicit)."""
+        if on and self._t <= self.tolerance_s and not self._pending("power", True):
+            return
+        self._expect("power", bool(on))
+
+    def press(self, button: str) -> None:
+        """Accept a press the recording's script has at this time; TargetError otherwise."""
+        self._expect("press", button)
+
+    def release(self, button: str) -> None:
+        """Accept a release the recording's script has at this time; TargetError otherwise."""
+        self._expect("release", button)
+
+    def advance(self, seconds: float) -> None:
+        """Move the replay time on by ``seconds``."""
+        if not seconds >= 0:
+            raise TargetError(f"cannot advance by {seconds!r} s (expected seconds >= 0)")
+        self._t += seconds
+
+    def events(self) -> list[dict]:
+        """Return the recorded events up to now."""
+        return [e for e in self._events if e["t"] <= self._t + 1e-9]
+
+    def close(self) -> None:
+        """End the replay."""
+        self._closed = True
+
+    def capture(self):
+        """Open the recording's capture (``capture.sr`` or ``edges.jsonl.gz``)."""
+        from captures.formats import open_capture
+
+        for name in ("edges.jsonl.gz", "capture.sr"):
+            path = self.folder / name
+            if path.exists():
+                return open_capture(path)
+        raise TargetError(f"{self.folder}: no capture.sr or edges.jsonl.gz")
+
+    def _expected_actions(self) -> list[tuple[float, str, object]]:
+        from captures.script import timeline
+
+        return list(timeline(self.script))
+
+    def _pending(self, kind: str, arg) -> bool:
+        return any(k == kind and a == arg and abs(t - self._t) <= self.tolerance_s
+                   for t, k, a in self._expected[:4])
+
+    def _expect(self, kind: str, arg) -> None:
+        """Take the matching action among the next few of the script (same-time actions may
+        come in any order); TargetError naming the expected next action otherwise."""
+        if self._closed:
+            raise TargetError("this replay is closed")
+        for i, (t, k, a) in enumerate(self._expected[:4]):
+            if k == kind and a == arg and abs(t - self._t) <= self.tolerance_s:
+                del self._expected[i]
+                return
+        nxt = self._expected[0] if self._expected else None
+        want = f"{nxt[1]} {nxt[2]} at {nxt[0]:g} s" if nxt else "nothing more"
+        raise TargetError(f"{self.folder}: {kind} {arg} at {self._t:g} s is not in the "
+                          f"recording (it has {want} next)")

@@ -1,0 +1,136 @@
+"""The terminal front-end: pure rendering pieces, sound capture, and a real key press in tmux."""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from captures.script import BUTTONS
+from rig.play import (KEYMAP, Sound, TowerView, digit_rows, render_lines, timeline_lines,
+                      tones_to_pcm)
+from rig.targets import EmulatorTower
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def test_keymap_puts_the_twelve_buttons_on_mames_keys_in_panel_order():
+    assert list(KEYMAP.values()) == list(BUTTONS)
+    assert "".join(KEYMAP) == "123qweasdzxc"
+
+
+def test_an_eight_lights_every_segment_and_a_blank_none():
+    assert digit_rows("8") == [" ━━ ", "┃  ┃", " ━━ ", "┃  ┃", " ━━ "]
+    assert all(row.strip() == "" for row in digit_rows(" "))
+
+
+def test_a_dash_lights_only_the_middle_segment():
+    assert [row.strip() for row in digit_rows("-")] == ["", "", "━━", "", ""]
+
+
+def test_view_follows_display_lamp_motor_and_reel_events():
+    view = TowerView()
+    view.update([{"t": 0, "type": "display", "text": "L1"},
+                 {"t": 1, "type": "lamp", "lamp": "upper", "on": 1},
+                 {"t": 2, "type": "motor", "on": 1},
+                 {"t": 3, "type": "reel", "card_pos": 3}])
+    assert (view.text, view.lamps["upper"], view.motor, view.card_pos) == ("L1", 1, 1, 3)
+
+
+def test_a_lit_window_shows_its_image_name_and_a_dark_one_does_not():
+    view = TowerView()
+    view.update([{"t": 0, "type": "reel", "card_pos": 3},
+                 {"t": 1, "type": "lamp", "lamp": "upper", "on": 1}])
+    screen = "\n".join(render_lines(view, 1.0, "test", "silent"))
+    assert "DRAGON" in screen
+    assert "SWORD" not in screen and "PEGASUS" not in screen
+
+
+def test_screen_shows_the_keys_to_press():
+    screen = "\n".join(render_lines(TowerView(), 0.0, "test", "silent"))
+    assert "[1] YES/BUY" in screen and "[C] INVENTORY" in screen
+
+
+def test_timeline_lines_read_like_the_capture_readmes():
+    lines = timeline_lines([{"t": 3.0167, "type": "button", "button": "YES/BUY",
+                             "action": "press"},
+                            {"t": 6.536, "type": "lamp", "lamp": "upper", "on": 1}])
+    assert lines == ["    3.017  press YES/BUY", "    6.536  lamp upper on"]
+
+
+def test_tone_events_synthesise_a_square_wave_of_their_frequency():
+    pcm = tones_to_pcm([{"t": 0.0, "type": "tone", "freq_hz": 441.0, "dur_s": 0.1}], 0.0, 0.2,
+                       rate=22050)
+    crossings = np.count_nonzero(np.diff(np.sign(pcm[:2205])) > 0)
+    assert abs(crossings - 44) <= 1
+    assert not pcm[2300:].any()
+
+
+def test_sound_records_the_emulators_speaker_to_a_wav():
+    tower = EmulatorTower()
+    buf = io.BytesIO()
+    sound = Sound(tower, live=False, wav=buf)
+    tower.advance(3.0)
+    tower.press("YES/BUY")
+    tower.advance(0.2)
+    sound.pump()
+    sound.close()
+    buf.seek(0)
+    with wave.open(buf) as w:
+        frames = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+        rate = w.getframerate()
+    assert abs(len(frames) - 3.2 * rate) < 0.01 * rate
+    assert np.abs(frames[int(3.0 * rate):]).max() > 1000      # the click after the key
+    assert np.abs(frames[:int(2.9 * rate)]).max() < 100       # silence before
+
+
+@pytest.fixture
+def tmux():
+    path = shutil.which("tmux")
+    if not path:
+        pytest.skip("tmux not found: apt-get install -y tmux (make test does it as root)")
+    sock = f"towerlab-test-{os.getpid()}"
+    yield [path, "-L", sock]
+    subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
+
+
+def screen(tmux) -> str:
+    return subprocess.run(tmux + ["capture-pane", "-p", "-t", "play"], capture_output=True,
+                          text=True, timeout=10).stdout
+
+
+def wait_for(tmux, text: str, timeout: float = 20.0) -> str:
+    end = time.monotonic() + timeout
+    shown = ""
+    while time.monotonic() < end:
+        shown = screen(tmux)
+        if text in shown:
+            return shown
+        time.sleep(0.2)
+    raise AssertionError(f"{text!r} not on screen after {timeout} s:\n{shown}")
+
+
+def test_a_real_key_press_in_a_terminal_starts_the_reel_on_screen(tmux):
+    cmd = (f"{sys.executable} -m towerlab play --firmware demo --silent --seconds 60; "
+           "sleep 30")
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "100", "-y", "40",
+                           "-c", str(ROOT), cmd], check=True, timeout=10)
+    before = wait_for(tmux, "display [--]")
+    assert "stopped" in before and "last key: -" in before
+    subprocess.run(tmux + ["send-keys", "-t", "play", "1"], check=True, timeout=10)
+    after = wait_for(tmux, "turning")
+    assert "last key: YES/BUY" in after
+
+
+def test_view_leaves_out_events_at_the_live_edge_that_may_still_change():
+    view = TowerView()
+    view.update([{"t": 1.0, "type": "display", "text": "--"},
+                 {"t": 1.99, "type": "display", "text": " -"}], now=2.0)
+    assert view.text == "--"
