@@ -1,0 +1,768 @@
+"""Play the 1981 Dark Tower game, written from the rulebook and observed behaviour only.
+
+Sources: ../shared/reference/dark-tower-rulebook-1981.txt for every rule (sections named in the
+comments) and the four shared MAME captures of the genuine tower for what the tower shows and
+when (timings and sound cues in cleanroom.params).  Nothing here comes from the MP7332 ROM.
+
+The game is a set of generator flows run by cleanroom.engine.Engine.  Every random decision
+goes through ``Game.choose(name, options, weights)``, which asks a pluggable chooser: a seeded
+``RandomChooser`` for play, or the resolver in cleanroom.conform that picks what a reference
+recording shows.  Decision names::
+
+    warrior_price beast_price scout_price healer_price   bazaar prices on entering (bags)
+    haggle            True = the price drops by one, False = the bazaar closes
+    move              safe, battle, lost, plague, dragon
+    tomb              deserted, battle, treasure
+    brigands          brigands attacking in a MOVE/TOMB battle
+    skirmish          True = the warriors win the skirmish
+    battle_gold       gold found after a won battle or in a tomb (bags)
+    treasure          none, key, pegasus, sword, wizard
+    sanctuary_warriors / sanctuary_gold / sanctuary_food   bonus amounts
+    tower_brigands_L1 (L2, L3)  brigands in the Dark Tower (once per game; level 4 has 16)
+    riddle            key order (levels 1-3, once per game)
+"""
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, Sequence
+
+from captures.script import BUTTONS
+
+from .engine import Engine
+from .params import param
+from .reel import PICTURES
+
+__all__ = ["Chooser", "RandomChooser", "ScriptedChooser", "Player", "Game", "ACTION_KEYS",
+           "food_per_turn"]
+
+ACTION_KEYS = frozenset({"MOVE", "TOMB/RUIN", "SANCTUARY/CITADEL", "BAZAAR", "FRONTIER",
+                         "INVENTORY", "DARK TOWER", "REPEAT", "CLEAR"})
+KEYS = ("BRASS KEY", "SILVER KEY", "GOLD KEY")
+
+
+class Chooser(Protocol):
+    """Resolve one random decision of the game."""
+
+    def choose(self, name: str, options: Sequence, weights: Sequence[float] | None,
+               t: float) -> Any:
+        """Return one of ``options`` for decision ``name`` taken at tower time ``t``."""
+
+
+class RandomChooser:
+    """Choose with a seeded pseudo-random generator, using the parameter table's odds."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def choose(self, name: str, options: Sequence, weights: Sequence[float] | None,
+               t: float) -> Any:
+        """Return a weighted random choice (uniform when ``weights`` is None)."""
+        return self.rng.choices(list(options), weights=weights)[0]
+
+
+class ScriptedChooser:
+    """Take each named decision from a queue of values (e.g. a rulebook example's outcomes).
+
+    ``ScriptedChooser({"move": ["dragon"], "skirmish": [True, True]})``: decisions whose queue
+    is empty fall back to ``fallback`` (default a RandomChooser with seed 0).  A queued value
+    that is not among the options raises ValueError naming the decision.
+    """
+
+    def __init__(self, outcomes: dict[str, Sequence], fallback: Chooser | None = None):
+        self.queues = {name: list(values) for name, values in outcomes.items()}
+        self.fallback = fallback or RandomChooser(0)
+
+    def choose(self, name: str, options: Sequence, weights: Sequence[float] | None,
+               t: float) -> Any:
+        """Return the next queued value for ``name``, or ask the fallback."""
+        queue = self.queues.get(name)
+        if queue:
+            value = queue.pop(0)
+            if value not in options:
+                raise ValueError(f"decision {name!r} at {t:.3f} s: {value!r} is not one of "
+                                 f"the options {list(options)[:10]}")
+            return value
+        return self.fallback.choose(name, options, weights, t)
+
+
+def food_per_turn(warriors: int) -> int:
+    """Return rations eaten per turn: 1 per started 15 warriors, at least 1 (rulebook: Food)."""
+    return max(1, (warriors + 14) // 15)
+
+
+@dataclass
+class Player:
+    """One player's inventory as the tower keeps it (rulebook: score chart)."""
+    number: int
+    warriors: int = 10
+    gold: int = 30
+    food: int = 25
+    beast: bool = False
+    scout: bool = False
+    healer: bool = False
+    sword: bool = False
+    keys: int = 0              # 0-3: brass, silver, gold in that order
+    frontiers: int = 0         # frontiers crossed (4 = back home)
+    doubled: bool = False      # the home Citadel doubled the warriors since the last building
+    cursed_by: int | None = None
+    turns: int = 0
+
+    def gold_limit(self) -> int:
+        """Return the most gold this force can carry (6 per warrior, 50 with a beast, <= 99)."""
+        return min(param("max_count"), param("gold_per_warrior") * self.warriors +
+                   (param("beast_carries") if self.beast else 0))
+
+    def carry(self) -> None:
+        """Drop gold the force cannot carry (rulebook: Battle Treasures, gold)."""
+        self.gold = max(0, min(self.gold, self.gold_limit()))
+
+
+def _two(n: int) -> str:
+    return f"{max(0, min(99, n)):02d}"
+
+
+class Game:
+    """The tower's program: power-on test, level and player selection, then the turns."""
+
+    def __init__(self, chooser: Chooser | None = None, start: tuple[int, int] | None = None,
+                 clock_ratio: float = 1.0):
+        """Make a game; ``start=(level, players)`` skips the tower test and the selection.
+
+        ``clock_ratio``: this tower's clock relative to the reference (cleanroom.engine).
+        """
+        self.chooser = chooser or RandomChooser()
+        self.start = start
+        if start is not None and not (start[0] in (1, 2, 3, 4) and start[1] in (1, 2, 3, 4)):
+            raise ValueError(f"start {start!r}: expected (level 1-4, players 1-4)")
+        self.engine = Engine(self._quick_start if start else self._power_on, clock_ratio)
+        self.level = 1
+        self.players: list[Player] = []
+        self.current = 0
+        self.tower_brigands = 16
+        self.riddle: tuple[str, ...] = param("level4_riddle")
+        self.dragon_warriors = 0
+        self.dragon_gold = 0
+        self.last_shown: list[tuple[str, str | None]] = []
+        self.over = False
+        self.log: list[tuple[float, str, Any]] = []
+
+    # ---- helpers ----------------------------------------------------------------------
+    def choose(self, name: str, options: Sequence, weights: Sequence[float] | None = None):
+        """Resolve a random decision through the chooser and log it."""
+        value = self.chooser.choose(name, list(options), weights, self.engine.now)
+        self.log.append((self.engine.now, name, value))
+        return value
+
+    def pick(self, name: str, lo: int, hi: int, full: tuple[int, int] = (1, 99)) -> int:
+        """Choose a number for decision ``name``: uniform in lo..hi (the chosen parameter).
+
+        Every value the display can show (``full``) is an option, with weight 0 outside
+        lo..hi, so a resolver can still match a recording that shows one (and
+        ``conform --stats`` reports it as outside the parameter's range).
+        """
+        a, b = full
+        options = list(range(min(a, lo), max(b, hi) + 1))
+        return self.choose(name, options, [1.0 if lo <= v <= hi else 0.0 for v in options])
+
+    def sleep(self, s: float):
+        """Wait ``s`` seconds."""
+        if s > 0:
+            yield ("sleep", s)
+
+    def sound(self, name: str, delay: float = 0.0):
+        """Play cue ``name`` ``delay`` s from now and wait until it (and its tail) ends."""
+        e = self.engine
+        length = e.sound(name, at=e.now + delay / e.clock_ratio)
+        yield ("sleep", delay + length)
+
+    def prompt(self, text: str, keys, delay: float = 0.0):
+        """Flash ``text`` from ``delay`` s on and wait for one of ``keys``; click; return it."""
+        e = self.engine
+        e.flash(text, at=e.now + delay / e.clock_ratio)
+        key = yield ("key", frozenset(keys))
+        e.display("  ")
+        e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+        return key
+
+    def show(self, picture: str, text: str | None = None, delay: float = 0.0,
+             remember: bool = True, keep_lamp: bool = False):
+        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s."""
+        e = self.engine
+        card, lamp = PICTURES[picture]
+        yield from self.sleep(delay)
+        lamp_at = e.now
+        if e.reel.card != card:
+            yield ("reel", card)
+            e.motor(False)
+            lamp_at = e.now + param("lamp_after_motor_s")
+        e.lamps_off(at=lamp_at)
+        e.lamp(lamp, True, at=lamp_at)
+        e.tone(param("beep_hz"), param("beep_dur_s"), at=lamp_at + param("beep_after_lamp_s"),
+               cue="beep")
+        if text is not None:
+            e.display(text, at=lamp_at + param("number_after_lamp_s"))
+        else:
+            e.display("  ", at=lamp_at)
+        if remember:
+            self.last_shown.append((picture, text))
+        yield ("sleep", lamp_at - e.now + param("picture_s"))
+        if not keep_lamp:
+            e.lamp(lamp, False)
+        e.display("  ")
+
+    @property
+    def player(self) -> Player:
+        """Return the player whose turn it is."""
+        return self.players[self.current]
+
+    # ---- power-on, tower test, selection (rulebook: Tower Test; Choice Of Levels) ------------
+    def _power_on(self, e: Engine):
+        e.display("0 ", at=0.0 + e.now)
+        e.display("  ", at=e.now + param("frame_s"))
+        e.emit(e.now + param("frame_s"), "reel", card_pos=e.reel.card)
+        e.set_last_card(e.reel.card)
+        yield from self.prompt("--", set(BUTTONS), delay=param("first_flash_s"))
+        yield from self.sleep(param("motor_after_click_s"))
+        yield ("reel", "index")
+        e.motor(False)
+        lamp_at = e.now + param("lamp_after_motor_s")
+        for i, lamp in enumerate(("upper", "middle", "lower")):
+            t = lamp_at + i * param("tower_test_lamp_s")
+            if i:
+                e.lamp(("upper", "middle")[i - 1], False, at=t)
+            e.lamp(lamp, True, at=t)
+            e.tone(param("beep_hz"), param("beep_dur_s"), at=t + param("beep_after_lamp_s"),
+                   cue="beep")
+        e.display("88", at=lamp_at + param("number_after_lamp_s"))
+        yield ("sleep", lamp_at + 3 * param("tower_test_lamp_s") - e.now)
+        e.lamp("lower", False)
+        level = 1
+        delay = param("level_after_test_s")
+        while True:
+            key = yield from self.prompt(f"L{level}", {"YES/BUY", "NO/END"}, delay=delay)
+            delay = param("menu_after_click_s")
+            if key == "YES/BUY":
+                break
+            level = level % 4 + 1
+        count = 1
+        while True:
+            key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay)
+            if key == "YES/BUY":
+                break
+            count = count % 4 + 1
+        self._setup(level, count)
+        yield from self.sound("overture", delay=param("sound_after_click_s"))
+        yield from self._turns()
+
+    def _quick_start(self, e: Engine):
+        e.display("  ")
+        self._setup(*self.start)
+        yield from self._turns()
+
+    def _setup(self, level: int, count: int) -> None:
+        self.level = level
+        self.players = [Player(number=i + 1, warriors=param("start_warriors"),
+                               gold=param("start_gold"), food=param("start_food"))
+                        for i in range(count)]
+        lo, hi = param("tower_brigands")[level]
+        if level == 4:
+            inv = param("level4_inventory")
+            for p in self.players:
+                p.warriors, p.gold, p.food = inv["warriors"], inv["gold"], inv["food"]
+                p.beast, p.scout, p.healer = bool(inv["beast"]), bool(inv["scout"]), \
+                    bool(inv["healer"])
+                p.sword, p.keys, p.frontiers = bool(inv["sword"]), inv["keys"], inv["frontiers"]
+            self.tower_brigands = lo
+            self.riddle = tuple(param("level4_riddle"))
+        else:
+            self.tower_brigands = self.pick(f"tower_brigands_L{level}", lo, hi)
+            # rulebook: the order of the keys changes from game to game (any of the 6)
+            self.riddle = self.choose("riddle", list(itertools.permutations(
+                ("GOLD KEY", "SILVER KEY", "BRASS KEY"))))
+        self.current = 0
+
+    # ---- turns (rulebook: The Order Of Play, How To End Your Turn, Food) ----------------
+    def _turns(self):
+        delay = param("next_player_after_sound_s") + 0.03
+        while not self.over:
+            p = self.player
+            p.turns += 1
+            snapshot = replace(p)
+            yield from self.sleep(delay)
+            yield from self._feed(p)
+            if self.over:
+                return
+            outcome = "again"
+            while outcome == "again":
+                key = yield from self.prompt(f" {p.number}", ACTION_KEYS)
+                outcome = yield from self._action(p, key)
+            if self.over:
+                return
+            if outcome == "extra":
+                # rulebook: a Scout's extra turn; it is a whole turn (sample game: food 17)
+                delay = 0.0
+                continue
+            if outcome == "undone":
+                self.players[self.current] = replace(snapshot)
+            else:
+                yield from self.end_of_turn(p, snapshot, outcome)
+                if self.over:
+                    return
+            self.current = (self.current + 1) % len(self.players)
+            delay = param("next_player_after_sound_s")
+
+    def _feed(self, p: Player):
+        """Eat one turn's food; starve one warrior when there is none (rulebook: Food)."""
+        need = food_per_turn(p.warriors)
+        if p.food <= 0:
+            p.warriors = max(self._min_warriors(), p.warriors - 1)
+            p.carry()
+            yield from self.sound("death_march")
+            if p.warriors == 0:
+                yield from self._game_lost(p)
+            return
+        p.food = max(0, p.food - need)
+        if p.food <= param("low_food_turns") * need:
+            yield from self.sound("low_food")
+
+    def _min_warriors(self) -> int:
+        return 1 if len(self.players) > 1 else 0
+
+    def end_of_turn(self, p: Player, snapshot: Player, delay):
+        """Flash the end-of-turn signal and wait for NO/END (or CLEAR to undo the turn)."""
+        if delay is None:
+            delay = param("end_signal_after_picture_s")
+        while True:
+            key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT"},
+                                         delay=delay)
+            if key != "REPEAT":
+                break
+            yield from self._repeat()
+            delay = param("end_signal_after_picture_s")
+        if key == "CLEAR":
+            yield from self.sound("siren", delay=param("sound_after_click_s"))
+            keep_curse = self.players[self.current]
+            self.players[self.current] = replace(snapshot, cursed_by=keep_curse.cursed_by)
+        else:
+            yield from self.sound("end_turn", delay=param("sound_after_click_s"))
+        return key
+
+    def _action(self, p: Player, key: str):
+        """Run one keyboard action.
+
+        Return 'again' (the same turn goes on), 'extra' (a new turn for the same player),
+        'undone' (CLEAR: the turn is void) or the delay in seconds before the end-of-turn
+        signal (None = the usual delay).
+        """
+        if p.cursed_by is not None and key not in ("REPEAT", "CLEAR"):
+            return (yield from self._cursed(p))
+        if key == "REPEAT":
+            yield from self._repeat()
+            return "again"
+        if key == "CLEAR":
+            yield from self.sound("siren", delay=param("sound_after_click_s"))
+            return "undone"
+        self.last_shown = []
+        handler = {
+            "MOVE": self._move, "TOMB/RUIN": self._tomb, "SANCTUARY/CITADEL": self._sanctuary,
+            "BAZAAR": self._bazaar, "FRONTIER": self._frontier, "INVENTORY": self._inventory,
+            "DARK TOWER": self._dark_tower,
+        }[key]
+        if key in ("TOMB/RUIN", "BAZAAR", "DARK TOWER") and p.frontiers >= 4:
+            p.doubled = False       # rulebook: revisit the Citadel only after another building
+        return (yield from handler(p))
+
+    def _repeat(self):
+        shown = list(self.last_shown)
+        yield from self.sleep(param("lamp_after_click_s"))
+        for picture, text in shown:
+            yield from self.show(picture, text, remember=False)
+
+    # ---- MOVE (rulebook: The Move Button, 6 events) -------------------------------------
+    def _move(self, p: Player):
+        odds = param("move_odds")
+        event = self.choose("move", list(odds), list(odds.values()))
+        if event == "safe":
+            yield from self.sound("safe", delay=param("sound_after_click_s"))
+            return None
+        if event == "battle":
+            return (yield from self._battle(p, self._brigands_for(p), final=False))
+        if event == "lost":
+            yield from self.sleep(param("lamp_after_click_s"))
+            yield from self._picture_with_sound("LOST", "sad")
+            if p.scout:
+                yield from self.show("SCOUT")
+                return "extra"
+            return None
+        if event == "plague":
+            yield from self.sleep(param("lamp_after_click_s"))
+            yield from self._picture_with_sound("PLAGUE", "death_march")
+            if p.healer:
+                yield from self.show("HEALER")
+                p.warriors = min(param("max_count"), p.warriors + param("plague_warriors"))
+            else:
+                p.warriors = max(self._min_warriors(), p.warriors - param("plague_warriors"))
+                p.carry()
+            yield from self.show("WARRIORS", _two(p.warriors))
+            if p.warriors == 0:
+                yield from self._game_lost(p)
+            return None
+        # dragon
+        yield from self.sleep(param("lamp_after_click_s"))
+        yield from self._picture_with_sound("DRAGON", "dragon")
+        if p.sword:
+            yield from self.show("SWORD")
+            p.sword = False
+            p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
+            p.gold = p.gold + self.dragon_gold
+            self.dragon_warriors = self.dragon_gold = 0
+        else:
+            share = param("dragon_share")
+            lw, lg = p.warriors // share, p.gold // share
+            p.warriors = max(self._min_warriors(), p.warriors - lw)
+            p.gold -= lg
+            self.dragon_warriors += lw
+            self.dragon_gold += lg
+        p.carry()
+        yield from self.show("WARRIORS", _two(p.warriors))
+        yield from self.show("GOLD", _two(p.gold))
+        return None
+
+    def _picture_with_sound(self, picture: str, cue: str):
+        """Light ``picture`` and play ``cue`` with it; the lamp goes off when the cue ends.
+
+        Timing from level4_bazaar 69.310 (BAZAAR CLOSED and the sad cue); returns the
+        end-of-turn signal delay measured there.
+        """
+        e = self.engine
+        card, lamp = PICTURES[picture]
+        lamp_at = e.now
+        if e.reel.card != card:
+            yield ("reel", card)
+            e.motor(False)
+            lamp_at = e.now + param("lamp_after_motor_s")
+        e.lamps_off(at=lamp_at)
+        e.lamp(lamp, True, at=lamp_at)
+        self.last_shown.append((picture, None))
+        length = e.sound(cue, at=lamp_at + param("cue_after_lamp_s"))
+        yield ("sleep", lamp_at + param("cue_after_lamp_s") + length - e.now)
+        e.lamps_off()
+        return param("end_signal_after_cue_s")
+
+    def _brigands_for(self, p: Player) -> int:
+        lo, hi = param("brigands_per_warrior")
+        return self.pick("brigands", max(1, int(p.warriors * lo)),
+                         min(99, max(1, int(p.warriors * hi))))
+
+    # ---- battles (rulebook: A Battle With Brigands; The Final Battle) --------------------
+    def _battle(self, p: Player, brigands: int, final: bool):
+        e = self.engine
+        yield from self.sound("battle_horn", delay=param("sound_after_click_s"))
+        yield from self.show("BRIGANDS", _two(brigands), remember=False)
+        yield from self.sleep(param("battle_pause_s") - param("skirmish_gap_s"))
+        w = p.warriors
+        while True:
+            yield from self.sleep(param("skirmish_gap_s"))
+            if "NO/END" in e.held or "NO/END" in e.pressed_since:
+                e.pressed_since.discard("NO/END")
+                p.warriors = max(1, w - param("retreat_loss"))
+                p.carry()
+                yield from self.sound("death_march")
+                yield from self.show("WARRIORS", None)
+                return None
+            won = self.choose("skirmish", [True, False], [w, brigands])
+            if won:
+                brigands //= 2
+            else:
+                w -= 1
+            if not won and w <= 1:
+                # rulebook: the Brigands' winning force flashes, Death March, warriors, no number
+                yield from self.show("BRIGANDS", _two(brigands))
+                yield from self.sound("death_march")
+                yield from self.show("WARRIORS", None)
+                if final and len(self.players) == 1:
+                    p.warriors = 0
+                    p.carry()
+                    yield from self._game_lost(p)
+                    return None
+                p.warriors = 1
+                p.carry()
+                return None
+            # rulebook (REPEAT): the warriors left after a battle are not repeated
+            yield from self.show("WARRIORS", _two(w), keep_lamp=True, remember=False)
+            yield from self.show("BRIGANDS", _two(brigands), remember=False)
+            cue = "skirmish_won" if won else "skirmish_lost"
+            if brigands == 0:
+                yield ("sleep", e.sound(cue) - param("skirmish_gap_s") + param("victory_gap_s"))
+                break
+            snd = e.sound(cue)
+            yield ("sleep", snd - param("skirmish_gap_s"))
+        p.warriors = w
+        if final:
+            yield from self._victory(p)
+            return None
+        return (yield from self._treasure(p, battle=True))
+
+    def _victory(self, p: Player):
+        """Show VICTORY with the victory tune, then flash the score (level4_riddle 101.267)."""
+        e = self.engine
+        card, lamp = PICTURES["VICTORY"]
+        if e.reel.card != card:
+            yield ("reel", card)
+            e.motor(False)
+        e.lamps_off()
+        e.lamp(lamp, True)
+        after = param("victory_tune_after_lamp_s")
+        length = e.sound("overture", at=e.now + after)
+        yield ("sleep", after + length)
+        e.lamps_off()
+        self.over = True
+        e.flash(_two(self._score(p)), at=e.now + param("score_after_tune_s"))
+        yield ("key", frozenset())
+
+    def _score(self, p: Player) -> int:
+        """Return the score: fewer turns and fewer warriors at the siege score more (chosen)."""
+        if p.turns > 70:
+            return 0
+        return max(0, min(99, 140 - 2 * p.turns - p.warriors))
+
+    def _game_lost(self, p: Player):
+        self.over = True
+        self.engine.display("  ")
+        yield ("key", frozenset())
+
+    # ---- treasure (rulebook: Battle Treasures) -------------------------------------------
+    def _treasure(self, p: Player, battle: bool):
+        lo, hi = param("battle_gold")
+        found = self.pick("battle_gold", lo, hi, full=(0, 99))
+        p.gold = min(param("max_count"), p.gold + found)
+        p.carry()
+        yield from self.show("GOLD", _two(p.gold))
+        odds = dict(param("treasure_odds"))
+        if not (1 <= p.frontiers <= 3 and p.keys == p.frontiers - 1):
+            odds.pop("key")
+        if p.sword:
+            odds.pop("sword")
+        if len(self.players) == 1:
+            odds.pop("wizard")
+        kind = self.choose("treasure", list(odds), list(odds.values()))
+        if kind == "key":
+            yield from self.show(KEYS[p.keys])
+            p.keys += 1
+        elif kind == "sword":
+            yield from self.show("SWORD")
+            p.sword = True
+        elif kind == "pegasus":
+            yield from self.show("PEGASUS", keep_lamp=True)
+            yield from self.sound("pegasus")
+            self.engine.lamps_off()
+        elif kind == "wizard":
+            yield from self.show("WIZARD")
+            yield from self._curse(p)
+        return None
+
+    def _curse(self, p: Player):
+        others = [q.number for q in self.players if q.number != p.number]
+        i = 0
+        while True:
+            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"},
+                                         delay=param("prompt_after_picture_s"))
+            if key == "YES/BUY":
+                break
+            i = (i + 1) % len(others)
+        victim = self.players[others[i] - 1]
+        share = param("curse_share")
+        lw, lg = victim.warriors // share, victim.gold // share
+        victim.warriors = max(1, victim.warriors - lw)
+        victim.gold -= lg
+        victim.carry()
+        victim.cursed_by = p.number
+        p.warriors = min(param("max_count"), p.warriors + lw)
+        p.gold = min(param("max_count"), p.gold + lg)
+        p.carry()
+        yield from self.show("WARRIORS", _two(p.warriors), delay=param("lamp_after_click_s"))
+        yield from self.show("GOLD", _two(p.gold))
+
+    def _cursed(self, p: Player):
+        p.cursed_by = None
+        yield from self.sleep(param("lamp_after_click_s"))
+        yield from self.show("CURSED", keep_lamp=True)
+        yield from self.sound("sad")
+        self.engine.lamps_off()
+        yield from self.show("WARRIORS", _two(p.warriors))
+        yield from self.show("GOLD", _two(p.gold))
+        return None
+
+    # ---- TOMB/RUIN, SANCTUARY/CITADEL, FRONTIER, INVENTORY ------------------------------
+    def _tomb(self, p: Player):
+        odds = param("tomb_odds")
+        yield from self.sound("creak_open", delay=param("sound_after_click_s"))
+        event = self.choose("tomb", list(odds), list(odds.values()))
+        if event == "deserted":
+            yield from self.sound("creak_close")
+            return None
+        if event == "battle":
+            return (yield from self._battle(p, self._brigands_for(p), final=False))
+        return (yield from self._treasure(p, battle=False))
+
+    def _sanctuary(self, p: Player):
+        yield from self.sound("trill", delay=param("sound_after_click_s"))
+        lo, hi = param("citadel_double")
+        if p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled:
+            p.warriors = min(param("max_count"), 2 * p.warriors)
+            p.doubled = True
+            yield from self.show("WARRIORS", _two(p.warriors))
+            return None
+        bonus = param("sanctuary_bonus")
+        if p.warriors <= param("sanctuary_warriors_below"):
+            p.warriors = min(param("max_count"),
+                             p.warriors + self.pick("sanctuary_warriors", *bonus["warriors"]))
+            yield from self.show("WARRIORS", _two(p.warriors))
+        if p.gold <= param("sanctuary_gold_below"):
+            p.gold = min(param("max_count"),
+                         p.gold + self.pick("sanctuary_gold", *bonus["gold"]))
+            p.carry()
+            yield from self.show("GOLD", _two(p.gold))
+        if p.food <= param("sanctuary_food_below"):
+            p.food = min(param("max_count"),
+                         p.food + self.pick("sanctuary_food", *bonus["food"]))
+            yield from self.show("FOOD", _two(p.food))
+        return None
+
+    def _frontier(self, p: Player):
+        if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
+            yield from self.sleep(param("lamp_after_click_s"))
+            yield from self._picture_with_sound("KEY MISSING", "sad")
+            return None
+        p.frontiers = min(4, p.frontiers + 1)
+        yield from self.sound("frontier", delay=param("sound_after_click_s"))
+        return None
+
+    def _inventory(self, p: Player):
+        yield from self.sleep(param("lamp_after_click_s"))
+        yield from self.show("WARRIORS", _two(p.warriors))
+        yield from self.show("GOLD", _two(p.gold))
+        yield from self.show("FOOD", _two(p.food))
+        for k in KEYS[:p.keys]:
+            yield from self.show(k)
+        for have, picture in ((p.sword, "SWORD"), (p.scout, "SCOUT"), (p.beast, "BEAST"),
+                              (p.healer, "HEALER")):
+            if have:
+                yield from self.show(picture)
+        return None
+
+    # ---- BAZAAR (rulebook: The Bazaar Button; Level 4 Bazaar and How To Haggle) -----------
+    def _bazaar(self, p: Player):
+        e = self.engine
+        items = ["warriors", "food"] + [s for s in ("beast", "scout", "healer")
+                                        if not getattr(p, s)]
+        prices = {"food": param("food_price")}
+        for item in items:
+            if item != "food":
+                lo, hi = param(f"{'warrior' if item == 'warriors' else item}_price")
+                prices[item] = self.pick(f"{'warrior' if item == 'warriors' else item}_price",
+                                         lo, hi)
+        pictures = {"warriors": "WARRIOR", "food": "FOOD", "beast": "BEAST", "scout": "SCOUT",
+                    "healer": "HEALER"}
+        yield from self.sound("bazaar", delay=param("tune_after_click_s"))
+        i = 0
+        yield from self.show(pictures[items[i]], _two(prices[items[i]]))
+        prompt_delay = param("prompt_after_picture_s")
+        while True:
+            key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"},
+                                         delay=prompt_delay)
+            prompt_delay = param("prompt_after_picture_s")
+            item = items[i]
+            if key == "CLEAR":
+                yield from self.sound("siren", delay=param("sound_after_click_s"))
+                return "undone"
+            if key == "NO/END":
+                i = (i + 1) % len(items)
+                yield from self.show(pictures[items[i]], _two(prices[items[i]]),
+                                     delay=param("lamp_after_click_s"))
+                continue
+            if key == "REPEAT":
+                yield from self.show(pictures[item], _two(prices[item]),
+                                     delay=param("lamp_after_click_s"))
+                continue
+            if key == "HAGGLE":
+                if item == "food":
+                    yield from self.show(pictures[item], _two(prices[item]),
+                                         delay=param("lamp_after_click_s"))
+                    continue
+                if self.choose("haggle", [True, False],
+                               [param("haggle_success"), 1 - param("haggle_success")]):
+                    prices[item] = max(1, prices[item] - 1)
+                    yield from self.show(pictures[item], _two(prices[item]),
+                                         delay=param("lamp_after_click_s"))
+                    prompt_delay = 0.0
+                    continue
+                return (yield from self._closed())
+            # YES/BUY
+            if item in ("beast", "scout", "healer"):
+                if prices[item] > p.gold:
+                    return (yield from self._closed())
+                p.gold -= prices[item]
+                setattr(p, item, True)
+                p.carry()
+                yield from self.show("GOLD", _two(p.gold), delay=param("reel_after_click_s"))
+                return None
+            return (yield from self._buy_many(p, item, prices[item]))
+
+    def _buy_many(self, p: Player, item: str, price: int):
+        count = 1
+        have = p.warriors if item == "warriors" else p.food
+        while True:
+            if count * price > p.gold:
+                return (yield from self._closed())
+            key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"},
+                                         delay=param("count_after_click_s"))
+            if key == "CLEAR":
+                yield from self.sound("siren", delay=param("sound_after_click_s"))
+                return "undone"
+            if key == "NO/END":
+                break
+            if have + count < param("max_count"):
+                count += 1
+        p.gold -= count * price
+        if item == "warriors":
+            p.warriors = min(param("max_count"), p.warriors + count)
+        else:
+            p.food = min(param("max_count"), p.food + count)
+        p.carry()
+        yield from self.show("GOLD", _two(p.gold), delay=param("reel_after_click_s"))
+        return None
+
+    def _closed(self):
+        """Show BAZAAR CLOSED with the sad cue; the turn is over (rulebook: Haggling)."""
+        yield from self.sleep(param("sound_after_click_s") - 0.0006)
+        return (yield from self._picture_with_sound("BAZAAR CLOSED", "sad"))
+
+    # ---- DARK TOWER (rulebook: The Dark Tower Button; Level 4 Dark Tower) ----------------
+    def _dark_tower(self, p: Player):
+        if p.frontiers < 4 or p.keys < 3:
+            yield from self.sleep(param("lamp_after_click_s"))
+            return (yield from self._picture_with_sound("KEY MISSING", "sad"))
+        yield from self.sound("dark_tower", delay=param("tune_after_click_s"))
+        offer = list(param("riddle_offer_order"))
+        stage, left, i = 1, offer, 0
+        yield from self.show(left[0], None)
+        while True:
+            key = yield from self.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"},
+                                         delay=param("prompt_after_picture_s"))
+            if key == "NO/END":
+                i = (i + 1) % len(left)
+            if key != "YES/BUY":
+                yield from self.show(left[i], None, delay=param("key_after_click_s"))
+                continue
+            if left[i] != self.riddle[stage - 1]:
+                yield from self.sound("sad", delay=param("sound_after_click_s"))
+                return 0.0
+            if stage == 2:
+                break
+            stage, left, i = 2, [k for k in offer if k != left[i]], 0
+            # the first candidate for key 2 follows at once (level4_riddle 60.984)
+            yield from self.show(left[0], None, delay=param("key2_after_click_s"))
+        return (yield from self._battle(p, self.tower_brigands, final=True))

@@ -1,0 +1,100 @@
+"""Answer the Tower protocol (captures.tower) with the clean-room game.
+
+``CleanroomTower`` is a tower like the emulator's or a real one: power it, press and release
+keys, advance time, read the events (captures.events vocabulary, with the tower's timing).
+``captures.tower.run_script`` drives it, so every session script plays on it unchanged::
+
+    tower = CleanroomTower(seed=1)
+    events = run_script(tower, read_script("tests/data/captures/level_select/script.txt"))
+
+The session starts powered, as the shared captures do (power-on at t = 0).
+"""
+from __future__ import annotations
+
+from captures.script import BUTTONS
+
+from .engine import EngineError
+from .game import Chooser, Game, RandomChooser
+
+__all__ = ["CleanroomTower", "CleanroomError"]
+
+
+class CleanroomError(EngineError):
+    """A value given to the clean-room tower is not valid; the message names it."""
+
+
+class CleanroomTower:
+    """The clean-room Dark Tower behind the Tower protocol."""
+
+    def __init__(self, seed: int | None = None, chooser: Chooser | None = None,
+                 powered: bool = True, start: tuple[int, int] | None = None,
+                 clock_ratio: float = 1.0):
+        """Make a tower; ``start=(level, players)`` begins at player 1's turn (for tests);
+        ``clock_ratio`` = this tower's clock over the reference's (1.0 = MAME's 425 kHz)."""
+        try:
+            self.game = Game(chooser or RandomChooser(seed), start=start,
+                             clock_ratio=clock_ratio)
+        except ValueError as exc:
+            raise CleanroomError(str(exc)) from None
+        self._engine = self.game.engine
+        if powered:
+            self._engine.power(True)
+
+    @property
+    def now(self) -> float:
+        """Return the tower time in seconds since the session began."""
+        return self._engine.now
+
+    def power(self, on: bool) -> None:
+        """Switch the tower on (the game restarts at the tower test) or off."""
+        if on and not self._engine.powered:
+            old_ratio = self._engine.clock_ratio
+            self.game = Game(self.game.chooser, start=self.game.start,
+                             clock_ratio=old_ratio)
+            old = self._engine
+            self._engine = self.game.engine
+            self._engine.now = old.now
+            self._engine.events = old.events
+            self._engine.reel = old.reel
+            self._engine.held = old.held
+            self._engine.keep_ticking()
+        self._engine.power(on)
+
+    def press(self, button: str) -> None:
+        """Close the contact of ``button``."""
+        self._check(button)
+        self._engine.press(button)
+
+    def release(self, button: str) -> None:
+        """Open the contact of ``button``."""
+        self._check(button)
+        self._engine.release(button)
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of tower time pass."""
+        try:
+            seconds = float(seconds)
+        except (TypeError, ValueError):
+            raise CleanroomError(f"advance: {seconds!r} is not a number of seconds") from None
+        if not seconds >= 0 or seconds == float("inf"):
+            raise CleanroomError(f"advance: {seconds!r} must be a finite number of seconds >= 0")
+        self._engine.advance(seconds)
+
+    def waiting(self) -> bool:
+        """Return True when the game waits for a key press."""
+        return self._engine.waiting
+
+    def events(self) -> list[dict]:
+        """Return the events shown so far, in time order."""
+        return self._engine.sorted_events()
+
+    def close(self) -> None:
+        """Release every key still held."""
+        for button in sorted(self._engine.held):
+            self._engine.release(button)
+
+    @staticmethod
+    def _check(button: str) -> None:
+        if button not in BUTTONS:
+            raise CleanroomError(f"unknown button {button!r} (expected one of "
+                                 f"{', '.join(BUTTONS)})")

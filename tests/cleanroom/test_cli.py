@@ -1,0 +1,74 @@
+"""The cleanroom commands: towerlab conform (references, --stats, --params), cleanroom-play."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from towerlab.cli import main
+
+CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
+
+
+def run(*argv):
+    out = io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+def test_conform_prints_conforms_for_a_shared_capture():
+    code, text = run("conform", "--reference", str(CAPTURES / "level_select"))
+    assert code == 0 and "conforms" in text
+
+
+def test_conform_accepts_a_folder_of_capture_folders():
+    code, text = run("conform", "--reference", str(CAPTURES))
+    assert code == 0 and text.count("conforms") == 4
+
+
+def test_conform_lists_resolved_decisions():
+    code, text = run("conform", "--decisions", "--reference", str(CAPTURES / "level4_bazaar"))
+    assert code == 0 and "warrior_price      7" in text
+
+
+def test_conform_reports_a_difference_and_exits_1(tmp_path):
+    src = CAPTURES / "tower_test"
+    (tmp_path / "script.txt").write_text((src / "script.txt").read_text())
+    (tmp_path / "events.jsonl").write_text(
+        (src / "events.jsonl").read_text().replace('"text": "88"', '"text": "87"'))
+    code, text = run("conform", "--reference", str(tmp_path))
+    assert code == 1 and "first difference" in text and "'87'" in text
+
+
+def test_conform_on_a_missing_folder_exits_2_with_one_line(tmp_path, capsys):
+    code, _ = run("conform", "--reference", str(tmp_path / "nope"))
+    err = capsys.readouterr().err
+    assert code == 2 and "nope: not a folder" in err and err.count("\n") == 1
+
+
+def test_conform_rejects_a_zero_tolerance(capsys):
+    code, _ = run("conform", "--tolerance-ms", "0", "--reference", str(CAPTURES / "tower_test"))
+    assert code == 2 and "tolerance" in capsys.readouterr().err
+
+
+def test_conform_stats_checks_the_haggle_odds():
+    code, text = run("conform", "--stats", str(CAPTURES))
+    assert code == 0 and "haggle" in text and "OUTSIDE" not in text
+
+
+def test_conform_params_prints_every_chosen_parameter():
+    code, text = run("conform", "--params")
+    assert code == 0 and "haggle_success" in text and "warrior_price" in text
+
+
+def test_cleanroom_play_runs_the_tower_test_from_typed_keys(tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("yes\nno\nquit\n")
+    code, text = run("cleanroom-play", "--seed", "1", "--input", str(keys))
+    assert code == 0 and "display 'L1'" in text and "display 'L2'" in text
+
+
+def test_conform_decodes_a_capture_when_the_folder_has_no_events(tmp_path):
+    src = CAPTURES / "tower_test"
+    (tmp_path / "script.txt").write_text((src / "script.txt").read_text())
+    (tmp_path / "capture.sr").write_bytes((src / "capture.sr").read_bytes())
+    code, text = run("conform", "--reference", str(tmp_path))
+    assert code == 0 and "conforms" in text

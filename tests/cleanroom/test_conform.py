@@ -1,0 +1,226 @@
+"""Trace-for-trace conformance: every shared capture of the genuine tower conforms, and a
+recording that differs is reported at its first difference with both sides."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from cleanroom.conform import (ConformError, Decision, Tolerance, compare, estimate,
+                               load_reference, resolve, summarize, wilson)
+
+CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
+NAMES = ("tower_test", "level_select", "level4_bazaar", "level4_riddle")
+
+
+@pytest.fixture(scope="module")
+def bazaar():
+    return load_reference(str(CAPTURES / "level4_bazaar"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shared_capture_conforms(name):
+    script, events = load_reference(str(CAPTURES / name))
+    result = resolve(script, events)
+    assert result.conforms, result.describe()
+    assert result.matched == result.total > 20
+
+
+def test_resolver_reads_the_bazaar_prices_and_haggles_from_the_reference(bazaar):
+    result = resolve(*bazaar)
+    got = [(d.name, d.value) for d in result.decisions]
+    assert got == [("warrior_price", 7), ("warrior_price", 5)] + \
+        [("haggle", True)] * 4 + [("haggle", False)]
+    assert all(d.revealed for d in result.decisions)
+
+
+def _mutate(events, pred, change):
+    out = copy.deepcopy(events)
+    hit = 0
+    for e in out:
+        if pred(e):
+            change(e)
+            hit += 1
+    assert hit
+    return out
+
+
+def test_a_wrong_total_is_the_first_difference_with_both_sides(bazaar):
+    script, events = bazaar
+    ref = _mutate(events, lambda e: e["type"] == "display" and e["text"] == "16",
+                  lambda e: e.update(text="15"))
+    result = resolve(script, ref)
+    assert not result.conforms
+    assert result.difference.reference.value == "15"
+    assert result.difference.game.value == "16"
+    assert abs(result.diff_time - 43.517) < 0.01
+    assert "reference: display '15'" in result.describe()
+
+
+def test_a_tone_80_ms_late_is_a_difference(bazaar):
+    script, events = bazaar
+    ref = _mutate(events, lambda e: e["type"] == "tone" and abs(e["t"] - 46.274885) < 1e-3,
+                  lambda e: e.update(t=e["t"] + 0.08))
+    assert not resolve(script, ref).conforms
+
+
+def test_a_tone_30_ms_late_is_within_the_50_ms_tolerance(bazaar):
+    script, events = bazaar
+    ref = _mutate(events, lambda e: e["type"] == "tone" and abs(e["t"] - 46.274885) < 1e-3,
+                  lambda e: e.update(t=e["t"] + 0.03))
+    assert resolve(script, ref).conforms
+
+
+def test_a_tighter_tolerance_rejects_the_30_ms_shift(bazaar):
+    script, events = bazaar
+    ref = _mutate(events, lambda e: e["type"] == "tone" and abs(e["t"] - 46.274885) < 1e-3,
+                  lambda e: e.update(t=e["t"] + 0.03))
+    assert not resolve(script, ref, Tolerance(time_s=0.02)).conforms
+
+
+def test_a_wrong_tone_frequency_is_a_difference(bazaar):
+    script, events = bazaar
+    ref = _mutate(events, lambda e: e["type"] == "tone" and e["freq_hz"] == 1041.7,
+                  lambda e: e.update(freq_hz=980.0))
+    result = resolve(script, ref)
+    assert not result.conforms and abs(result.diff_time - 46.394) < 0.01
+
+
+def test_a_wrong_reel_position_is_a_difference(bazaar):
+    script, events = bazaar
+    ref = _mutate(events, lambda e: e["type"] == "reel" and e["card_pos"] == 2,
+                  lambda e: e.update(card_pos=3))
+    assert not resolve(script, ref).conforms
+
+
+def test_a_missing_lamp_is_reported_as_an_extra_game_item(bazaar):
+    script, events = bazaar
+    ref = [e for e in events if not (e["type"] == "lamp" and abs(e["t"] - 56.898767) < 1e-3)]
+    result = resolve(script, ref)
+    assert result.difference.reference is None
+    assert result.difference.game.describe() == "lamp upper on"
+
+
+def test_summary_collapses_a_flashing_text_into_one_item_with_its_period():
+    events = []
+    for i in range(6):
+        events.append({"t": 0.2667 + 0.55 * i, "type": "display", "text": "--"})
+        events.append({"t": 0.55 + 0.55 * i, "type": "display", "text": "  "})
+    (item,) = summarize(events, end=4.0)
+    assert item.flashing and item.count == 6 and abs(item.period - 0.55) < 1e-6
+
+
+def test_summary_drops_a_one_frame_blank_between_two_texts():
+    events = [{"t": 1.0, "type": "display", "text": "88"},
+              {"t": 2.0, "type": "display", "text": "  "},
+              {"t": 2.0167, "type": "display", "text": "88"},
+              {"t": 4.0, "type": "display", "text": "  "}]
+    (item,) = summarize(events, end=5.0)
+    assert item.value == "88" and item.flashing is False
+
+
+def test_compare_ignores_buttons_power_and_cue_names():
+    ref = [{"t": 1.0, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33}]
+    game = [{"t": 0.0, "type": "power", "on": 1},
+            {"t": 0.9, "type": "button", "button": "MOVE", "action": "press"},
+            {"t": 1.01, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33,
+             "cue": "beep"}]
+    assert compare(ref, game, end=2.0).conforms
+
+
+def test_load_reference_names_a_missing_script(tmp_path):
+    (tmp_path / "events.jsonl").write_text("")
+    with pytest.raises(ConformError, match="no script.txt"):
+        load_reference(str(tmp_path))
+
+
+def test_load_reference_names_a_bad_events_line(tmp_path):
+    (tmp_path / "script.txt").write_text("1 MOVE 0.2\n")
+    (tmp_path / "events.jsonl").write_text(json.dumps({"t": 1, "type": "lamp"}) + "\n")
+    with pytest.raises(ConformError, match="events.jsonl:1"):
+        load_reference(str(tmp_path))
+
+
+def test_wilson_interval_contains_the_observed_share():
+    lo, hi = wilson(5, 10)
+    assert lo < 0.5 < hi and 0.2 < lo and hi < 0.8
+
+
+def test_stats_flag_haggle_odds_far_from_one_half():
+    decisions = [Decision(0, "haggle", [True, False], True, True, [0.5, 0.5])
+                 for _ in range(30)]
+    (yes, no) = estimate(decisions)
+    assert yes.count == 30 and yes.ok is False
+
+
+def test_stats_flag_a_price_outside_the_chosen_range():
+    options = list(range(1, 100))
+    weights = [1.0 if 4 <= v <= 10 else 0.0 for v in options]
+    decisions = [Decision(0, "warrior_price", options, v, True, weights) for v in (5, 7, 12)]
+    (row,) = estimate(decisions)
+    assert row.count == 2 and row.total == 3 and row.ok is False
+
+
+def test_a_tower_with_a_5_percent_faster_clock_conforms_only_at_its_clock_ratio():
+    from captures.tower import run_script
+    from cleanroom.game import ScriptedChooser
+    from cleanroom.tower import CleanroomTower
+
+    script, _ = load_reference(str(CAPTURES / "level4_riddle"))
+    chooser = ScriptedChooser({"skirmish": [True, False, False, True, True, True, True]})
+    ref = run_script(CleanroomTower(chooser=chooser, clock_ratio=1.05), script)
+    assert resolve(script, ref, clock_ratio=1.05).conforms
+    assert not resolve(script, ref).conforms
+
+
+def test_clock_ratio_must_be_positive(bazaar):
+    with pytest.raises(ConformError, match="clock ratio"):
+        resolve(*bazaar, clock_ratio=0)
+
+
+def _unseen_session():
+    """Return a level-1 session script with MOVE/TOMB/BAZAAR turns and its recording."""
+    from captures.script import parse_script
+    from captures.tower import run_script
+    from cleanroom.tower import CleanroomTower
+
+    lines = ["1 YES/BUY 0.2", "12.5 YES/BUY 0.2", "14.5 YES/BUY 0.2"]
+    t = 20.0
+    for key in ("MOVE", "TOMB/RUIN", "BAZAAR", "MOVE", "TOMB/RUIN", "MOVE"):
+        lines.append(f"{t:g} {key} 0.2")
+        if key == "BAZAAR":
+            lines.append(f"{t + 6:g} HAGGLE 0.2")
+        lines.append(f"{t + 14:g} NO/END 0.2")
+        lines.append(f"{t + 16:g} NO/END 0.2")
+        t += 20
+    script = parse_script("\n".join(lines) + f"\n# run length: {t:g} s\n")
+    tower = CleanroomTower(seed=11)
+    return script, run_script(tower, script), tower.game.log
+
+
+def test_resolver_recovers_the_random_outcomes_of_a_session_it_has_never_seen():
+    script, recording, truth = _unseen_session()
+    result = resolve(script, recording)
+    assert result.conforms, result.describe()
+    revealed = [(d.name, d.value) for d in result.decisions if d.revealed]
+    assert len(revealed) >= 5
+    assert all((name, value) in [(n, v) for _, n, v in truth] for name, value in revealed)
+
+
+def test_stats_flag_brigand_counts_whose_mean_is_far_from_the_games():
+    options = list(range(1, 100))
+    weights = [1.0 if 17 <= v <= 32 else 0.0 for v in options]
+    decisions = [Decision(0, "tower_brigands_L1", options, v, True, weights)
+                 for v in (17, 18, 17, 19, 18, 17, 18, 17)]
+    (row,) = estimate(decisions)
+    assert row.count == row.total == 8 and row.ok is False and row.expected.endswith("24.5")
+
+
+def test_nothing_is_compared_inside_a_gap_of_the_reference(bazaar):
+    script, events = bazaar
+    ref = [e for e in events if not 43.0 <= e["t"] <= 45.0]
+    ref.append({"t": 43.0, "type": "gap", "dur_s": 2.0, "reason": "probe unplugged"})
+    assert resolve(script, ref).conforms
+    assert not resolve(script, [e for e in ref if e["type"] != "gap"]).conforms
