@@ -122,7 +122,7 @@ def _tms1000_ops() -> list[Op]:
         Op("TAMZA", 0x04, micro=_m("STO", "AUTA")),
         Op("A10AAC", 0x05, micro=acc),
         Op("A6AAC", 0x06, micro=acc),
-        Op("DAN", 0x07, micro=_m("ATN", "15TN", "C8", "AUTA")),
+        Op("DAN", 0x07, micro=_m("CKP", "ATN", "CIN", "C8", "AUTA")),  # A + 14 + 1
         Op("TKA", 0x08, micro=_m("CKP", "AUTA")),
         Op("KNEZ", 0x09, micro=_m("CKP", "NE")),
         Op("TDO", 0x0A, fixed="TDO"),

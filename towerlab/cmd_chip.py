@@ -1,6 +1,161 @@
-"""Subcommands of the chip area (registered by towerlab.cli)."""
+"""Subcommands of the chip area (registered by towerlab.cli): ``trace``, ``asm``, ``disasm``.
+
+Each is a small function ``(args, out) -> exit status`` over the library (emulator.core,
+emulator.romset, emulator.trace, emulator.asm, emulator.disasm, emulator.boards).
+"""
 from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Callable
+
+__all__ = ["register", "cmd_trace", "cmd_asm", "cmd_disasm"]
+
+# Traces at least this long (instructions, a few seconds) show a progress bar on a terminal.
+_PROGRESS_STEPS = 200_000
 
 
 def register(sub) -> None:
     """Add this area's subcommands to the ``towerlab`` parser."""
+    p = sub.add_parser("trace", help="write the canonical instruction trace of a ROM",
+                       description="Run a ROM on the reference core and write one line per "
+                                   "instruction: the state before it (all numbers hex).")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--rom", help="raw ROM binary")
+    src.add_argument("--romset", help="MAME romset zip or folder (ROM + PLA files)")
+    p.add_argument("--mpla", help="micro-instruction PLA file (default: the set's, else the TI "
+                                  "standard decode)")
+    p.add_argument("--opla", help="output PLA file (default: the set's, else O = SL<<4|A)")
+    p.add_argument("--chip", help="tms1000, tms1100 or tms1400 (default: from the set, the "
+                                  "board, or the ROM size)")
+    p.add_argument("--steps", type=int, required=True, help="instructions to trace")
+    p.add_argument("--board", help="drive K from a board model: darktower or labyrinth "
+                                   "(default: no board, K reads 0)")
+    p.add_argument("--script", help="button script for the board (keys held from their exact "
+                                    "script times)")
+    p.add_argument("-o", "--output", help="trace file (default: standard output)")
+    p.set_defaults(func=cmd_trace)
+
+    p = sub.add_parser("asm", help="assemble TMS1000-family source into a ROM image")
+    p.add_argument("source", help="assembler source file")
+    p.add_argument("-o", "--output", required=True, help="ROM image to write")
+    p.add_argument("--chip", help="tms1000, tms1100 or tms1400 (default: .chip directive, "
+                                  "else tms1400)")
+    p.set_defaults(func=cmd_asm)
+
+    p = sub.add_parser("disasm", help="disassemble a ROM image into source")
+    p.add_argument("rom", help="raw ROM binary, romset zip or folder")
+    p.add_argument("--chip", help="tms1000, tms1100 or tms1400 (default: from the ROM size)")
+    p.add_argument("--listing", action="store_true",
+                   help="one line per byte (c:p:pc offset opcode mnemonic) instead of source")
+    p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    p.set_defaults(func=cmd_disasm)
+
+
+def _chip(name: str | None):
+    from emulator.chips import get_chip
+    return get_chip(name) if name else None
+
+
+def _write_atomically(path: str, write: Callable[[IO], None], binary: bool = False) -> None:
+    """Write a file through a temporary sibling so nothing is left half-written on error."""
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise ValueError(f"{path}: folder {target.parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+            write(f)
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
+    """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``."""
+    from dataclasses import replace
+
+    from emulator.core import Cpu
+    from emulator.decode import check_micro_pla, check_output_pla
+    from emulator.romset import load_pla_file, load_romset
+    from emulator.trace import trace_lines
+
+    if args.steps < 0:
+        raise ValueError(f"--steps {args.steps} must be 0 or more instructions")
+    chip = _chip(args.chip)
+    board_name = args.board
+    if args.script and not board_name:
+        raise ValueError("--script needs --board (darktower or labyrinth)")
+    if board_name:
+        from emulator.boards import board_chip
+        chip = chip or board_chip(board_name)
+    rs = load_romset(args.romset or args.rom, chip)
+    if args.mpla:
+        rs = replace(rs, mpla=load_pla_file(args.mpla))
+        check_micro_pla(rs.mpla, args.mpla)
+    if args.opla:
+        rs = replace(rs, opla=load_pla_file(args.opla))
+        check_output_pla(rs.opla, args.opla)
+    if board_name:
+        from emulator.boards import board_chip
+        if board_chip(board_name) != rs.chip:
+            raise ValueError(f"board {board_name} carries a {board_chip(board_name).name.upper()}"
+                             f", not a {rs.chip.name.upper()}")
+    script = None
+    if args.script:
+        from captures.script import read_script
+        script = read_script(args.script)
+    cpu = Cpu(rs.chip, rs.rom, rs.mpla, rs.opla)
+    if board_name:
+        from emulator.boards import make_board
+        board = make_board(board_name, cpu)
+        if script is not None:
+            board.schedule(script)
+        cpu.reset()     # the board sees the reset state of R and O
+    print(f"towerlab: {rs.summary()}", file=sys.stderr)
+    for note in rs.recognised:
+        print(f"towerlab: {note}", file=sys.stderr)
+
+    def write(f: IO[str]) -> None:
+        lines = trace_lines(cpu, args.steps)
+        if args.output and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import track
+            lines = track(lines, total=args.steps, description="tracing", transient=True,
+                          console=Console(stderr=True))
+        for line in lines:
+            f.write(line + "\n")
+
+    if args.output:
+        _write_atomically(args.output, write)
+    else:
+        write(out)
+    return 0
+
+
+def cmd_asm(args: argparse.Namespace, out: IO[str]) -> int:
+    """Assemble ``source`` and write the ROM image to ``-o``."""
+    from emulator.asm import assemble_file
+
+    program = assemble_file(args.source, _chip(args.chip))
+    _write_atomically(args.output, lambda f: f.write(program.rom), binary=True)
+    print(f"{args.output}: {len(program.rom)} bytes for a {program.chip.name.upper()}", file=out)
+    return 0
+
+
+def cmd_disasm(args: argparse.Namespace, out: IO[str]) -> int:
+    """Disassemble a ROM image (or a romset's ROM) to ``-o`` or ``out``."""
+    from emulator.disasm import disassemble, disassemble_listing
+    from emulator.romset import load_romset
+
+    rs = load_romset(args.rom, _chip(args.chip))
+    text = (disassemble_listing if args.listing else disassemble)(rs.rom, rs.chip)
+    if args.output:
+        _write_atomically(args.output, lambda f: f.write(text))
+    else:
+        out.write(text)
+    return 0

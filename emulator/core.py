@@ -1,0 +1,338 @@
+"""Run a TMS1000-family microcontroller (TMS1000, TMS1100, TMS1400) one instruction at a time.
+
+The chip is seen only through its pins: R and O changes go to the ``on_r`` / ``on_o`` callbacks,
+the K inputs come from ``read_k``; each is ``None`` (and costs nothing) when unused.
+
+Behaviour and sources:
+- Instruction cycle, STATUS, RAM, R/O/K timing: ``tms1400-facts.md`` §3 (MAME 0.251's 6 sub-cycle
+  model, collapsed to instruction granularity as in §15): one instruction = 6 oscillator clocks,
+  the fetch of instruction n is at clock ``6n + 5`` after reset; K is sampled at fetch + 1, R/O
+  pins and RAM change at fetch + 3, A/Y/SL at fetch + 4.
+- Program counter: 6-bit LFSR (facts §2.1); ROM byte address ``CA<<10 | PA<<6 | PC``, no
+  unscrambling (§2.2).
+- Branch, call and return: facts §7.1 (1-level call latch, TMS1100 and TMS1000 — TI TMS1000
+  Series Data Manual: one subroutine level, return page kept in the page buffer) and §7.2
+  (TMS1400 3-level stack), with the MAME 0.251 edge cases listed there.
+- Micro-ops and the CKI bus: facts §4 and §5.2.1; fixed instructions: §5.2 (TMS1000: COMX
+  complements X, CLO clears O to index 0, LDX loads 2 bits — TI data manual).
+- Reset: facts §11 (PA = PB = 15, PC = 0, chapters and call latch 0, R = 0, O = OPLA(0); A, X,
+  Y, SL, RAM and the return registers keep their value, 0 at power-on).
+
+Example::
+
+    >>> from emulator.chips import TMS1400
+    >>> cpu = Cpu(TMS1400, bytes(4096))
+    >>> cpu.pa, cpu.pc, cpu.cycle
+    (15, 0, 5)
+    >>> cpu.step(); cpu.pc, cpu.cycle
+    (1, 11)
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from emulator.chips import Chip
+from emulator.decode import MICRO_BIT, fixed_table, micro_table, output_table
+from emulator.opcodes import bitrev
+from emulator.pla import Pla
+
+__all__ = ["Cpu", "CpuError", "LFSR_NEXT", "lfsr_order"]
+
+
+class CpuError(ValueError):
+    """A ROM or PLA the core cannot run (wrong size or shape)."""
+
+
+def _lfsr_next(pc: int) -> int:
+    """Return the program counter after ``pc`` (facts §2.1: feedback = XNOR of bits 5 and 4)."""
+    if pc == 0x1F:
+        feedback = 1
+    elif pc == 0x3F:
+        feedback = 0
+    else:
+        feedback = 1 if (pc >> 5 & 1) == (pc >> 4 & 1) else 0
+    return ((pc << 1) | feedback) & 0x3F
+
+
+# Successor of each 6-bit PC value.
+LFSR_NEXT = tuple(_lfsr_next(pc) for pc in range(64))
+
+
+def lfsr_order() -> list[int]:
+    """Return the 64 PC values in execution order starting at 0 (facts §2.1 table)."""
+    order, pc = [], 0
+    for _ in range(64):
+        order.append(pc)
+        pc = LFSR_NEXT[pc]
+    return order
+
+
+# Fixed-action codes used by the run loop (names as in emulator.opcodes.FIXED_ACTIONS). The loop
+# spells them as literals, each commented with its name (a constant is cheaper than a global);
+# BR, CALL and RETN must stay 1-3 (the loop tests ``fx <= 3``); _KREAD marks opcodes such as
+# TKA and KNEZ that have no fixed action but read K.
+_NONE, _BR, _CALL, _RETN, _LDP, _LDX, _COMX, _COMX8, _SBIT, _RBIT, _SETR, _RSTR, _TDO, _CLO, \
+    _COMC, _TPC, _KREAD = range(17)
+_FIXED_CODE = {None: _NONE, "BR": _BR, "CALL": _CALL, "RETN": _RETN, "LDP": _LDP, "LDX": _LDX,
+               "COMX": _COMX, "COMX8": _COMX8, "SBIT": _SBIT, "RBIT": _RBIT, "SETR": _SETR,
+               "RSTR": _RSTR, "TDO": _TDO, "CLO": _CLO, "COMC": _COMC, "TPC": _TPC}
+
+
+def _cki_constant(op: int) -> int:
+    """Return the CKI bus value of ``op`` when it is not K (facts §5.2.1)."""
+    if op < 0x08 or 0x40 <= op <= 0x7F:
+        return bitrev(op & 0xF, 4)
+    if 0x30 <= op <= 0x3F:
+        return 0xF ^ (1 << bitrev(op & 3, 2))
+    return 0
+
+
+class Cpu:
+    """A TMS1000-family chip: registers as attributes, pins through callbacks.
+
+    Attributes (4-bit unless noted): ``a``, ``x`` (2/3 bits), ``y``, ``pc`` (6-bit LFSR value of
+    the next instruction to execute, as MAME's debugger shows it), ``pa``/``pb`` (page address and
+    buffer), ``ca``/``cb`` (chapter address and buffer), ``status`` (1 bit, the branch condition
+    left by the last instruction), ``sl`` (status latch), ``r`` (the whole R latch, 16 bits,
+    bits 11-15 have no pin), ``o`` (the 8 O pins), ``o_index`` (5-bit SL<<4|A last sent to the
+    output PLA), ``ram`` (bytearray of nibbles at ``X<<4 | Y``), ``stack`` (list of
+    ``(pc, page, chapter)`` return entries, top first; the page is unused on 1-level chips whose
+    return page lives in PB), ``cl`` (call latch: 0/1, or the TMS1400's 3-bit valid-level mask),
+    ``cycle`` (oscillator clocks since reset at which the next instruction is fetched).
+
+    Callbacks (None = unused): ``on_r(cycle, r)`` gets the 11 visible R bits after every SETR/RSTR
+    and at reset; ``on_o(cycle, o)`` gets the 8 O pins after every TDO (and CLO) and at reset;
+    ``read_k(cycle) -> int`` gives the 4 K bits (K1 = bit 0) for opcodes 0x08-0x0F, K = 0 when
+    None. ``cycle`` is the clock at which MAME's pins change (fetch + 3) or K is sampled
+    (fetch + 1).
+    """
+
+    def __init__(self, chip: Chip, rom: bytes, mpla: Pla | None = None,
+                 opla: Pla | None = None) -> None:
+        if len(rom) != chip.rom_size:
+            raise CpuError(f"ROM is {len(rom)} bytes (expected {chip.rom_size} for a "
+                           f"{chip.name.upper()})")
+        self.chip = chip
+        self.rom = bytes(rom)
+        self.mpla = mpla
+        self.opla = opla
+        try:
+            micro = micro_table(chip, mpla)
+            self.output_table = output_table(opla)
+        except ValueError as exc:
+            raise CpuError(str(exc)) from None
+        self.micro = micro
+        fixed = fixed_table(chip)
+        self._ops = tuple(self._decode(op, micro[op], *fixed[op]) for op in range(256))
+        self.on_r: Callable[[int, int], object] | None = None
+        self.on_o: Callable[[int, int], object] | None = None
+        self.read_k: Callable[[int], int] | None = None
+        # Power-on: MAME zero-fills the whole state (facts §11).
+        self.a = self.x = self.y = 0
+        self.sl = 0
+        self.ram = bytearray(chip.ram_size)
+        self.stack: list[tuple[int, int, int]] = [(0, 0, 0)] * chip.stack_depth
+        self.reset()
+
+    # -- decode ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _decode(op: int, micro: int, fixed: str | None, operand: int | None) -> tuple:
+        """Return the run loop's entry for ``op``: ``(fixed code, operand, cki, alu)``.
+
+        ``cki`` is the CKI bus constant, or -1 when the opcode reads K (0x08-0x0F); ``alu`` is
+        None when the opcode has no micro-op (STATUS becomes 1), else ``(15TN, ATN, NATN, CKN,
+        MTN, CKP, MTP, YTP)`` as 0/15 masks so the adder inputs need no branching, then carry-in
+        (0/1), the status test (bit 0 C8, bit 1 NE), the RAM write source (0 none, 1 STO = A,
+        2 CKM = CKI; STO wins) and the register stores (bit 0 AUTA, bit 1 AUTY, bit 2 STSL).
+        """
+        code = _FIXED_CODE[fixed]
+        cki = -1 if 0x08 <= op <= 0x0F else _cki_constant(op)
+        if cki < 0 and code == _NONE:
+            code = _KREAD  # no fixed action, but the K read must run (facts §9.2)
+        alu = None
+        if micro:
+            def on(name: str) -> int:
+                return 15 if micro & MICRO_BIT[name] else 0
+
+            def flag(name: str, value: int) -> int:
+                return value if micro & MICRO_BIT[name] else 0
+            alu = (on("15TN"), on("ATN"), on("NATN"), on("CKN"), on("MTN"),
+                   on("CKP"), on("MTP"), on("YTP"), flag("CIN", 1),
+                   flag("C8", 1) | flag("NE", 2),
+                   1 if micro & MICRO_BIT["STO"] else flag("CKM", 2),
+                   flag("AUTA", 1) | flag("AUTY", 2) | flag("STSL", 4))
+        return code, operand, cki, alu
+
+    # -- control ---------------------------------------------------------------------------
+
+    def reset(self, cycle: int = 0) -> None:
+        """Apply INIT at oscillator clock ``cycle``: the first fetch follows at ``cycle + 5``.
+
+        Sets PA = PB = 15, PC = 0, CA = CB = 0, call latch 0, R = 0 and O = OPLA(0), and tells
+        ``on_r`` / ``on_o`` at ``cycle`` (facts §11). A, X, Y, SL, RAM and SR are kept.
+        """
+        self.pa = self.pb = 15
+        self.pc = 0
+        self.ca = self.cb = 0
+        self.cl = 0
+        self.stack = [(pc, page, 0) for pc, page, _ in self.stack]
+        self.status = 1  # the first instruction sees STATUS 1 (facts §3)
+        self.r = 0
+        self.o_index = 0
+        self.o = self.output_table[0]
+        self.cycle = cycle + 5
+        if self.on_r is not None:
+            self.on_r(cycle, 0)
+        if self.on_o is not None:
+            self.on_o(cycle, self.o)
+
+    def step(self) -> None:
+        """Execute one instruction (6 oscillator clocks)."""
+        self.run_until(self.cycle + 1)
+
+    def run(self, instructions: int) -> None:
+        """Execute ``instructions`` instructions."""
+        self.run_until(self.cycle + 6 * instructions - 5)
+
+    def run_until(self, cycle: int) -> int:
+        """Execute every instruction fetched before oscillator clock ``cycle``; return how many.
+
+        Afterwards ``self.cycle >= cycle`` (it is the fetch clock of the next instruction).
+        During a callback only ``cycle`` is current; the other registers are stored on return.
+        """
+        chip = self.chip
+        rom = self.rom
+        ram = self.ram
+        ops = self._ops
+        nxt = LFSR_NEXT
+        otable = self.output_table
+        on_r, on_o, read_k = self.on_r, self.on_o, self.read_k
+        three_level = chip.stack_depth == 3
+        x_msb_rule = chip.setr_rule == "y_x_msb_clear"
+        x_mask = (1 << chip.x_bits) - 1
+        r_pins = (1 << chip.r_count) - 1
+        chapter_mask = chip.chapter_mask
+        a, x, y, pc, pa, pb = self.a, self.x, self.y, self.pc, self.pa, self.pb
+        ca, cb, cl, status, sl = self.ca, self.cb, self.cl, self.status, self.sl
+        stack = self.stack
+        base = ca << 10 | pa << 6          # ROM address of the current page
+        cyc = self.cycle
+        start = cyc
+        while cyc < cycle:
+            op = rom[base | pc]
+            pc = nxt[pc]
+            fx, arg, cki, alu = ops[op]
+            if fx:
+                # sub-cycle 0: branch, call, return with the previous STATUS (facts §7)
+                if fx <= 3:
+                    if fx == 1:                                     # BR
+                        if status:
+                            if three_level or not cl:
+                                pa = pb
+                            ca = cb
+                            pc = arg
+                    elif fx == 2:                                   # CALL
+                        if status:
+                            if three_level:
+                                cl = (cl << 1 | 1) & 7
+                                stack = [(pc, pa, ca)] + stack[:2]
+                                pa = pb
+                            else:
+                                old = pa
+                                if not cl:
+                                    cl = 1
+                                    stack = [(pc, 0, ca)]
+                                    pa = pb
+                                pb = old
+                            ca = cb
+                            pc = arg
+                        elif three_level:
+                            pb = pa     # a call not taken re-synchronises the buffers (§7.2)
+                            cb = ca
+                    elif three_level:                               # RETN, 3-level stack
+                        if cl & 1:
+                            cl >>= 1
+                            pc, pa, ca = stack[0]
+                            stack = stack[1:] + stack[-1:]
+                            pb = pa
+                            cb = ca
+                    else:                                           # RETN, call latch
+                        if cl:
+                            cl = 0
+                            pc, _, ca = stack[0]
+                        pa = pb
+                    base = ca << 10 | pa << 6
+                # K is sampled for every opcode 0x08-0x0F (facts §9.2)
+                if cki < 0:
+                    if read_k is not None:
+                        self.cycle = cyc
+                        cki = read_k(cyc + 1) & 15
+                    else:
+                        cki = 0
+            addr = x << 4 | y
+            if alu is None:
+                status = 1
+                store = 0
+            else:
+                n15, atn, natn, ckn, mtn, ckp, mtp, ytp, cin, test, source, store = alu
+                m = ram[addr]
+                n = n15 | (a & atn) | (~a & natn) | (cki & ckn) | (m & mtn)
+                p = (cki & ckp) | (m & mtp) | (y & ytp)
+                total = p + n + cin
+                status = 1
+                if test:
+                    if test & 1:
+                        status = total >> 4
+                    if test & 2 and n == p:
+                        status = 0
+                if source:
+                    ram[addr] = a if source == 1 else cki
+            # sub-cycle 2: fixed actions; R and O pins change at fetch + 3
+            if fx > 3:
+                if fx == 4:                                         # LDP
+                    pb = arg
+                elif fx == 5:                                       # LDX
+                    x = arg
+                elif fx == 8:                                       # SBIT: CKI = ~bit
+                    ram[addr] |= cki ^ 15
+                elif fx == 9:                                       # RBIT
+                    ram[addr] &= cki
+                elif fx == 12 or fx == 13:                          # TDO, CLO
+                    index = (sl << 4 | a) if fx == 12 else 0
+                    self.o_index = index
+                    self.o = otable[index]
+                    if on_o is not None:
+                        self.cycle = cyc
+                        on_o(cyc + 3, self.o)
+                elif fx == 10 or fx == 11:                          # SETR, RSTR
+                    if not (x_msb_rule and x & 4):
+                        if fx == 10:
+                            self.r |= 1 << y
+                        else:
+                            self.r &= ~(1 << y)
+                    if on_r is not None:
+                        self.cycle = cyc
+                        on_r(cyc + 3, self.r & r_pins)
+                elif fx == 6:                                       # COMX (TMS1000)
+                    x ^= x_mask
+                elif fx == 7:                                       # COMX8
+                    x ^= 4
+                elif fx == 14:                                      # COMC
+                    cb ^= chapter_mask
+                elif fx == 15:                                      # TPC
+                    cb = pb & 3
+            # sub-cycle 4: register stores
+            if store:
+                if store & 1:
+                    a = total & 15
+                if store & 2:
+                    y = total & 15
+                if store & 4:
+                    sl = status
+            cyc += 6
+        self.a, self.x, self.y, self.pc, self.pa, self.pb = a, x, y, pc, pa, pb
+        self.ca, self.cb, self.cl, self.status, self.sl = ca, cb, cl, status, sl
+        self.stack = stack
+        self.cycle = cyc
+        return (cyc - start) // 6

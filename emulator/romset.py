@@ -1,0 +1,262 @@
+"""Load a ROM set: a raw ROM binary, a folder, or a MAME romset zip (mbdtower.zip, mdndclab.zip).
+
+Members are identified by SHA-1 against MAME 0.251's ``-listroms`` (``tms1400-facts.md`` §14).
+An image with the right size but an unknown SHA-1 is loaded with a warning (it may be a
+different dump or a synthetic test image); a wrong size is refused, naming the file and the
+expected size. We never ship these files: users bring their own dumps.
+
+Example::
+
+    rs = load_romset("mbdtower.zip")
+    rs.name, rs.chip.name, rs.recognised
+    # ('mbdtower', 'tms1400', ['mp7332: known-good dump', ...])
+    cpu = rs.make_cpu()
+"""
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from emulator.chips import CHIPS, TMS1100, TMS1400, Chip, get_chip
+from emulator.core import Cpu
+from emulator.pla import Pla, PlaError, read_pla
+
+__all__ = ["RomSet", "RomError", "KNOWN_SETS", "KNOWN_SHA1", "load_romset", "load_pla_file"]
+
+
+class RomError(ValueError):
+    """A ROM set that cannot be used; one line naming the file and what was expected."""
+
+
+@dataclass(frozen=True)
+class KnownSet:
+    """One MAME machine's ROM set: its chip and member file names."""
+    name: str
+    chip: Chip
+    rom: str
+    mpla: str
+    opla: str
+
+
+KNOWN_SETS = {
+    "mbdtower": KnownSet("mbdtower", TMS1400, "mp7332", "tms1100_common1_micro.pla",
+                         "tms1400_mbdtower_output.pla"),
+    "mdndclab": KnownSet("mdndclab", TMS1100, "m34012", "tms1100_common1_micro.pla",
+                         "tms1100_mdndclab_output.pla"),
+}
+
+# SHA-1 of the known-good dumps (MAME 0.251 -listroms, facts §14).
+KNOWN_SHA1 = {
+    "mp7332": "7edbff437da371390fa8f28b3d183f833eaa9be9",
+    "tms1100_common1_micro.pla": "d6297f2a4bc7a870b76cc498d19dbb0ce7d69fec",
+    "tms1400_mbdtower_output.pla": "72ce6d24cedf9c606f1742cd5620f75907246e87",
+    "m34012": "158362c2821678a51554e02dbb2f9ef5aaf5f59f",
+    "tms1100_mdndclab_output.pla": "63a2531278a665ace54c541101e052eb84413511",
+}
+_BY_SHA1 = {sha: member for member, sha in KNOWN_SHA1.items()}
+_ROM_MEMBERS = {s.rom: s for s in KNOWN_SETS.values()}
+
+
+@dataclass
+class RomSet:
+    """A loaded ROM set: the chip, its ROM and PLAs, and what was recognised or warned about."""
+    name: str | None
+    chip: Chip
+    rom: bytes
+    mpla: Pla | None = None
+    opla: Pla | None = None
+    recognised: list[str] = field(default_factory=list)
+    source: str = ""
+
+    def summary(self) -> str:
+        """Return one line saying what was loaded, e.g. ``mbdtower.zip: mbdtower set, TMS1400``."""
+        what = f"{self.name} set" if self.name else "unknown set"
+        return f"{self.source}: {what}, {self.chip.name.upper()}"
+
+    def make_cpu(self) -> Cpu:
+        """Return a reset Cpu running this set."""
+        return Cpu(self.chip, self.rom, self.mpla, self.opla)
+
+
+def _sha1(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def _chip_for_size(label: str, size: int) -> Chip:
+    for chip in CHIPS.values():
+        if chip.rom_size == size:
+            return chip
+    sizes = ", ".join(f"{c.rom_size} for a {c.name.upper()}" for c in CHIPS.values())
+    raise RomError(f"{label} is {size} bytes (expected {sizes})")
+
+
+def _check_rom_size(label: str, data: bytes, chip: Chip) -> None:
+    if len(data) != chip.rom_size:
+        raise RomError(f"{label} is {len(data)} bytes (expected {chip.rom_size} for a "
+                       f"{chip.name.upper()})")
+
+
+def _identify(member: str, data: bytes, notes: list[str],
+              expected: str | None = None) -> str | None:
+    """Append a note on ``data``'s SHA-1; return the known member name it matches, if any."""
+    sha = _sha1(data)
+    known = _BY_SHA1.get(sha)
+    if known is not None:
+        what = "known-good dump" if known == member else f"known-good dump of {known}"
+        notes.append(f"{member}: {what}")
+        return known
+    hint = f" (not the known {expected} dump)" if expected else ""
+    notes.append(f"warning: {member}: unknown image, SHA-1 {sha}{hint}; using it anyway")
+    return None
+
+
+def _parse_pla(label: str, data: bytes) -> Pla:
+    try:
+        return read_pla(data, label)
+    except PlaError as exc:
+        raise RomError(str(exc)) from None
+
+
+def load_pla_file(path: str | Path) -> Pla:
+    """Read one PLA file; RomError (one line, naming the file) when unreadable or malformed."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RomError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return _parse_pla(str(path), data)
+
+
+def _read_members(path: Path) -> dict[str, bytes]:
+    """Return the files of a folder or zip by base name."""
+    label = path.name
+    members: dict[str, bytes] = {}
+    if path.is_dir():
+        try:
+            for child in sorted(path.iterdir()):
+                if child.is_file() and not child.name.startswith("."):
+                    members[child.name] = child.read_bytes()
+        except OSError as exc:
+            raise RomError(f"{label}: cannot read ({exc.strerror or exc})") from None
+        return members
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.is_dir():
+                    continue
+                base = info.filename.rsplit("/", 1)[-1]
+                if base in members:
+                    raise RomError(f"{label}: member {base} appears twice")
+                members[base] = zf.read(info)
+    except zipfile.BadZipFile:
+        raise RomError(f"{label}: not a zip file (expected a MAME romset zip)") from None
+    return members
+
+
+def load_romset(path: str | Path, chip: Chip | str | None = None) -> RomSet:
+    """Load a raw ROM binary, a romset folder or a MAME romset zip.
+
+    ``chip`` (a Chip or a name) overrides the chip a known set implies; a raw binary without
+    ``chip`` gets the chip whose ROM size matches. Raises RomError for unreadable paths, wrong
+    sizes, missing ROM members and malformed PLAs; unknown images only add a warning to
+    ``recognised``.
+    """
+    path = Path(path)
+    if isinstance(chip, str):
+        try:
+            chip = get_chip(chip)
+        except ValueError as exc:
+            raise RomError(str(exc)) from None
+    if not path.exists():
+        raise RomError(f"{path}: no such file or folder")
+    if path.is_file() and not zipfile.is_zipfile(path) and path.suffix.lower() != ".zip":
+        return _load_raw(path, chip)
+    return _load_set(path, chip)
+
+
+def _load_raw(path: Path, chip: Chip | None) -> RomSet:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RomError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
+    notes: list[str] = []
+    chip = chip or _chip_for_size(path.name, len(data))
+    _check_rom_size(path.name, data, chip)
+    known = _identify(path.name, data, notes)
+    name = _ROM_MEMBERS[known].name if known in _ROM_MEMBERS else None
+    return RomSet(name, chip, data, None, None, notes, path.name)
+
+
+def _load_set(path: Path, chip: Chip | None) -> RomSet:
+    label = path.name
+    members = _read_members(path)
+    if not members:
+        raise RomError(f"{label}: empty (expected a ROM and its PLA files)")
+    notes: list[str] = []
+    stem = path.stem.lower()
+    known_set = KNOWN_SETS.get(stem)
+    if known_set is None:
+        for member in members:
+            if member in _ROM_MEMBERS:
+                known_set = _ROM_MEMBERS[member]
+                break
+    # ROM member: the set's file name, else a file whose SHA-1 is a known ROM, else the only
+    # non-PLA file.
+    rom_name = None
+    if known_set is None:
+        for member, data in members.items():
+            known = _BY_SHA1.get(_sha1(data))
+            if known in _ROM_MEMBERS:
+                known_set, rom_name = _ROM_MEMBERS[known], member
+                break
+    if rom_name is None and known_set is not None:
+        if known_set.rom not in members:
+            raise RomError(f"{label}: missing {known_set.rom} (the {known_set.chip.name.upper()} "
+                           f"ROM of {known_set.name})")
+        rom_name = known_set.rom
+    elif rom_name is None:
+        others = [m for m in members if not m.lower().endswith(".pla")]
+        if len(others) != 1:
+            found = ", ".join(others) or "none"
+            raise RomError(f"{label}: cannot tell which file is the ROM (expected one non-.pla "
+                           f"file or one of {', '.join(_ROM_MEMBERS)}; found {found})")
+        rom_name = others[0]
+    chip = chip or (known_set.chip if known_set else None)
+    rom = members[rom_name]
+    chip = chip or _chip_for_size(f"{label}: {rom_name}", len(rom))
+    _check_rom_size(f"{label}: {rom_name}", rom, chip)
+    _identify(rom_name, rom, notes, known_set.rom if known_set else None)
+
+    mpla = opla = None
+    for member in sorted(m for m in members if m.lower().endswith(".pla")):
+        pla = _parse_pla(f"{label}: {member}", members[member])
+        if (pla.inputs, pla.outputs) == (8, 16):
+            kind, expected_terms = "mpla", chip.mpla_terms
+        elif (pla.inputs, pla.outputs) == (5, 8):
+            kind, expected_terms = "opla", chip.opla_terms
+        else:
+            raise RomError(f"{label}: {member} has {pla.inputs} inputs x {pla.outputs} outputs "
+                           "(expected 8 x 16 for a micro PLA or 5 x 8 for an output PLA)")
+        if (kind == "mpla" and mpla is not None) or (kind == "opla" and opla is not None):
+            raise RomError(f"{label}: more than one {'micro' if kind == 'mpla' else 'output'} "
+                           f"PLA ({member} is the second)")
+        expected = None
+        if known_set is not None:
+            expected = known_set.mpla if kind == "mpla" else known_set.opla
+        _identify(member, members[member], notes, expected)
+        if pla.phase is not None and len(pla.terms) != expected_terms:
+            notes.append(f"warning: {member}: {len(pla.terms)} terms with .phase; MAME's "
+                         f"{chip.name.upper()} reads exactly {expected_terms}, so MAME would "
+                         "misread its phase")
+        if kind == "mpla":
+            mpla = pla
+        else:
+            opla = pla
+    if mpla is None:
+        notes.append("warning: no micro PLA: using the TI standard decode")
+    if opla is None:
+        notes.append("warning: no output PLA: O pins = SL<<4 | A")
+    name = known_set.name if known_set else None
+    return RomSet(name, chip, rom, mpla, opla, notes, label)
