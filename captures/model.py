@@ -86,6 +86,8 @@ class Capture:
         self.info = info
         self._factory = factory
         self.gaps: list[Gap] = list(gaps or [])
+        # Non-fatal findings of the reader (e.g. "truncated after chunk 12"), one line each.
+        self.warnings: list[str] = []
 
     @property
     def channels(self) -> list[str]:
@@ -107,7 +109,9 @@ class Capture:
             ws.append(b.words)
         times = np.concatenate(ts) if ts else np.zeros(0, np.int64)
         words = np.concatenate(ws) if ws else np.zeros(0, np.uint64)
-        return MemoryCapture(self.info, times, words, self.gaps)
+        mem = MemoryCapture(self.info, times, words, self.gaps)
+        mem.warnings = list(self.warnings)
+        return mem
 
 
 class MemoryCapture(Capture):
