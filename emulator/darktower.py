@@ -264,8 +264,82 @@ class DarkTowerBoard:
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
         if self.cpu is not None:
-            self.cpu.run_until(cycle)
+            if hasattr(self.cpu, "set_k_orform"):
+                self._run_fast(cycle)
+            else:
+                self.cpu.run_until(cycle)
         self.advance_to(cycle)
+
+    def _run_fast(self, cycle: int) -> None:
+        """Run an accelerated core (emulator.fastcore) in quanta between board events.
+
+        Between two board events (reel tick, 1/60 s frame, scheduled key) K is a fixed wired OR
+        of the pressed keys of the strobed columns plus the sensor, so the kernel computes it
+        itself and only the pin changes come back, in order, with their cycles. An instruction
+        fetched at ``f`` samples K at ``f + 1``: it must see every event due at or before then,
+        which is what the reference path's ``read_k -> advance_to`` does; the quantum therefore
+        ends before the first fetch whose K sample reaches the next event. Identical pins and
+        events to the callback path (tests/fastcore/test_fast_board.py).
+        """
+        cpu = self.cpu
+        cpu.on_r = cpu.on_o = None
+        write_r, write_o = self.write_r, self.write_o
+        while cpu.cycle < cycle:
+            self.advance_to(cpu.cycle + 1)
+            t_next = min(self._tick * self._tick_units, self._frame * self._frame_units)
+            if self._sched:
+                t_next = min(t_next, self._sched[0][0] * _UNITS)
+            first_seen = -(-t_next // _UNITS)      # first cycle whose K sample sees it
+            cpu.set_k_orform(8 if self.sensor else 0,
+                             bytes((self.keys[0], self.keys[1], self.keys[2])))
+            cpu.run_until(min(cycle, first_seen - 1))
+            edges = cpu.take_edges()
+            if not edges:
+                continue
+            # Edges before ``first_seen`` see no board event: apply them without advance_to.
+            k_sensor = 8 if self.sensor else 0
+            sensor_bit = _SENSOR_BIT if k_sensor else 0
+            keys = self.keys
+            k0, k1, k2 = keys[0], keys[1], keys[2]
+            pins, speaker, listeners = self.pins, self.speaker, self._listeners
+            last = 0
+            for c, kind, value in edges:
+                if c >= first_seen:
+                    (write_r if kind == 0 else write_o)(c, value)
+                    continue
+                last = c
+                r = self.r
+                if kind == 0:
+                    old, r = r, value & 0x7FF
+                    self.r = r
+                    if r & 0x200:
+                        self.running = True
+                    level = (r >> 8 & 1) & ~(r >> 4) & 1
+                    if level != self._led_level:
+                        self._led_change(c)
+                    spk = (r >> 10 & 1) & ~(r >> 4) & 1
+                    if spk != speaker[-1][1]:
+                        speaker.append((c, spk))
+                    if old == r:
+                        continue
+                else:
+                    value &= 0xFF
+                    if value == self.o:
+                        continue
+                    self.o = value
+                k = (k0 if r & 1 else 0) | (k1 if r & 2 else 0) | (k2 if r & 4 else 0) | k_sensor
+                word = (r << _R_SHIFT) | (self.o << _O_SHIFT) | (k << _K_SHIFT) | sensor_bit
+                if word == self._word:
+                    continue
+                self._word = word
+                if pins[-1][0] == c:
+                    pins[-1] = (c, word)
+                else:
+                    pins.append((c, word))
+                for fn in listeners:
+                    fn(c, word)
+            if last:
+                self._now = max(self._now, last * _UNITS)
 
     def advance_to(self, cycle: int) -> None:
         """Process reel ticks, display frames and scheduled keys due at or before ``cycle``."""

@@ -163,6 +163,11 @@ class FastCpu:
         self._core.reset(cycle, False)
         self._deliver()
 
+    def power_on(self, cycle: int = 0) -> None:
+        """Apply a power-on reset at clock ``cycle``: RAM, A, X, Y, SL zeroed, then INIT."""
+        self._core.reset(cycle, True)
+        self._deliver()
+
     def run_until(self, cycle: int) -> int:
         """Execute every instruction fetched before clock ``cycle``; return how many.
 

@@ -72,14 +72,16 @@ class EmulatorTower:
     ``opla`` (paths or ``emulator.pla.Pla``) override the PLAs; the defaults are the standard
     micro PLA and, on the Dark Tower, the glyph output PLA. ``clock_hz`` defaults to MAME's
     clock for the board. The session starts powered (power-on at t = 0), as the shared
-    captures do, unless ``powered`` is False.
+    captures do, unless ``powered`` is False. ``core`` is "fast" (the compiled kernel, falling
+    back to the reference core with a notice where it is not built) or "reference".
     """
 
     def __init__(self, firmware: str | None = None, rom: str | os.PathLike | None = None,
                  romset: str | os.PathLike | None = None, mpla=None, opla=None,
-                 board: str = "darktower", clock_hz: int | None = None, powered: bool = True):
+                 board: str = "darktower", clock_hz: int | None = None, powered: bool = True,
+                 core: str = "fast"):
         from emulator.boards import BOARDS, board_chip, make_board
-        from emulator.core import Cpu
+        from emulator.fastcore import make_cpu
 
         given = [n for n, v in (("firmware", firmware), ("rom", rom), ("romset", romset))
                  if v is not None]
@@ -124,7 +126,11 @@ class EmulatorTower:
 
             out = glyph_output_pla()
         self.board_name = board
-        self.cpu = Cpu(chip, image, micro, out)
+        try:
+            self.cpu = make_cpu(chip, image, micro, out, core=core)
+        except ValueError as exc:
+            raise TargetError(str(exc)) from None
+        self.core = "fast" if hasattr(self.cpu, "set_k_orform") else "reference"
         self.board = make_board(board, self.cpu, clock_hz)
         self.clock_hz = self.board.clock_hz
         self._cycle = 0
@@ -155,9 +161,12 @@ class EmulatorTower:
         self.board.advance_to(self._cycle)
         cpu = self.cpu
         if on:
-            cpu.a = cpu.x = cpu.y = cpu.sl = 0
-            cpu.ram[:] = bytes(len(cpu.ram))
-            cpu.reset(self._cycle)
+            if hasattr(cpu, "power_on"):
+                cpu.power_on(self._cycle)
+            else:
+                cpu.a = cpu.x = cpu.y = cpu.sl = 0
+                cpu.ram[:] = bytes(len(cpu.ram))
+                cpu.reset(self._cycle)
         else:
             self.board.write_r(self._cycle, 0)
             self.board.write_o(self._cycle, 0)
@@ -189,8 +198,9 @@ class EmulatorTower:
         if target <= self._cycle:
             return
         if self._powered:
-            self.cpu.run_until(target)
-        self.board.advance_to(target)
+            self.board.run_until(target)
+        else:
+            self.board.advance_to(target)
         self._cycle = target
 
     def events(self) -> list[dict]:

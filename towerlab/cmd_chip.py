@@ -37,6 +37,9 @@ def register(sub) -> None:
     p.add_argument("--script", help="button script for the board (keys held from their exact "
                                     "script times)")
     p.add_argument("-o", "--output", help="trace file (default: standard output)")
+    p.add_argument("--core", choices=["fast", "reference"], default="fast",
+                   help="fast: the compiled kernel where built (default), else the reference "
+                        "core; reference: the plain-Python core. Traces are identical.")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("asm", help="assemble TMS1000-family source into a ROM image")
@@ -79,7 +82,6 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``."""
     from dataclasses import replace
 
-    from emulator.core import Cpu
     from emulator.decode import check_micro_pla, check_output_pla
     from emulator.romset import load_pla_file, load_romset
     from emulator.trace import trace_lines
@@ -109,7 +111,8 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     if args.script:
         from captures.script import read_script
         script = read_script(args.script)
-    cpu = Cpu(rs.chip, rs.rom, rs.mpla, rs.opla)
+    from emulator.fastcore import FastCpu, fast_trace_lines, make_cpu
+    cpu = make_cpu(rs.chip, rs.rom, rs.mpla, rs.opla, core=args.core)
     if board_name:
         from emulator.boards import make_board
         board = make_board(board_name, cpu)
@@ -121,7 +124,10 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"towerlab: {note}", file=sys.stderr)
 
     def write(f: IO[str]) -> None:
-        lines = trace_lines(cpu, args.steps)
+        if isinstance(cpu, FastCpu) and not board_name:
+            lines = fast_trace_lines(cpu, args.steps)   # no board: the kernel traces alone
+        else:
+            lines = trace_lines(cpu, args.steps)
         if args.output and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():
             from rich.console import Console
             from rich.progress import track

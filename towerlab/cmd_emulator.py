@@ -25,8 +25,15 @@ def register(sub) -> None:
     _source_args(p, required=True)
     p.add_argument("--board", default="darktower", help="darktower (default) or labyrinth")
     p.add_argument("--clock", type=float, help="oscillator clock in Hz (default: MAME's)")
-    p.add_argument("--script", help="button script (<time_s> <BUTTON> <hold_s> lines)")
+    p.add_argument("--script", nargs="+", help="button script(s) (<time_s> <BUTTON> <hold_s> "
+                                               "lines); several scripts make a batch run")
     p.add_argument("--seconds", type=float, required=True, help="tower time to run, seconds")
+    p.add_argument("--core", choices=["fast", "reference"], default="fast",
+                   help="fast: the compiled kernel where built (default); reference: the "
+                        "plain-Python core. Results are identical.")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="batch runs: scripts run in parallel on this many processes")
+    p.add_argument("--out", help="batch runs: folder for <script>.events.jsonl files")
     p.add_argument("--events", help="write the events here (JSON lines)")
     p.add_argument("--sr", help="write the pins here as a sigrok .sr capture")
     p.add_argument("--wav", help="write the speaker here as a WAV file")
@@ -72,7 +79,8 @@ def _tower(args: argparse.Namespace):
         raise ValueError(f"--clock {clock!r} must be a positive number of Hz")
     return EmulatorTower(firmware=args.firmware, rom=args.rom, romset=args.romset,
                          mpla=args.mpla, opla=args.opla, board=args.board,
-                         clock_hz=int(clock) if clock else None)
+                         clock_hz=int(clock) if clock else None,
+                         core=getattr(args, "core", "fast"))
 
 
 def _atomic(path: str, write, binary: bool = False) -> None:
@@ -110,14 +118,26 @@ def _write_outputs(tower, events: list[dict], events_path: str | None, sr_path: 
 
 
 def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
-    """Run the emulator for ``--seconds`` with an optional script; print and write events."""
+    """Run the emulator for ``--seconds`` with an optional script; print and write events.
+
+    With several scripts (a batch), each runs in its own tower on ``--jobs`` processes and
+    writes ``<out>/<script name>.events.jsonl``; a progress bar shows on a terminal.
+    """
     from captures.script import Script, read_script
     from captures.tower import run_script
     from rig.play import timeline_lines
 
     if not args.seconds > 0 or args.seconds == float("inf"):
         raise ValueError(f"--seconds {args.seconds!r} must be a finite number of seconds > 0")
-    script = read_script(args.script) if args.script else Script(name="(no script)")
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs} must be 1 or more processes")
+    scripts = args.script or []
+    if len(scripts) > 1:
+        return _run_batch(args, scripts, out)
+    if args.out:
+        raise ValueError("--out is for batch runs (several --script files); use --events, "
+                         "--sr, --wav for one run")
+    script = read_script(scripts[0]) if scripts else Script(name="(no script)")
     tower = _tower(args)
     for note in tower.notes:
         if note.startswith("warning"):
@@ -130,6 +150,66 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             print(line, file=out)
     print(f"ran {tower.source} on the {tower.board_name} board for {args.seconds:g} s: "
           f"{len(events)} events", file=out)
+    return 0
+
+
+def _batch_one(job: tuple) -> tuple[str, int, str]:
+    """Run one script of a batch in a worker process; return (script, events, output path)."""
+    from captures.events import write_events
+    from captures.script import read_script
+    from captures.tower import run_script
+
+    fields, script_path, out_dir = job
+    args = argparse.Namespace(**fields)
+    tower = _tower(args)
+    events = run_script(tower, read_script(script_path), until=args.seconds)
+    tower.close()
+    name = Path(script_path).name
+    stem = name[:-4] if name.endswith(".txt") else name
+    if Path(script_path).parent.name and stem == "script":
+        stem = Path(script_path).parent.name       # folder/script.txt -> folder
+    path = os.path.join(out_dir, f"{stem}.events.jsonl")
+    _atomic(path, lambda f: write_events(events, f))
+    return script_path, len(events), path
+
+
+def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> int:
+    """Run many scripts, ``--jobs`` at a time, writing one events file per script."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from captures.script import read_script
+
+    if args.events or args.sr or args.wav:
+        raise ValueError("a batch run (several --script files) writes <out>/<script>."
+                         "events.jsonl; --events, --sr and --wav are for one run")
+    if not args.out:
+        raise ValueError("a batch run (several --script files) needs --out FOLDER")
+    os.makedirs(args.out, exist_ok=True)
+    for path in scripts:                    # bad scripts fail before any work starts
+        read_script(path)
+    fields = {k: getattr(args, k) for k in ("firmware", "rom", "romset", "mpla", "opla",
+                                             "board", "clock", "seconds", "core")}
+    _tower(argparse.Namespace(**fields)).close()   # bad sources fail once, up front
+    jobs = [(fields, path, args.out) for path in scripts]
+    results = []
+    progress = None
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import Progress
+        progress = Progress(console=Console(stderr=True), transient=True)
+    with ProcessPoolExecutor(max_workers=min(args.jobs, len(jobs))) as pool:
+        if progress is not None:
+            with progress:
+                task = progress.add_task(f"running {len(jobs)} scripts", total=len(jobs))
+                for res in pool.map(_batch_one, jobs):
+                    results.append(res)
+                    progress.advance(task)
+        else:
+            results = list(pool.map(_batch_one, jobs))
+    for path, count, written in results:
+        print(f"{path}: {count} events -> {written}", file=out)
+    print(f"ran {len(results)} scripts for {args.seconds:g} s each on {args.jobs} "
+          f"process{'es' if args.jobs > 1 else ''}", file=out)
     return 0
 
 
