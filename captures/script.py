@@ -76,8 +76,12 @@ def _number(tok: str, where: str, what: str) -> float:
     return v
 
 
-def parse_script(text: str, name: str = "script") -> Script:
-    """Parse script text; raise ScriptError (``name:line: message``) on the first bad line."""
+def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
+    """Parse script text; raise ScriptError (``name:line: message``) on the first bad line.
+
+    ``buttons`` are the key names the board accepts (default: the Dark Tower's twelve; the
+    Labyrinth board passes its 64 squares and 8 buttons).
+    """
     script = Script(name=name)
     for lineno, raw in enumerate(text.splitlines(), 1):
         where = f"{name}:{lineno}"
@@ -99,23 +103,23 @@ def parse_script(text: str, name: str = "script") -> Script:
         t = _number(toks[0], where, "time")
         hold = _number(toks[-1], where, "hold")
         button = " ".join(toks[1:-1]).upper()
-        if button not in BUTTONS:
-            raise ScriptError(f"{where}: unknown button {button!r} (expected one of "
-                              f"{', '.join(BUTTONS)})")
+        if button not in buttons:
+            shown = ", ".join(list(buttons)[:16]) + (", ..." if len(buttons) > 16 else "")
+            raise ScriptError(f"{where}: unknown button {button!r} (expected one of {shown})")
         if hold <= 0:
             raise ScriptError(f"{where}: hold {toks[-1]!r} must be more than 0 s")
         script.actions.append(Press(t, button, hold))
     return script
 
 
-def read_script(path: str) -> Script:
-    """Read a script file; errors name the file and line."""
+def read_script(path: str, buttons=BUTTONS) -> Script:
+    """Read a script file; errors name the file and line (``buttons`` as in parse_script)."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as exc:
         raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
-    return parse_script(text, path)
+    return parse_script(text, path, buttons)
 
 
 def write_script(script: Script, fileobj: IO[str]) -> None:

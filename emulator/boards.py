@@ -17,7 +17,7 @@ from emulator.chips import TMS1100, TMS1400, Chip
 from emulator.darktower import BoardError, DarkTowerBoard
 from emulator.labyrinth import LabyrinthBoard
 
-__all__ = ["BOARDS", "BOARD_CHIPS", "Board", "BoardError", "make_board", "board_chip"]
+__all__ = ["BOARDS", "BOARD_CHIPS", "Board", "BoardError", "make_board", "board_chip", "board_keys"]
 
 Board = DarkTowerBoard | LabyrinthBoard
 
@@ -39,6 +39,17 @@ def board_chip(name: str) -> Chip:
     """Return the chip variant board ``name`` carries."""
     _check(name)
     return BOARD_CHIPS[name][0]
+
+
+def board_keys(name: str) -> tuple[str, ...]:
+    """Return the key names board ``name`` accepts in scripts (Dark Tower: its 12 buttons;
+    Labyrinth: 64 squares A1-H8 and 8 side buttons)."""
+    _check(name)
+    if name == "labyrinth":
+        from emulator.labyrinth import LABYRINTH_KEYS
+        return tuple(LABYRINTH_KEYS)
+    from captures.script import BUTTONS
+    return BUTTONS
 
 
 def make_board(name: str, cpu, clock_hz: int | None = None) -> Board:

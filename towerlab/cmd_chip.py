@@ -110,7 +110,8 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     script = None
     if args.script:
         from captures.script import read_script
-        script = read_script(args.script)
+        from emulator.boards import board_keys
+        script = read_script(args.script, board_keys(board_name))
     from emulator.fastcore import FastCpu, fast_trace_lines, make_cpu
     cpu = make_cpu(rs.chip, rs.rom, rs.mpla, rs.opla, core=args.core)
     if board_name:

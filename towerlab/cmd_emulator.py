@@ -137,7 +137,10 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.out:
         raise ValueError("--out is for batch runs (several --script files); use --events, "
                          "--sr, --wav for one run")
-    script = read_script(scripts[0]) if scripts else Script(name="(no script)")
+    from emulator.boards import board_keys
+
+    script = (read_script(scripts[0], board_keys(args.board)) if scripts
+              else Script(name="(no script)"))
     tower = _tower(args)
     for note in tower.notes:
         if note.startswith("warning"):
@@ -162,7 +165,10 @@ def _batch_one(job: tuple) -> tuple[str, int, str]:
     fields, script_path, out_dir = job
     args = argparse.Namespace(**fields)
     tower = _tower(args)
-    events = run_script(tower, read_script(script_path), until=args.seconds)
+    from emulator.boards import board_keys
+
+    events = run_script(tower, read_script(script_path, board_keys(args.board)),
+                        until=args.seconds)
     tower.close()
     name = Path(script_path).name
     stem = name[:-4] if name.endswith(".txt") else name
@@ -185,8 +191,10 @@ def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> in
     if not args.out:
         raise ValueError("a batch run (several --script files) needs --out FOLDER")
     os.makedirs(args.out, exist_ok=True)
+    from emulator.boards import board_keys
+
     for path in scripts:                    # bad scripts fail before any work starts
-        read_script(path)
+        read_script(path, board_keys(args.board))
     fields = {k: getattr(args, k) for k in ("firmware", "rom", "romset", "mpla", "opla",
                                              "board", "clock", "seconds", "core")}
     _tower(argparse.Namespace(**fields)).close()   # bad sources fail once, up front

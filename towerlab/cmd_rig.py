@@ -1,6 +1,158 @@
-"""Subcommands of the rig area (registered by towerlab.cli)."""
+"""Subcommands of the rig area: record, check, import, firmware, status (see rig/README.md)."""
 from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+from typing import IO
+
+__all__ = ["register", "cmd_record", "cmd_check", "cmd_import", "cmd_firmware", "cmd_status"]
+
+
+def _target_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--target", required=True,
+                   choices=("real", "sim", "emu", "cleanroom", "fake"),
+                   help="real: button box + analyser; sim: the same drivers on the virtual "
+                        "bench; emu: the emulator; cleanroom: the clean-room game; fake: the "
+                        "rig's pin-level test tower")
+    p.add_argument("--romset", help="genuine romset (mbdtower.zip) for the emulator")
+    p.add_argument("--firmware", default="demo", help="emulator firmware when no romset "
+                                                      "(default: demo)")
+    p.add_argument("--port", help="button box serial port (real target), e.g. /dev/ttyACM0")
+    p.add_argument("--analyser", default="fx2lafw",
+                   help="fx2lafw (pyusb driver) or sigrok:DRIVER[:opts] (sigrok-cli)")
+    p.add_argument("--channel-map", help="probe -> tower pin map file (default: D0-D6 = "
+                                         "R4-R10, D7-D14 = O0-O7, D15 = K8)")
+    p.add_argument("--samplerate", type=float, default=250_000, help="analyser Hz")
+    p.add_argument("--virtual", default="emu", choices=("emu", "fake"),
+                   help="the tower inside the virtual bench (sim target)")
+    p.add_argument("--tower-speed", type=float, default=1.0,
+                   help="sim: the virtual tower's clock against the bench (1.02 = 2 %% fast)")
+    p.add_argument("--clock", help="emu: oscillator in Hz, or 'auto' (check: estimate the "
+                                   "recorded tower's clock from its tones)")
+
+
+def _clock(args) -> float | None:
+    if not args.clock or args.clock == "auto":
+        return None
+    try:
+        hz = float(args.clock)
+    except ValueError:
+        hz = -1.0
+    if not hz > 0:
+        from rig.errors import RigError
+        raise RigError(f"--clock {args.clock!r}: expected a frequency in Hz or 'auto'")
+    return hz
+
+
+def _spec(args):
+    from rig.session import DEFAULT_CHANNEL_MAP, TargetSpec
+    cmap = dict(DEFAULT_CHANNEL_MAP)
+    if args.channel_map:
+        from captures.channelmap import load_channel_map
+        cmap = load_channel_map(args.channel_map)
+    return TargetSpec(args.target, romset=args.romset, firmware=args.firmware, port=args.port,
+                      analyser=args.analyser, channel_map=cmap, samplerate=args.samplerate,
+                      virtual=args.virtual, tower_speed=args.tower_speed,
+                      clock_hz=_clock(args))
+
+
+def cmd_record(args, out: IO[str]) -> int:
+    """Run a script on a target and store script, capture and events in --out."""
+    from rig.session import record
+    rec = record(args.script, _spec(args), args.out)
+    n = len(rec.events)
+    print(f"recorded {n} events from {args.target} in {args.out} "
+          f"(observed: {', '.join(rec.meta.get('observed', []))})", file=out)
+    return 0
+
+
+def cmd_check(args, out: IO[str]) -> int:
+    """Replay a recording's script on a target; print 'equivalent' or the first difference."""
+    from analysis.compare import format_comparison
+    from rig.session import check
+    result = check(args.recording, _spec(args), auto_clock=args.clock == "auto")
+    print(format_comparison(result, "recording", args.target), file=out)
+    return 0 if result.equivalent else 1
+
+
+def cmd_import(args, out: IO[str]) -> int:
+    """Turn a capture made elsewhere into a recording directory (decoded events)."""
+    from rig.session import import_capture
+    rec = import_capture(args.capture, args.out, args.channel_map, args.script)
+    print(f"imported {args.capture}: {len(rec.events)} events in {args.out}", file=out)
+    return 0
+
+
+def cmd_firmware(args, out: IO[str]) -> int:
+    """Build the button-box firmware; print (or run, with --flash) the avrdude command."""
+    from pathlib import Path
+
+    from rig.build import avrdude_command, build_firmware, firmware_hex
+    elf = build_firmware(Path(args.out) if args.out else None)
+    hex_path = firmware_hex(elf)
+    cmd = avrdude_command(hex_path, args.flash or "/dev/ttyACM0", args.board)
+    print(f"firmware: {hex_path}", file=out)
+    if not args.flash:
+        print("flash with: " + " ".join(cmd), file=out)
+        return 0
+    if not shutil.which("avrdude"):
+        from rig.errors import BuildError
+        raise BuildError("avrdude not found: apt-get install -y avrdude")
+    return subprocess.run(cmd).returncode
+
+
+def cmd_status(args, out: IO[str]) -> int:
+    """Say hello to the button box and print its state."""
+    from rig.buttonbox import ButtonBox
+    box = ButtonBox(args.port)
+    try:
+        hello = box.hello()
+        st = box.status()
+    finally:
+        box.close()
+    print(f"{args.port}: button box firmware {hello.firmware[0]}.{hello.firmware[1]} "
+          f"(protocol {hello.protocol}), device time {st.now_us / 1e6:.3f} s, keys "
+          f"0x{st.buttons:03x}, power {'on' if st.power else 'off'}, "
+          f"{st.crc_errors} bad frames", file=out)
+    return 0
 
 
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
+    rig = sub.add_parser("rig", help="the bench: record and check sessions on any tower")
+    rsub = rig.add_subparsers(dest="rig_command", metavar="RIG_COMMAND")
+
+    p = rsub.add_parser("record", help="run a script on a tower and store the recording")
+    p.add_argument("--script", required=True, help="session script (captures.script format)")
+    p.add_argument("--out", required=True, help="recording directory to write")
+    _target_options(p)
+    p.set_defaults(func=cmd_record)
+
+    p = rsub.add_parser("check", help="replay a recording on a tower and compare")
+    p.add_argument("recording", help="recording directory (from rig record or rig import)")
+    _target_options(p)
+    p.set_defaults(func=cmd_check)
+
+    p = rsub.add_parser("import", help="make a recording from a capture made elsewhere")
+    p.add_argument("capture", help=".sr, .vcd, Saleae, .tlc or edges.jsonl.gz capture")
+    p.add_argument("--out", required=True, help="recording directory to write")
+    p.add_argument("--channel-map", help="probe -> tower pin map file")
+    p.add_argument("--script", help="the script that was played during the capture")
+    p.set_defaults(func=cmd_import)
+
+    p = rsub.add_parser("firmware", help="build (and flash) the button-box firmware")
+    p.add_argument("--out", help="build directory (default: rig/firmware/build)")
+    p.add_argument("--flash", metavar="PORT", help="flash it with avrdude to this port")
+    p.add_argument("--board", default="uno", choices=("uno", "nano", "nano-new"))
+    p.set_defaults(func=cmd_firmware)
+
+    p = rsub.add_parser("status", help="say hello to the button box")
+    p.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyACM0")
+    p.set_defaults(func=cmd_status)
+
+    def no_sub(args, out):
+        rig.print_help(out)
+        return 2
+
+    rig.set_defaults(func=no_sub)
