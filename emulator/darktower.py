@@ -197,6 +197,9 @@ class DarkTowerBoard:
             cpu.on_r = self.write_r
             cpu.on_o = self.write_o
             cpu.read_k = self.read_k
+            # The pins the chip drives already (e.g. O = OPLA(0) after its reset).
+            self.write_r(0, cpu.r & 0x7FF)
+            self.write_o(0, cpu.o & 0xFF)
 
     # ---- pins from the chip ------------------------------------------------------------
 

@@ -29,6 +29,7 @@ from emulator.core import Cpu, CpuError, _cki_constant
 from emulator.decode import fixed_table, micro_table, output_table
 from emulator.opcodes import FIXED_ACTIONS
 from emulator.pla import Pla
+from emulator.trace import format_line
 
 try:  # the kernel is optional: built by setup.py where a compiler exists
     from emulator import _fastcore
@@ -248,9 +249,7 @@ def fast_trace_lines(cpu: FastCpu, steps: int) -> Iterator[str]:
         cpu._core.take_edges()  # trace mode delivers no pin callbacks
         for i in range(n):
             cycle, r, ca, pa, pc, op, a, x, y, s, sl, pb, cb, o = rec.unpack_from(blob, i * rec.size)
-            yield (f"{done + i:X} {cycle:X} {ca:X}:{pa:X}:{pc:02X} {op:02X} "
-                   f"A={a:X} X={x:X} Y={y:X} S={s:X} SL={sl:X} "
-                   f"PB={pb:X} CB={cb:X} R={r:04X} O={o:02X}")
+            yield format_line(done + i, cycle, ca, pa, pc, op, a, x, y, s, sl, pb, cb, r, o)
         done += n
 
 

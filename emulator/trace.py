@@ -16,16 +16,26 @@ from typing import Iterator
 
 from emulator.core import Cpu
 
-__all__ = ["format_state", "trace_lines"]
+__all__ = ["format_line", "format_state", "trace_lines"]
+
+
+def format_line(n: int, cycle: int, chapter: int, page: int, pc: int, op: int, a: int, x: int,
+                y: int, status: int, sl: int, pb: int, cb: int, r: int, o: int) -> str:
+    """Return the canonical line from raw values (``r`` = the R pins, ``o`` = the O pins).
+
+    The one place the layout is written: the reference core, the compiled kernel and the MAME
+    oracle all format through it.
+    """
+    return (f"{n:X} {cycle:X} {chapter:X}:{page:X}:{pc:02X} {op:02X} A={a:X} X={x:X} Y={y:X} "
+            f"S={status:X} SL={sl:X} PB={pb:X} CB={cb:X} R={r:04X} O={o:02X}")
 
 
 def format_state(cpu: Cpu, n: int) -> str:
     """Return the trace line of ``cpu``'s state before its next instruction, numbered ``n``."""
     op = cpu.rom[cpu.ca << 10 | cpu.pa << 6 | cpu.pc]
     r_pins = cpu.r & ((1 << cpu.chip.r_count) - 1)
-    return (f"{n:X} {cpu.cycle:X} {cpu.ca:X}:{cpu.pa:X}:{cpu.pc:02X} {op:02X} "
-            f"A={cpu.a:X} X={cpu.x:X} Y={cpu.y:X} S={cpu.status:X} SL={cpu.sl:X} "
-            f"PB={cpu.pb:X} CB={cpu.cb:X} R={r_pins:04X} O={cpu.o:02X}")
+    return format_line(n, cpu.cycle, cpu.ca, cpu.pa, cpu.pc, op, cpu.a, cpu.x, cpu.y,
+                       cpu.status, cpu.sl, cpu.pb, cpu.cb, r_pins, cpu.o)
 
 
 def trace_lines(cpu: Cpu, steps: int) -> Iterator[str]:
