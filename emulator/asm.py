@@ -87,6 +87,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from emulator.chips import TMS1400, Chip, get_chip
+from emulator.core import LFSR_NEXT, lfsr_order
 from emulator.opcodes import Op, decode, encode, format_operand, mnemonics
 
 __all__ = ["AsmError", "Program", "PageBuffers", "assemble", "assemble_file", "next_pc",
@@ -104,20 +105,11 @@ _RESET = (0, 15, 0)  # chapter, page, pc of the first fetch after reset (facts ย
 
 def next_pc(pc: int) -> int:
     """Return the program counter after ``pc`` (6-bit LFSR, ``tms1400-facts.md`` ยง2.1)."""
-    if pc == 0x1F:
-        feedback = 1
-    elif pc == 0x3F:
-        feedback = 0
-    else:
-        feedback = 1 if (pc >> 5 & 1) == (pc >> 4 & 1) else 0
-    return ((pc << 1) | feedback) & 0x3F
+    return LFSR_NEXT[pc]
 
 
 def _pc_order() -> tuple[int, ...]:
-    order = [0]
-    while len(order) < 64:
-        order.append(next_pc(order[-1]))
-    return tuple(order)
+    return tuple(lfsr_order())
 
 
 PC_ORDER: tuple[int, ...] = _pc_order()  # the 64 raw pc values in execution order, from 00

@@ -11,10 +11,12 @@ __all__ = ["register", "cmd_record", "cmd_check", "cmd_import", "cmd_firmware", 
 
 def _target_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", required=True,
-                   choices=("real", "sim", "emu", "cleanroom", "fake"),
+                   choices=("real", "sim", "emu", "cleanroom", "replay", "fake"),
                    help="real: button box + analyser; sim: the same drivers on the virtual "
-                        "bench; emu: the emulator; cleanroom: the clean-room game; fake: the "
-                        "rig's pin-level test tower")
+                        "bench; emu: the emulator; cleanroom: the clean-room game; replay: a "
+                        "recording (--replay DIR); fake: the rig's pin-level test tower")
+    p.add_argument("--replay", metavar="DIR", help="replay target: recording or shared "
+                                                   "capture folder")
     p.add_argument("--romset", help="genuine romset (mbdtower.zip) for the emulator")
     p.add_argument("--firmware", default="demo", help="emulator firmware when no romset "
                                                       "(default: demo)")
@@ -54,16 +56,30 @@ def _spec(args):
     return TargetSpec(args.target, romset=args.romset, firmware=args.firmware, port=args.port,
                       analyser=args.analyser, channel_map=cmap, samplerate=args.samplerate,
                       virtual=args.virtual, tower_speed=args.tower_speed,
-                      clock_hz=_clock(args))
+                      clock_hz=_clock(args), replay=args.replay)
 
 
 def cmd_record(args, out: IO[str]) -> int:
     """Run a script on a target and store script, capture and events in --out."""
+    import sys
+
     from rig.session import record
-    rec = record(args.script, _spec(args), args.out)
+    if not sys.stderr.isatty():
+        rec = record(args.script, _spec(args), args.out)
+    else:
+        from rich.progress import Progress
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"recording on {args.target}", total=None)
+            rec = record(args.script, _spec(args), args.out,
+                         progress=lambda done, total: bar.update(task, completed=done,
+                                                                 total=total))
     n = len(rec.events)
     print(f"recorded {n} events from {args.target} in {args.out} "
           f"(observed: {', '.join(rec.meta.get('observed', []))})", file=out)
+    late = rec.meta.get("late_actions") or 0
+    if late:
+        print(f"warning: {late} key/power actions reached the box after their time (the host "
+              f"was slow); their events carry the time they happened", file=out)
     return 0
 
 

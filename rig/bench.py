@@ -1,0 +1,268 @@
+"""The virtual bench: a virtual tower wired to the simavr-run button box and a simulated USB
+analyser, all on one simulated clock, so the rig's real drivers can be exercised without
+hardware.
+
+The tower is made by ``tower_factory`` when the box first closes the power relay, so its clock
+(and the emulator's reel timer) starts at power-on, as on a real tower.
+
+Wiring (as on the real bench, rig/README.md): the box's key outputs close the tower's key
+contacts, its power output switches the tower's supply (pins read 0 while it is off), its SYNC
+output can be probed; the analyser's inputs D0.. are clipped to the tower pins named in
+``probe`` (default: the 16-channel map R4-R10, O0-O7, K8).
+
+Time: the bench owns the world clock (seconds). A thread advances it in slices of ``slice_s``
+(5 ms): first the AVR runs to the slice end (``SimulatedBox.run_until``) and reports its pin
+changes with their AVR times, then the tower is advanced to each change, the change applied,
+and the tower advanced to the slice end; finally the analyser receives the samples of the slice.
+The AVR thus runs at most one slice ahead of the tower, and since the box only drives the tower
+(it reads nothing back), key and power changes reach the tower at their exact AVR time. The
+world runs at most ``max_speed`` times faster than the wall clock (like hardware, the host
+must keep up), and waits when the analyser's FIFO is full and the reader is busy (lossless
+unless a fault is injected). ``tower_speed`` makes the tower's clock run fast or slow against
+the world (a real tower's RC oscillator), which ``rig check`` must estimate;
+``box_clock_error`` does the same for the box's resonator (SYNC pulses correct for it).
+
+Example::
+
+    bench = VirtualBench(PinTower)               # the tower is built at its first power-on
+    bench.start()
+    box = ButtonBox(bench.port)                     # the real host code, over a pty
+    fx = Fx2lafw(backend=bench.usb_backend, clock=bench.clock)
+    ...
+    bench.close()
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from captures.model import DARKTOWER_CHANNELS
+from rig.errors import RigError
+from rig.simbox import PinChange, SimulatedBox
+from rig.usbsim import SimFX2, SimUsbBackend
+
+__all__ = ["VirtualBench", "PROBE_16", "PROBE_8", "SYNC_BIT"]
+
+PROBE_16 = tuple(f"R{i}" for i in range(4, 11)) + tuple(f"O{i}" for i in range(8)) + ("K8",)
+PROBE_8 = ("R4", "R5", "R6", "R7", "R8", "R9", "R10", "K8")
+SYNC_BIT = 40       # the box's SYNC line, kept next to the tower's pin word
+
+
+class VirtualBench:
+    """A virtual tower, the simulated button box and the simulated analyser on one clock."""
+
+    def __init__(self, tower_factory: Callable[[], object], probe: tuple[str, ...] = PROBE_16,
+                 slice_s: float = 0.005, max_speed: float = 5.0, tower_speed: float = 1.0,
+                 firmware=None, fifo_bytes: int = 1 << 16, box_clock_error: float = 0.0):
+        self._factory = tower_factory
+        self.tower = None
+        self.clock_hz = 425_000
+        self._born = 0.0          # world time at which the tower was first powered
+        self.probe = tuple(probe)
+        self._src = []
+        for name in self.probe:
+            if name == "SYNC":
+                self._src.append(SYNC_BIT)
+            elif name in DARKTOWER_CHANNELS:
+                self._src.append(DARKTOWER_CHANNELS.index(name))
+            else:
+                raise RigError(f"probe channel {name!r} is not a tower pin (expected SYNC or one "
+                               f"of {' '.join(DARKTOWER_CHANNELS)})")
+        self.slice_s = slice_s
+        self.max_speed = max_speed
+        self.tower_speed = tower_speed
+        self._t = 0.0
+        self.box = SimulatedBox(firmware, clock_error=box_clock_error)
+        self.port = self.box.port
+        self.usb_device = SimFX2(self.clock, fifo_bytes=fifo_bytes)
+        self.usb_backend = SimUsbBackend([self.usb_device])
+        self.keys: frozenset = frozenset()
+        self.relay = False
+        self.sync = False
+        self._raw = 0
+        self._hist_c: list[int] = []
+        self._hist_w: list[int] = []
+        self._word = 0            # effective word before the current history
+        self._tower_cycle = 0
+        self.error: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pending: list[PinChange] = []
+        self._box_dead = False
+        self._lock = threading.Lock()
+
+    # -- clock -----------------------------------------------------------------------------
+
+    def clock(self) -> float:
+        """Return the world time in seconds (the AVR's and the analyser's time base)."""
+        return self._t
+
+    @property
+    def born(self) -> float:
+        """Return the world time (s) at which the tower was first powered (0 before)."""
+        return self._born
+
+    # -- wiring ----------------------------------------------------------------------------
+
+    def _effective(self) -> int:
+        w = self._raw if self.relay else 0
+        return w | (int(self.sync) << SYNC_BIT)
+
+    def _record(self, cycle: int) -> None:
+        w = self._effective()
+        last = self._hist_w[-1] if self._hist_w else self._word
+        if w == last:
+            return
+        if self._hist_c and self._hist_c[-1] == cycle:
+            self._hist_w[-1] = w
+        else:
+            self._hist_c.append(cycle)
+            self._hist_w.append(w)
+
+    def _on_pins(self, cycle: int, word: int) -> None:
+        self._raw = int(word)
+        self._record(int(cycle))
+
+    def _tower_to(self, world_s: float) -> None:
+        if self.tower is None:
+            return
+        target = int(round((world_s - self._born) * self.tower_speed * self.clock_hz))
+        if target > self._tower_cycle:
+            self.tower.advance((target - self._tower_cycle) / self.clock_hz)
+            self._tower_cycle = target
+
+    def _birth(self, world_s: float) -> None:
+        """Create the tower at its first power-on: its clock starts there, as a tower's
+        oscillator (and MAME's reel timer) starts when it gets power."""
+        self.tower = self._factory()
+        self.clock_hz = int(getattr(self.tower, "clock_hz", 425_000))
+        self._born = world_s
+        self._tower_cycle = 0
+        self.tower.add_pin_listener(self._on_pins)
+        self._raw = self._initial_word(self.tower)
+        for b in sorted(self.keys):
+            self.tower.press(b)
+
+    @staticmethod
+    def _initial_word(tower) -> int:
+        cap = tower.capture() if hasattr(tower, "capture") else None
+        if cap is not None and len(cap.words):
+            return int(cap.words[-1])
+        return 0
+
+    def _apply(self, change) -> None:
+        if change.power != self.relay:
+            self.relay = change.power
+            if self.tower is None:
+                self._birth(change.t_us / 1e6)
+            else:
+                self.tower.power(self.relay)
+            self._record(self._tower_cycle)
+        if self.tower is None:
+            self.keys = change.keys
+            self.sync = change.sync
+            return
+        cycle = self._tower_cycle
+        for b in sorted(self.keys - change.keys):
+            self.tower.release(b)
+        for b in sorted(change.keys - self.keys):
+            self.tower.press(b)
+        self.keys = change.keys
+        if change.sync != self.sync:
+            self.sync = change.sync
+            self._record(cycle)
+
+    # -- the world loop --------------------------------------------------------------------
+
+    def unplug_box(self) -> None:
+        """Pull the button box's USB cable: its pty closes and, unpowered, it lets go of every
+        key and opens the power relay (the tower switches off), as a USB-powered Arduino does."""
+        with self._lock:
+            self.box.unplug()
+            self._box_dead = True
+            self._pending.append(PinChange(self._t * 1e6, frozenset(), False, False))
+
+    def step(self) -> None:
+        """Advance the world by one slice: AVR, then tower, then analyser samples."""
+        t0, t1 = self._t, self._t + self.slice_s
+        with self._lock:
+            changes = list(self._pending)
+            self._pending.clear()
+            if not self._box_dead:
+                changes += self.box.run_until(t1 * 1e6)
+        for change in changes:
+            self._tower_to(change.t_us / 1e6)
+            self._apply(change)
+        self._tower_to(t1)
+        self._feed(t0, t1)
+        self._t = t1
+
+    def _feed(self, t0: float, t1: float) -> None:
+        dev = self.usb_device
+        hist_c = np.array(self._hist_c, np.int64)
+        hist_w = np.array(self._hist_w, np.uint64)
+        base = self._word
+        if self._hist_w:
+            self._word = self._hist_w[-1]
+        self._hist_c.clear()
+        self._hist_w.clear()
+        if not dev.acquiring:
+            return
+        rate = dev.samplerate
+        k0 = max(0, int(np.ceil((t0 - dev.acq_start) * rate - 1e-9)))
+        k1 = int(np.ceil((t1 - dev.acq_start) * rate - 1e-9))
+        if k1 <= k0:
+            return
+        ks = np.arange(k0, k1, dtype=np.int64)
+        cycles = np.floor((dev.acq_start + ks / rate - self._born) * self.tower_speed
+                          * self.clock_hz + 1e-6)
+        idx = np.searchsorted(hist_c, cycles.astype(np.int64), side="right") - 1
+        words = np.where(idx >= 0, hist_w[np.maximum(idx, 0)] if len(hist_w) else base,
+                         np.uint64(base)).astype(np.uint64)
+        out = np.zeros(len(words), np.uint16)
+        for bit, src in enumerate(self._src):
+            out |= (((words >> np.uint64(src)) & np.uint64(1)).astype(np.uint16) << bit)
+        dev.push(out, wait_s=1.0)
+
+    def _loop(self) -> None:
+        wall0 = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                self.step()
+                if self.max_speed:
+                    ahead = self._t / self.max_speed - (time.monotonic() - wall0)
+                    if ahead > 0:
+                        time.sleep(ahead)
+        except Exception as exc:     # surfaced by the host side as a dead link
+            self.error = f"{type(exc).__name__}: {exc}"
+            try:
+                self.box.unplug()
+            except RigError:
+                pass                 # the harness itself is gone: the pty closed with it
+
+    def start(self) -> "VirtualBench":
+        """Start the world thread."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="virtual-bench",
+                                            daemon=True)
+            self._thread.start()
+        return self
+
+    def run_for(self, seconds: float) -> None:
+        """Advance the world synchronously (only when the thread is not running)."""
+        if self._thread is not None:
+            raise RigError("the bench is running in its thread; use time instead")
+        end = self._t + seconds
+        while self._t < end - 1e-12:
+            self.step()
+
+    def close(self) -> None:
+        """Stop the world thread and the simulated AVR."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.usb_device.unplug()
+        self.box.close()

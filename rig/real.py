@@ -1,0 +1,372 @@
+"""A real tower on the bench: the button box presses, a logic analyser watches, and the pins are
+decoded into events. ``RealTower`` answers the Tower protocol (captures.tower), so a session
+script runs on it as on the emulator.
+
+Time: the session clock starts when the box switches the tower's power on (device time
+``t0_us``). Every key and power action is scheduled on the box at its exact device time
+(``lead_s`` ahead, so USB latency does not matter); ``advance`` waits, polling the box's
+status, until the device clock is ``lead_s`` short of the new time. The capture is aligned to
+the session clock by the SYNC pulses (if a probe channel is named SYNC: the box pulses it at
+power-on and every ``sync_every_s``, and a straight-line fit maps the box's clock onto the
+analyser's) or else by the first sample at which any probed pin leaves the all-low level of an
+unpowered tower (the TMS1400 drives its O pins from reset; exact to a few cycles), taking both
+clocks as nominal.
+
+States: READY, or UNKNOWN when the tower stops answering (no probed pin changed for
+``stall_s`` while powered, or nothing showed within ``boot_s`` of power-on). In UNKNOWN, key
+presses raise TowerUnknownError; ``recover()`` power-cycles the tower and waits for the
+power-on display, then the state is READY again.
+
+Example::
+
+    box = ButtonBox("/dev/ttyACM0")
+    tower = RealTower(box, Fx2lafw(), probe_channels(load_channel_map("probe.map")))
+    events = run_script(tower, read_script("session.txt"))
+    capture = tower.finish()
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from analysis.decode import StreamDecoder
+from captures.events import make_event
+from captures.model import CaptureInfo, Changes, Gap, MemoryCapture
+from rig import protocol as p
+from rig.buttonbox import ButtonBox
+from rig.errors import LinkLostError, RigError, TowerUnknownError, UsbError
+
+__all__ = ["RealTower", "READY", "UNKNOWN", "probe_channels"]
+
+READY, UNKNOWN = "READY", "UNKNOWN"
+
+
+def probe_channels(channel_map: dict[str, str]) -> list[str]:
+    """Return the capture channel names in probe order D0, D1, ... from a channel map
+    (``probe -> signal``, probes named D<n>); unmapped probes keep their D<n> name."""
+    idx = {}
+    for probe, signal in channel_map.items():
+        if not (probe.startswith("D") and probe[1:].isdigit()):
+            raise RigError(f"channel map: probe {probe!r} is not an analyser input name "
+                           f"(expected D0..D15)")
+        idx[int(probe[1:])] = signal
+    n = max(idx) + 1
+    if n > 16:
+        raise RigError(f"channel map uses D{n - 1}; fx2lafw analysers have at most 16 inputs")
+    return [idx.get(i, f"D{i}") for i in range(n)]
+
+
+class RealTower:
+    """A tower behind the button box and an analyser (see the module docstring)."""
+
+    def __init__(self, box: ButtonBox, analyser, channels: list[str], samplerate: float = 250_000,
+                 lead_s: float = 0.3, boot_s: float = 2.0, stall_s: float = 2.0,
+                 poll_s: float = 0.01, sink=None, timeout_factor: float = 20.0,
+                 sync_every_s: float = 1.0, sleep: Callable[[float], None] = time.sleep):
+        self.box = box
+        self.channels = list(channels)
+        self.samplerate = float(samplerate)
+        self.lead_us = int(lead_s * 1e6)
+        self.boot_s = boot_s
+        self.stall_s = stall_s
+        self.poll_s = poll_s
+        self.timeout_factor = timeout_factor
+        self._sleep = sleep
+        self.state = READY
+        self.fault: str | None = None
+        self.fault_t: float | None = None     # session time the box was last heard from
+        self.late_actions = 0
+        self._cursor = 0.0
+        self._boot_at = 0.0
+        self._powered = True
+        self._events: list[dict] = []
+        self._t0_sample: int | None = None
+        self._device_now = 0
+        self._sync_bit = self.channels.index("SYNC") if "SYNC" in self.channels else None
+        self.sync_every_us = int(sync_every_s * 1e6)
+        self._syncs: list[int] = []          # device us of the SYNC pulses scheduled
+        self.acq = None
+        box.hello()
+        box.set_watchdog(2000)
+        box.release_all()
+        box.power(False)
+        self._wait_device(self.box.status().now_us + 300_000)      # let the supply discharge
+        self.acq = analyser.start(self.samplerate, self.channels, sink)
+        self.t0_us = self.box.status().now_us + self.lead_us
+        self._schedule(box.power, True, at=self.t0_us)
+        self._schedule_syncs(self.t0_us)
+        self._events.append(make_event(0.0, "power", on=1))
+
+    # -- time ------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        """Return the session time in seconds (since the box powered the tower on)."""
+        return self._cursor
+
+    def _wait_device(self, until_us: int) -> None:
+        """Poll the box until its clock reaches ``until_us`` (also keeps its watchdog fed)."""
+        wall_limit = time.monotonic() + self.timeout_factor * max(
+            1.0, (until_us - self._device_now) / 1e6)
+        while True:
+            self._device_now = self._link(self.box.status).now_us
+            if self._device_now >= until_us:
+                return
+            self._check_analyser()
+            self._check_health()
+            if time.monotonic() > wall_limit:
+                raise RigError("button box clock does not advance (is the box running?)")
+            self._sleep(self.poll_s)
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of session time pass (returns ``lead_s`` early: actions are
+        scheduled on the box at their exact device time)."""
+        if seconds < 0:
+            raise RigError(f"cannot advance by {seconds} s")
+        self._cursor += seconds
+        self._schedule_syncs(self._at(self._cursor))
+        self._wait_device(self._at(self._cursor) - self.lead_us)
+
+    def _schedule_syncs(self, until_us: int) -> None:
+        """Schedule SYNC pulses every ``sync_every_s`` up to device time ``until_us`` (only
+        when a probe channel records SYNC): they tie the box's clock to the analyser's."""
+        if self._sync_bit is None:
+            return
+        nxt = self._syncs[-1] + self.sync_every_us if self._syncs else self.t0_us
+        while nxt <= until_us:
+            self._schedule(self.box.sync, 200, at=nxt)
+            self._syncs.append(nxt)
+            nxt += self.sync_every_us
+
+    def _at(self, t: float) -> int:
+        return self.t0_us + int(round(t * 1e6))
+
+    def _link(self, fn, *args, **kw):
+        try:
+            return fn(*args, **kw)
+        except LinkLostError as exc:
+            self.fault = str(exc)
+            self.fault_t = self._session_now()
+            raise
+
+    def _schedule(self, fn, *args, at: int):
+        ack = self._link(fn, *args, at_us=at)
+        if ack.status == p.ACK_LATE:
+            self.late_actions += 1
+        return ack
+
+    # -- Tower protocol --------------------------------------------------------------------
+
+    def press(self, button: str) -> None:
+        """Close a key contact at the current session time."""
+        if self.state == UNKNOWN:
+            raise TowerUnknownError(f"tower state is UNKNOWN ({self.fault}); power-cycle it "
+                                    f"with recover() before pressing keys")
+        ack = self._schedule(self.box.press, button, 0, at=self._at(self._cursor))
+        self._events.append(make_event(0.0, "button", button=button.upper(), action="press",
+                                       _dev=ack.at_us))
+
+    def release(self, button: str) -> None:
+        """Open a key contact at the current session time."""
+        ack = self._schedule(self.box.release, button, at=self._at(self._cursor))
+        self._events.append(make_event(0.0, "button", button=button.upper(), action="release",
+                                       _dev=ack.at_us))
+
+    def power(self, on: bool) -> None:
+        """Switch the tower's supply at the current session time."""
+        ack = self._schedule(self.box.power, bool(on), at=self._at(self._cursor))
+        t = (ack.at_us - self.t0_us) / 1e6
+        self._events.append(make_event(t, "power", on=int(bool(on)), _dev=ack.at_us))
+        self._powered = bool(on)
+        if on:
+            self._boot_at = t
+
+    def events(self) -> list[dict]:
+        """Return what the tower showed up to now (decoded pins) plus keys and power."""
+        self._wait_device(self._at(self._cursor))
+        self._wait_samples(self._cursor)
+        return self._merge(self.acq.capture(), self._cursor)
+
+    def close(self) -> None:
+        """Release every key, switch the tower off, stop the analyser, close the port."""
+        try:
+            self.box.release_all()
+            self.box.power(False)
+        except RigError:
+            pass
+        if self.acq.running:
+            self.acq.stop()
+        self.box.close()
+
+    # -- capture, alignment, health ---------------------------------------------------------
+
+    def _wait_samples(self, t: float) -> None:
+        t0 = self.t0_sample()
+        if t0 is None:
+            return
+        self.acq.wait_for(t0 + int(t * self.samplerate), timeout=5.0)
+
+    def t0_sample(self) -> int | None:
+        """Return the capture sample of session time 0 (None until the tower has shown
+        activity after power-on, or SYNC has pulsed)."""
+        if self._t0_sample is not None:
+            return self._t0_sample
+        cap = self.acq.capture()
+        words = cap.words
+        mask = ~np.uint64(0)
+        if self._sync_bit is not None:
+            bit = np.uint64(1 << self._sync_bit)
+            hits = np.flatnonzero(words & bit)
+        else:
+            hits = np.flatnonzero(words & mask)
+        if len(hits):
+            self._t0_sample = int(cap.times[hits[0]])
+        return self._t0_sample
+
+    def _check_analyser(self) -> None:
+        if self.acq is not None and not self.acq.running and self.acq.fault:
+            self.fault = self.acq.fault
+            raise UsbError(self.acq.fault)
+
+    def _session_now(self) -> float:
+        return (self._device_now - self.t0_us) / 1e6
+
+    def _check_health(self) -> None:
+        if self.acq is None or self.state == UNKNOWN or not self._powered:
+            return
+        now = self._session_now()
+        t0 = self.t0_sample()
+        if t0 is None:
+            if now > self.boot_s:
+                self._unknown(f"nothing showed within {self.boot_s:g} s of power-on", 0.0)
+            return
+        if now - self._boot_at < self.boot_s:
+            return
+        last = self._last_change()
+        if last is not None and (self.acq.received - last) / self.samplerate > self.stall_s:
+            since = max(0.0, (last - t0) / self.samplerate)
+            self._unknown(f"no pin changed since t={since:.3f} s", since)
+
+    def _last_change(self) -> int | None:
+        blocks = self.acq.blocks
+        for b in reversed(blocks):
+            if len(b):
+                return int(b.times[-1])
+        return None
+
+    def _unknown(self, why: str, since: float | None = None) -> None:
+        """Enter UNKNOWN; a gap event covers ``since`` (default now) .. now (seconds)."""
+        self.state = UNKNOWN
+        self.fault = f"tower stopped responding: {why}"
+        now = max(0.0, self._session_now())
+        start = now if since is None else min(since, now)
+        self._events.append(make_event(start, "gap", dur_s=round(now - start, 6),
+                                       reason=f"tower UNKNOWN: {why}"))
+
+    def recover(self, off_s: float = 0.5) -> None:
+        """Leave UNKNOWN: power the tower off for ``off_s``, on again, and wait for the
+        power-on display (probed pins changing again, 50 ms or more after power-on, within
+        ``boot_s``)."""
+        self.power(False)
+        self.advance(off_s)
+        self.power(True)
+        on_t = self._cursor
+        while self._cursor < on_t + self.boot_s:
+            self.advance(0.05)
+            self._wait_device(self._at(self._cursor))
+            self._wait_samples(self._cursor)
+            last = self._last_change()
+            t0 = self.t0_sample()
+            shown = t0 is not None and last is not None
+            if shown and last >= t0 + (on_t + 0.05) * self.samplerate:
+                self.state = READY
+                self.fault = None
+                return
+        raise TowerUnknownError(f"tower shows nothing {self.boot_s:g} s after a power cycle "
+                                f"(check its supply and the probe clips)")
+
+    def _sync_edges(self, cap: MemoryCapture) -> np.ndarray:
+        bit = np.uint64(1 << self._sync_bit)
+        high = (cap.words & bit) != 0
+        rising = high & ~np.concatenate(([False], high[:-1]))
+        return cap.times[rising]
+
+    def _device_to_session(self, cap: MemoryCapture) -> Callable[[int], float]:
+        """Return a map from device microseconds to session seconds on the analyser's clock:
+        a straight-line fit of the SYNC pulses' rising edges against the device times they
+        were scheduled at, or the nominal clocks (1 device us = 1 us) without SYNC."""
+        nominal = (lambda dev: (dev - self.t0_us) / 1e6)
+        if self._sync_bit is None or self.t0_sample() is None:
+            return nominal
+        edges = self._sync_edges(cap)
+        n = min(len(edges), len(self._syncs))
+        if n < 2:
+            return nominal
+        slope, icept = np.polyfit(np.array(self._syncs[:n], float), edges[:n].astype(float), 1)
+        t0, rate = self._t0_sample, self.samplerate
+        return lambda dev: (slope * dev + icept - t0) / rate
+
+    def session_capture(self, cap: MemoryCapture) -> MemoryCapture:
+        """Return ``cap`` re-based so that sample 0 is the session's power-on (t0_sample)."""
+        t0 = self.t0_sample() or 0
+        idx = max(0, int(np.searchsorted(cap.times, t0, side="right")) - 1)
+        times = cap.times[idx:] - t0
+        words = cap.words[idx:]
+        if len(times):
+            times = times.copy()
+            times[0] = 0
+        gaps = [Gap(max(0, g.start - t0), max(0, g.end - t0), g.reason) for g in cap.gaps
+                if g.end > t0]
+        total = None if cap.info.total_samples is None else max(0, cap.info.total_samples - t0)
+        info = CaptureInfo(list(cap.info.channels), cap.info.samplerate, total,
+                           dict(cap.info.meta))
+        return MemoryCapture(info, times, words, gaps)
+
+    def _merge(self, cap: MemoryCapture, end_t: float) -> list[dict]:
+        # Key and power actions the box acknowledged for after it went away never happened
+        # for sure: keep only those up to the last time it was heard from.
+        box_end = end_t if self.fault_t is None else min(end_t, self.fault_t)
+        to_session = self._device_to_session(cap)
+        events = []
+        for ev in self._events:
+            if "_dev" in ev:
+                if (ev["_dev"] - self.t0_us) / 1e6 > box_end + 1e-9:
+                    continue
+                ev = dict(ev)
+                ev["t"] = round(max(0.0, to_session(ev.pop("_dev"))), 6)
+            if ev["t"] <= end_t + 1e-9:
+                events.append(ev)
+        if self.t0_sample() is None:
+            return sorted(events, key=lambda e: e["t"])
+        cap = self.session_capture(cap)
+        dec = StreamDecoder(cap.info, gaps=cap.gaps)
+        out = dec.feed(Changes(cap.times, cap.words)) + dec.finish(int(cap.info.total_samples
+                                                                       or 0))
+        for ev in out:
+            if ev["t"] <= end_t + 1e-9:
+                events.append(ev)
+        return sorted(events, key=lambda e: e["t"])
+
+    def finish(self, end_t: float | None = None, reason: str | None = None) -> MemoryCapture:
+        """Stop the analyser and return its capture; after a fault, a gap from the fault to
+        ``end_t`` (session seconds) records the time the rig could not observe."""
+        cap = self.acq.stop() if self.acq.running else self.acq.capture()
+        t0 = self.t0_sample() or 0
+        cap.info.meta.update({"t0_sample": t0, "t0_device_us": self.t0_us,
+                              "late_actions": self.late_actions})
+        if self.fault and end_t is not None:
+            start = int(cap.info.total_samples or 0)
+            end = max(start, t0 + int(end_t * self.samplerate))
+            if end > start:
+                gap = Gap(start, end, reason or self.fault)
+                cap.gaps.append(gap)
+                if self.acq.sink is not None:
+                    self.acq.sink.write_gap(gap)
+                cap.info.total_samples = end
+        return cap
+
+    def final_events(self, cap: MemoryCapture, end_t: float) -> list[dict]:
+        """Return the session's events from a finished capture (no waiting on the box)."""
+        return self._merge(cap, end_t)

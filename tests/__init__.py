@@ -1,0 +1,1 @@
+"""TowerLab test suite."""

@@ -1,0 +1,98 @@
+"""Fixtures for the rig tests: the firmware in simavr, stepped by a thread like a free-running
+board, and the host-side ButtonBox on its pseudo-terminal."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require_tool
+
+
+def _need_avr_tools() -> None:
+    require_tool("avr-gcc", "gcc-avr avr-libc")
+    require_tool("gcc", "gcc")
+    if not Path("/usr/include/simavr/sim_avr.h").exists():
+        pytest.skip("simavr headers missing: apt-get install -y libsimavr-dev")
+
+
+class SteppedBox:
+    """A SimulatedBox run by a thread in 1 ms slices, collecting its pin changes."""
+
+    def __init__(self, speed: float = 4.0):
+        from rig.simbox import SimulatedBox
+        self.sim = SimulatedBox()
+        self.changes = []
+        self._stop = threading.Event()
+        self._speed = speed
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        t = 0.0
+        wall0 = time.monotonic()
+        while not self._stop.is_set():
+            t += 1000.0
+            self.changes.extend(self.sim.run_until(t))
+            ahead = t / 1e6 / self._speed - (time.monotonic() - wall0)
+            if ahead > 0:
+                time.sleep(ahead)
+
+    def wait_until(self, us: float, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.sim.now_us < us and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def key_intervals(self, button: str) -> list[tuple[float, float]]:
+        """Return (closed_from_us, opened_at_us) in AVR time for ``button``."""
+        out, since = [], None
+        for c in self.changes:
+            down = button in c.keys
+            if down and since is None:
+                since = c.t_us
+            elif not down and since is not None:
+                out.append((since, c.t_us))
+                since = None
+        return out
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.sim.close()
+
+
+@pytest.fixture
+def stepped_box():
+    _need_avr_tools()
+    box = SteppedBox()
+    yield box
+    box.close()
+
+
+@pytest.fixture
+def host(stepped_box):
+    """Return (ButtonBox on the simulated box's pty, the SteppedBox)."""
+    from rig.buttonbox import ButtonBox
+    b = ButtonBox(stepped_box.sim.port)
+    yield b, stepped_box
+    b.close()
+
+
+@pytest.fixture
+def avr_tools():
+    _need_avr_tools()
+
+
+@pytest.fixture
+def sigrok_tool():
+    return require_tool("sigrok-cli", "sigrok-cli")
+
+
+@pytest.fixture
+def has_fx2lafw_firmware():
+    from rig.usbsim import find_firmware
+    if find_firmware() is None:
+        pytest.skip("fx2lafw firmware missing: apt-get install -y sigrok-firmware-fx2lafw")
+    return find_firmware()
