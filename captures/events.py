@@ -108,6 +108,9 @@ def read_events(source: str | IO[str], name: str | None = None) -> list[dict]:
                 return list(iter_events(f, name or source))
         except OSError as exc:
             raise EventError(f"{source}: cannot read ({exc.strerror})") from None
+        except UnicodeDecodeError as exc:
+            raise EventError(f"{source}: not a UTF-8 JSON-lines events file (byte {exc.start} "
+                             f"is 0x{exc.object[exc.start]:02x})") from None
     return list(iter_events(source, name or getattr(source, "name", "events")))
 
 

@@ -119,18 +119,27 @@ def read_script(path: str, buttons=BUTTONS) -> Script:
             text = f.read()
     except OSError as exc:
         raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ScriptError(f"{path}: not a UTF-8 text script (byte {exc.start} is "
+                          f"0x{exc.object[exc.start]:02x})") from None
     return parse_script(text, path, buttons)
 
 
+def _seconds(v: float) -> str:
+    """Format seconds with microsecond precision and no trailing zeros (12.783333, 3, 0.2)."""
+    text = f"{v:.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
 def write_script(script: Script, fileobj: IO[str]) -> None:
-    """Write a script in the text format (round-trips through parse_script)."""
+    """Write a script in the text format (round-trips through parse_script to the µs)."""
     if script.length is not None:
-        fileobj.write(f"# run length: {script.length:g} s\n")
+        fileobj.write(f"# run length: {_seconds(script.length)} s\n")
     for a in script.actions:
         if isinstance(a, Power):
-            fileobj.write(f"{a.t:g} power {'on' if a.on else 'off'}\n")
+            fileobj.write(f"{_seconds(a.t)} power {'on' if a.on else 'off'}\n")
         else:
-            fileobj.write(f"{a.t:g} {a.button} {a.hold:g}\n")
+            fileobj.write(f"{_seconds(a.t)} {a.button} {_seconds(a.hold)}\n")
 
 
 def timeline(script: Script) -> Iterator[tuple[float, str, object]]:

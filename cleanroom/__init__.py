@@ -5,3 +5,5 @@ Modules: ``params`` (every number, with its source), ``reel`` (the picture reel)
 ``conform`` (trace-for-trace comparison, decision resolver, statistics), ``play`` (terminal
 front-end).  See cleanroom/README.md for the parameter note.  Imports only ``captures``.
 """
+
+__all__: list[str] = []

@@ -55,7 +55,7 @@ from .params import param
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
-           "compare", "conform", "load_reference", "resolve", "Decision", "estimate",
+           "compare", "conform", "load_reference", "read_reference_script", "resolve", "Decision", "estimate",
            "Estimate", "ForcedChooser"]
 
 
@@ -253,10 +253,21 @@ class Result:
         return self.difference.describe()
 
 
+OUTPUT_TYPES = ("display", "lamp", "motor", "reel", "tone")
+
+
 def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | None = None,
-            end: float | None = None) -> Result:
-    """Compare two event lists (see module doc); return the result with the first difference."""
+            end: float | None = None, types: Sequence[str] | None = None) -> Result:
+    """Compare two event lists (see module doc); return the result with the first difference.
+
+    ``types``: the output types the reference could observe (e.g. no display on an 8-channel
+    probe); the game's other outputs are not compared. Default: all.
+    """
     tol = tol or Tolerance()
+    if types is not None:
+        unseen = set(OUTPUT_TYPES) - set(types)
+        reference = [e for e in reference if e["type"] not in unseen]
+        game = [e for e in game if e["type"] not in unseen]
     if end is None:
         end = max([e["t"] for e in reference] + [0.0])
     gaps = [(e["t"], e["t"] + e["dur_s"]) for e in reference if e["type"] == "gap"]
@@ -365,12 +376,14 @@ def _replay(script: Script, forced: Sequence, until: float, clock_ratio: float =
 
 
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
-            end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0) -> Result:
+            end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
+            types: Sequence[str] | None = None) -> Result:
     """Replay ``script`` with each random decision resolved to what ``reference`` shows.
 
     Returns the comparison of the best replay; ``result.decisions`` lists the decisions
     (module doc: how they are resolved).  ``clock_ratio``: the recorded tower's clock over
     MAME's 425 kHz (a real tower's RC oscillator; e.g. from ``towerlab clock``).
+    ``types``: the output types the reference observed (``compare``).
     """
     if not clock_ratio > 0 or clock_ratio == float("inf"):
         raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
@@ -381,7 +394,7 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     revealed: list[bool] = []
     runs = 0
     events, calls = _replay(script, forced, end, clock_ratio)
-    result = compare(reference, events, tol, end)
+    result = compare(reference, events, tol, end, types)
     while not result.conforms and len(forced) < len(calls) and runs < max_runs:
         k = len(forced)
         dec = calls[k]
@@ -392,7 +405,7 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
         for option in _ranked(dec.options, dec.weights):
             runs += 1
             ev, cl = _replay(script, forced + [option], end, clock_ratio)
-            res = compare(reference, ev, tol, end)
+            res = compare(reference, ev, tol, end, types)
             scores.append(res.diff_time)
             if best is None or res.diff_time > best[0]:
                 best = (res.diff_time, option, res, cl)
@@ -412,7 +425,7 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
                 runs += 1
                 ev, _ = _replay(script, taken[:i] + [option] + taken[i + 1:], end,
                                 clock_ratio)
-                if not compare(reference, ev, tol, end).conforms:
+                if not compare(reference, ev, tol, end, types).conforms:
                     revealed[i] = True
                     break
     for i, d in enumerate(calls):
@@ -433,12 +446,26 @@ def load_reference(folder: str) -> tuple[Script, list[dict]]:
     if not os.path.exists(events_path):
         raise ConformError(f"{folder}: no events.jsonl (decode the capture first: "
                            f"towerlab decode)")
+    script = read_reference_script(script_path)
     try:
-        script = read_script(script_path)
         events = read_events(events_path)
-    except (ScriptError, EventError) as exc:
+    except EventError as exc:
         raise ConformError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise ConformError(f"{events_path}: not a JSON-lines events file (bytes that are not "
+                           f"UTF-8 text)") from None
     return script, events
+
+
+def read_reference_script(path: str) -> Script:
+    """Read a reference's session script; errors name the file (also for non-UTF-8 bytes)."""
+    try:
+        return read_script(path)
+    except ScriptError as exc:
+        raise ConformError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise ConformError(f"{path}: not a text script (expected '<time_s> <BUTTON> <hold_s>' "
+                           f"lines in UTF-8)") from None
 
 
 def conform(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,

@@ -233,7 +233,13 @@ def parameter_table() -> str:
     """Return the parameter and sound tables as aligned text (for the docs and the CLI)."""
     lines = [f"{'name':28} {'value':>28} {'unit':12} source / support"]
     for p in _ROWS:
-        lines.append(f"{p.name:28} {str(p.value):>28.28} {p.unit:12} {p.source} [{p.support}]")
+        value = f"{p.value:.6g}" if isinstance(p.value, float) else str(p.value)
+        if len(value) <= 28:
+            lines.append(f"{p.name:28} {value:>28} {p.unit:12} {p.source} [{p.support}]")
+        else:       # a table of values: shown whole on its own line, never cut
+            lines.append(f"{p.name:28} {'(below)':>28} {p.unit:12} {p.source} "
+                         f"[{p.support}]")
+            lines.append(f"{'':28}   = {value}")
     lines.append("")
     for s in _SOUNDS:
         lines.append(f"sound {s.name:16} {len(s.notes):2} notes {s.length:6.3f} s  {s.source}")

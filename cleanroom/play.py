@@ -66,7 +66,8 @@ def observations(events: list[dict], start: int = 0) -> list[tuple[str, str]]:
                     break
                 if later["type"] == "reel":
                     now = later["card_pos"]
-            out.append(("picture", CARDS.get((now, ev["lamp"]), "?")))
+            # card 7 is the reel's blank card, lit by the tower test (tms1400-facts.md §12.4)
+            out.append(("picture", CARDS.get((now, ev["lamp"]), "(void)")))
             last_text = None
         elif kind == "display" and ev["text"].strip():
             if ev["text"] != last_text:
@@ -87,6 +88,22 @@ def describe_events(events: list[dict], start: int = 0) -> list[str]:
     """Return :func:`observations` as text lines."""
     return [f"{kind} {value!r}" if kind == "display" else f"{kind} {value}"
             for kind, value in observations(events, start)]
+
+
+def _wait_seconds(line: str) -> float:
+    """Return the seconds of a ``wait [S]`` line (default 1 s); raise CleanroomError naming
+    the value when it is not a number of seconds from 0 to 3600."""
+    parts = line.split()
+    if len(parts) == 1:
+        return 1.0
+    try:
+        seconds = float(parts[1])
+    except ValueError:
+        seconds = float("nan")
+    if len(parts) > 2 or not 0 <= seconds <= 3600:
+        raise CleanroomError(f"wait {' '.join(parts[1:])!r}: expected seconds from 0 to 3600, "
+                             f"e.g. 'wait 2.5'")
+    return seconds
 
 
 def settle(tower: CleanroomTower) -> None:
@@ -113,8 +130,7 @@ def play_terminal(tower: CleanroomTower, infile: IO[str], out: IO[str]) -> int:
             if word in ("quit", "exit", "q"):
                 return 0
             if word.startswith("wait"):
-                parts = word.split()
-                tower.advance(float(parts[1]) if len(parts) > 1 else 1.0)
+                tower.advance(_wait_seconds(word))
             elif word in ("on", "off"):
                 tower.power(word == "on")
                 settle(tower)

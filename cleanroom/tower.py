@@ -37,6 +37,7 @@ class CleanroomTower:
         except ValueError as exc:
             raise CleanroomError(str(exc)) from None
         self._engine = self.game.engine
+        self._closed = False
         if powered:
             self._engine.power(True)
 
@@ -47,6 +48,7 @@ class CleanroomTower:
 
     def power(self, on: bool) -> None:
         """Switch the tower on (the game restarts at the tower test) or off."""
+        self._check_open()
         if on and not self._engine.powered:
             old_ratio = self._engine.clock_ratio
             self.game = Game(self.game.chooser, start=self.game.start,
@@ -62,16 +64,19 @@ class CleanroomTower:
 
     def press(self, button: str) -> None:
         """Close the contact of ``button``."""
+        self._check_open()
         self._check(button)
         self._engine.press(button)
 
     def release(self, button: str) -> None:
         """Open the contact of ``button``."""
+        self._check_open()
         self._check(button)
         self._engine.release(button)
 
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` of tower time pass."""
+        self._check_open()
         try:
             seconds = float(seconds)
         except (TypeError, ValueError):
@@ -89,9 +94,15 @@ class CleanroomTower:
         return self._engine.sorted_events()
 
     def close(self) -> None:
-        """Release every key still held."""
+        """Release every key still held; the tower stays readable (events) but takes no more
+        actions, like the emulator's."""
         for button in sorted(self._engine.held):
             self._engine.release(button)
+        self._closed = True
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise CleanroomError("the clean-room tower is closed (make a new CleanroomTower)")
 
     @staticmethod
     def _check(button: str) -> None:

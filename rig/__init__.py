@@ -12,3 +12,5 @@ Modules (see rig/README.md):
     targets               EmulatorTower, ReplayTower
     session               record / check / import recordings; pytest_plugin: the tower fixture
 """
+
+__all__: list[str] = []

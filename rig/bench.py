@@ -18,8 +18,10 @@ The AVR thus runs at most one slice ahead of the tower, and since the box only d
 (it reads nothing back), key and power changes reach the tower at their exact AVR time. The
 world runs at most ``max_speed`` times faster than the wall clock (like hardware, the host
 must keep up), and waits when the analyser's FIFO is full and the reader is busy (lossless
-unless a fault is injected). ``tower_speed`` makes the tower's clock run fast or slow against
-the world (a real tower's RC oscillator), which ``rig check`` must estimate;
+unless a fault is injected). ``tower_speed`` runs the whole virtual tower's time fast or slow
+against the world (for towers without a clock setting, such as the pin-level fake;
+rig.session gives the emulator ``425 kHz x speed`` as its clock instead, so that only the chip
+runs fast, like a real tower's RC oscillator, which ``rig check --clock auto`` must estimate);
 ``box_clock_error`` does the same for the box's resonator (SYNC pulses correct for it).
 
 Example::

@@ -62,10 +62,23 @@ def _run(cmd: list[str], what: str) -> None:
         raise BuildError(f"building {what} failed: {first}")
 
 
+def _ensure_dir(d: Path) -> Path:
+    """Create the build directory ``d``; raise BuildError naming it when it cannot be."""
+    d = Path(d)
+    if d.exists() and not d.is_dir():
+        raise BuildError(f"{d}: exists and is not a directory (expected a build directory)")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BuildError(f"{d}: cannot create the build directory "
+                         f"({exc.strerror or exc})") from None
+    return d
+
+
 def build_firmware(out_dir: Path | None = None) -> Path:
     """Compile rig/firmware/buttonbox.c for the ATmega328P at 16 MHz; return the ELF path."""
     src = FIRMWARE_SOURCE.read_bytes()
-    d = out_dir or build_dir()
+    d = _ensure_dir(out_dir) if out_dir is not None else build_dir()
     elf = d / f"buttonbox-{_digest(src, ' '.join(AVR_CFLAGS).encode())}.elf"
     if not elf.exists():
         gcc = _tool("avr-gcc", "gcc-avr avr-libc")

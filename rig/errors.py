@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 __all__ = ["RigError", "LinkError", "LinkLostError", "FirmwareError", "PortBusyError",
-           "UsbError", "UsbPermissionError", "TowerUnknownError", "BuildError"]
+           "UsbError", "UsbPermissionError", "TowerUnknownError", "BuildError", "ClockFitError"]
 
 
 class RigError(ValueError):
@@ -35,6 +35,10 @@ class UsbPermissionError(UsbError):
 
 class TowerUnknownError(RigError):
     """The tower stopped answering; its state is UNKNOWN until it is power-cycled."""
+
+
+class ClockFitError(RigError):
+    """A recording's oscillator cannot be fitted (too little shared with the target's run)."""
 
 
 class BuildError(RigError):

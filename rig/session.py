@@ -29,18 +29,28 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
+import numpy as np
+
+from analysis.base import AnalysisError
+from analysis.compare import (Comparison, IntervalFit, Tolerance, compare_events,
+                              fit_interval_ratio)
 from captures.events import read_events, write_events
 from captures.script import Script, read_script, write_script
 from captures.tower import run_script
 from rig.bench import PROBE_16, VirtualBench
-from rig.errors import RigError
+from rig.errors import ClockFitError, RigError
+
+if TYPE_CHECKING:
+    from rig.real import RealTower
 
 __all__ = ["TargetSpec", "Target", "open_target", "record", "check", "import_capture",
-           "recorded_clock", "Recording", "load_recording", "TARGETS", "DEFAULT_CHANNEL_MAP"]
+           "recorded_clock", "fit_recorded_clock", "CheckResult", "Recording", "load_recording",
+           "TARGETS", "DEFAULT_CHANNEL_MAP", "NOMINAL_CLOCK_HZ", "validate_spec",
+           "load_probe_map", "check_cleanroom"]
 
 TARGETS = ("real", "sim", "emu", "cleanroom", "replay", "fake")
 RECORDING_FORMAT = "towerlab-recording"
@@ -49,6 +59,11 @@ DEFAULT_CHANNEL_MAP = {f"D{i}": name for i, name in enumerate(PROBE_16)}
 DECODER_TYPES = {"display": "display", "lamps": "lamp", "motor": "motor", "reel": "reel",
                  "speaker": "tone", "keypad": "button"}
 ALL_OUTPUT_TYPES = ("display", "lamp", "motor", "reel", "tone")
+NOMINAL_CLOCK_HZ = 425_000.0   # MAME's clock for the Dark Tower board (tms1400-facts.md §10)
+RECORDING_FILES = ("recording.json", "script.txt", "capture.tlc", "events.jsonl")
+FAULT_MARGIN_S = 0.2    # a recording's fault: compare up to this long before it
+CLOCK_FIT_RANGE = (0.7, 1.3)   # plausible oscillator / nominal (RC spreads, facts §10)
+CLOCK_FIT_MAX_STD = 0.005      # a fit less certain than 0.5 % is not used
 END_MARGIN_S = 0.05     # events this close to the session end are not compared
 
 
@@ -79,7 +94,7 @@ class Target:
         self.bench = bench
 
     @property
-    def real(self):
+    def real(self) -> "RealTower | None":
         """Return the RealTower when the target goes through the rig's drivers, else None."""
         from rig.real import RealTower
         return self.tower if isinstance(self.tower, RealTower) else None
@@ -126,8 +141,17 @@ def _virtual_tower(spec: TargetSpec):
         from rig.fakes import PinTower
         return PinTower()
     if spec.virtual == "emu":
-        return _emulator_tower(spec)
+        # An RC oscillator off by ``tower_speed`` runs the chip fast or slow; the reel motor
+        # and the board's 1/60 s frames keep real time (the emulator's clock_hz does that).
+        base = spec.clock_hz or NOMINAL_CLOCK_HZ
+        return _emulator_tower(replace(spec, clock_hz=base * spec.tower_speed))
     raise RigError(f"unknown virtual tower {spec.virtual!r} (expected emu or fake)")
+
+
+def _bench_tower_speed(spec: TargetSpec) -> float:
+    """Return the time scale the bench applies to the virtual tower: the emulator takes the
+    oscillator error as its clock (``_virtual_tower``), the pin-level fake has no clock."""
+    return spec.tower_speed if spec.virtual == "fake" else 1.0
 
 
 def _analyser(spec: TargetSpec, bench: VirtualBench | None):
@@ -142,11 +166,44 @@ def _analyser(spec: TargetSpec, bench: VirtualBench | None):
     raise RigError(f"unknown analyser {spec.analyser!r} (expected fx2lafw or sigrok:DRIVER)")
 
 
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def validate_spec(spec: TargetSpec) -> None:
+    """Raise RigError, one line naming the value, for an option of ``spec`` that no target
+    could use; nothing is opened."""
+    from captures.model import DARKTOWER_CHANNELS
+
+    if spec.target not in TARGETS:
+        raise RigError(f"unknown target {spec.target!r} (expected one of {', '.join(TARGETS)})")
+    if not (_number(spec.tower_speed) and 0.5 <= spec.tower_speed <= 2.0):
+        raise RigError(f"tower speed {spec.tower_speed!r}: expected a factor from 0.5 to 2 "
+                       f"(1.03 = the tower's clock 3 % fast)")
+    if spec.clock_hz is not None and not (_number(spec.clock_hz)
+                                          and 1_000 <= spec.clock_hz <= 10_000_000):
+        raise RigError(f"clock {spec.clock_hz!r} Hz: expected an oscillator from 1 kHz to "
+                       f"10 MHz (the tower's is about 425000)")
+    if not (_number(spec.samplerate) and 0 < spec.samplerate < float("inf")):
+        raise RigError(f"samplerate {spec.samplerate!r}: expected a positive number of Hz "
+                       f"(e.g. 250000)")
+    if spec.analyser != "fx2lafw" and not (spec.analyser.startswith("sigrok:")
+                                           and len(spec.analyser) > len("sigrok:")):
+        raise RigError(f"unknown analyser {spec.analyser!r} (expected fx2lafw or "
+                       f"sigrok:DRIVER, e.g. sigrok:fx2lafw or sigrok:saleae-logic16)")
+    if spec.virtual not in ("emu", "fake"):
+        raise RigError(f"unknown virtual tower {spec.virtual!r} (expected emu or fake)")
+    pins = set(DARKTOWER_CHANNELS) | {"SYNC"}
+    for probe, pin in spec.channel_map.items():
+        if pin not in pins:
+            raise RigError(f"channel map: {probe} = {pin!r} is not a tower pin (expected SYNC "
+                           f"or one of {' '.join(DARKTOWER_CHANNELS)})")
+
+
 def open_target(spec: TargetSpec, sink_factory=None) -> Target:
     """Open the tower named by ``spec``; ``sink_factory(channels, samplerate)`` returns the
     live capture sink for rig targets (e.g. a StreamWriter)."""
-    if spec.target not in TARGETS:
-        raise RigError(f"unknown target {spec.target!r} (expected one of {', '.join(TARGETS)})")
+    validate_spec(spec)
     if spec.target == "emu":
         return Target(_emulator_tower(spec), spec)
     if spec.target == "cleanroom":
@@ -166,7 +223,7 @@ def open_target(spec: TargetSpec, sink_factory=None) -> Target:
     bench = None
     if spec.target == "sim":
         bench = VirtualBench(lambda: _virtual_tower(spec), probe=tuple(channels),
-                             tower_speed=spec.tower_speed,
+                             tower_speed=_bench_tower_speed(spec),
                              box_clock_error=spec.box_clock_error).start()
         port = bench.port
     else:
@@ -179,9 +236,10 @@ def open_target(spec: TargetSpec, sink_factory=None) -> Target:
         box = ButtonBox(port)
         sink = sink_factory(channels, spec.samplerate) if sink_factory else None
         # On the bench the world may run several times faster than the wall clock: schedule
-        # actions a full (bench) second ahead so a busy host is never late.
+        # actions two (bench) seconds ahead, 0.4 s of wall time, so a host slowed down by a
+        # loaded machine is not late.
         tower = RealTower(box, _analyser(spec, bench), channels, spec.samplerate, sink=sink,
-                          lead_s=1.0 if bench is not None else 0.3)
+                          lead_s=2.0 if bench is not None else 0.3)
     except BaseException:
         if box is not None:
             box.close()
@@ -189,6 +247,59 @@ def open_target(spec: TargetSpec, sink_factory=None) -> Target:
             bench.close()
         raise
     return Target(tower, spec, bench)
+
+
+def _read_script(path: str | os.PathLike, empty_ok: bool = True) -> Script:
+    """Read a session script; errors name the file (also for bytes that are not UTF-8
+    text). With ``empty_ok`` False a script with no action and no run length is refused."""
+    try:
+        script = read_script(str(path))
+    except UnicodeDecodeError:
+        raise RigError(f"{path}: not a text script (expected '<time_s> <BUTTON> <hold_s>' "
+                       f"lines in UTF-8)") from None
+    if not empty_ok and not script.actions and script.length is None:
+        raise RigError(f"{path}: the script has no action and no '# run length: S s' line "
+                       f"(nothing to record)")
+    return script
+
+
+def _read_events(path: Path) -> list[dict]:
+    """Read an events file; errors name the file (also for bytes that are not UTF-8)."""
+    try:
+        return read_events(str(path))
+    except UnicodeDecodeError:
+        raise RigError(f"{path}: not a JSON-lines events file (bytes that are not UTF-8 "
+                       f"text)") from None
+
+
+def _out_dir(path: str | os.PathLike) -> Path:
+    """Return ``path`` as a directory a recording may be written to, without creating it:
+    a new or empty directory, or an old recording (replaced). Anything else would have the
+    user's own script.txt or events.jsonl overwritten."""
+    d = Path(path)
+    if d.exists() and not d.is_dir():
+        raise RigError(f"{d}: exists and is not a directory (expected a recording directory "
+                       f"to write)")
+    if d.is_dir() and any(d.iterdir()) and not (d / "recording.json").exists():
+        raise RigError(f"{d}: not empty and not a recording (expected a new or empty "
+                       f"directory, or a recording to replace)")
+    parent = d.resolve().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not os.access(parent if not d.exists() else d, os.W_OK):
+        raise RigError(f"{d}: cannot write here (permission denied; choose another --out)")
+    return d
+
+
+def _make_dir(d: Path) -> bool:
+    """Create ``d`` (and parents); return whether it was created. Errors are one line."""
+    made = not d.exists()
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RigError(f"{d}: cannot create the recording directory "
+                       f"({exc.strerror or exc})") from None
+    return made
 
 
 @dataclass
@@ -201,23 +312,57 @@ class Recording:
 
 
 def load_recording(path: str | os.PathLike) -> Recording:
-    """Read a recording directory; raise RigError naming the file that is missing or wrong."""
+    """Read a recording directory (or a shared capture folder: script.txt + events.jsonl);
+    raise RigError naming the file that is missing or wrong."""
     d = Path(path)
     meta_path = d / "recording.json"
+    if not d.is_dir():
+        raise RigError(f"{d}: not a recording (expected a directory made by towerlab rig "
+                       f"record or rig import)")
+    if not meta_path.exists():
+        if (d / "script.txt").exists() and (d / "events.jsonl").exists():
+            return _capture_folder(d)
+        raise RigError(f"{d}: not a recording (no recording.json, nor script.txt and "
+                       f"events.jsonl; make one with towerlab rig record or rig import)")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise RigError(f"{d}: not a recording (no recording.json; make one with "
-                       f"towerlab rig record)") from None
     except (OSError, ValueError) as exc:
         raise RigError(f"{meta_path}: unreadable ({exc})") from None
-    if meta.get("format") != RECORDING_FORMAT or meta.get("version") != RECORDING_VERSION:
+    if not isinstance(meta, dict) or meta.get("format") != RECORDING_FORMAT \
+            or meta.get("version") != RECORDING_VERSION:
+        got = (meta.get("format"), meta.get("version")) if isinstance(meta, dict) else \
+            type(meta).__name__
         raise RigError(f"{meta_path}: expected format {RECORDING_FORMAT!r} version "
-                       f"{RECORDING_VERSION}, got {meta.get('format')!r} "
-                       f"{meta.get('version')!r}")
-    script = read_script(str(d / "script.txt"))
-    events = read_events(str(d / "events.jsonl"))
+                       f"{RECORDING_VERSION}, got {got!r}")
+    _check_meta(meta_path, meta)
+    script = _read_script(d / "script.txt")
+    events = _read_events(d / "events.jsonl")
     return Recording(d, meta, script, events)
+
+
+def _check_meta(meta_path: Path, meta: dict) -> None:
+    """Raise RigError naming the field of recording.json that has the wrong kind of value."""
+    observed = meta.get("observed", list(ALL_OUTPUT_TYPES))
+    if not isinstance(observed, list) or not all(isinstance(t, str) for t in observed):
+        raise RigError(f"{meta_path}: 'observed' is {observed!r} (expected a list of event "
+                       f"types such as [\"display\", \"lamp\"])")
+    end = meta.get("script_end_s")
+    if end is not None and (isinstance(end, bool) or not isinstance(end, (int, float))
+                            or not end >= 0):
+        raise RigError(f"{meta_path}: 'script_end_s' is {end!r} (expected seconds >= 0)")
+    late = meta.get("late_actions")
+    if late is not None and (isinstance(late, bool) or not isinstance(late, int) or late < 0):
+        raise RigError(f"{meta_path}: 'late_actions' is {late!r} (expected a count >= 0)")
+
+
+def _capture_folder(d: Path) -> Recording:
+    """Return a shared capture folder (script.txt, events.jsonl: every output observed) as a
+    Recording."""
+    script = _read_script(d / "script.txt")
+    meta = {"format": RECORDING_FORMAT, "version": RECORDING_VERSION, "target": "capture",
+            "observed": list(ALL_OUTPUT_TYPES), "script_end_s": script.end_time(),
+            "fault": None}
+    return Recording(d, meta, script, _read_events(d / "events.jsonl"))
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -236,6 +381,7 @@ class _Watched:
         return getattr(self._tower, name)
 
     def advance(self, seconds: float) -> None:
+        """Advance the tower by ``seconds`` and report the progress."""
         self._tower.advance(seconds)
         self._report(min(self._tower.now, self._total), self._total)
 
@@ -253,34 +399,42 @@ def record(script_path: str, spec: TargetSpec, out: str | os.PathLike,
     from captures.formats import write_capture
     from captures.stream import StreamWriter
 
-    script = read_script(script_path)
-    d = Path(out)
-    made_dir = not d.exists()
-    d.mkdir(parents=True, exist_ok=True)
+    script = _read_script(script_path, empty_ok=False)
+    d = _out_dir(out)
+    validate_spec(spec)
+    made_dir = _make_dir(d)
     capture_path = d / "capture.tlc"
     writers: list[StreamWriter] = []
 
-    def sink_factory(channels, samplerate):
+    def sink_factory(channels: list[str], samplerate: float) -> StreamWriter:
+        """Return the live capture.tlc writer for the rig's analyser."""
         w = StreamWriter(capture_path, channels, samplerate, {"target": spec.target})
         writers.append(w)
         return w
 
+    def discard() -> None:
+        """Nothing half-written: remove what this recording wrote (Ctrl-C, a crash)."""
+        for w in writers:
+            w.abandon()
+        for name in RECORDING_FILES:
+            (d / name).unlink(missing_ok=True)
+        if made_dir:
+            shutil.rmtree(d, ignore_errors=True)
+
     try:
         target = open_target(spec, sink_factory)
     except BaseException:
-        for w in writers:           # nothing half-written: the target never opened
-            w.abandon()
-        capture_path.unlink(missing_ok=True)
-        if made_dir:
-            shutil.rmtree(d, ignore_errors=True)
+        discard()
         raise
-    with open(d / "script.txt", "w", encoding="utf-8") as f:
-        write_script(script, f)
-    if inject is not None:
-        inject(target)
     end = script.end_time()
     fault: BaseException | None = None
+    done = False
     try:
+        # The script as given, byte for byte (write_script keeps 6 significant digits).
+        (d / "script.txt").write_text(Path(script_path).read_text(encoding="utf-8"),
+                                      encoding="utf-8")
+        if inject is not None:
+            inject(target)
         tower = target.tower if progress is None else _Watched(target.tower, end, progress)
         try:
             events = run_script(tower, script)
@@ -318,10 +472,15 @@ def record(script_path: str, spec: TargetSpec, out: str | os.PathLike,
         with open(d / "events.jsonl", "w", encoding="utf-8") as f:
             write_events(events or [], f)
         _write_json(d / "recording.json", meta)
+        done = True
     finally:
-        for w in writers:
-            w.abandon()
+        # Stop the analyser's reader before its sink goes away.
         target.close()
+        if done:
+            for w in writers:
+                w.abandon()
+        else:
+            discard()
     if fault is not None:
         raise fault
     return load_recording(d)
@@ -335,20 +494,25 @@ def recorded_clock(rec: Recording) -> float:
     return estimate_clock(rec.events).clock_hz
 
 
-def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False):
-    """Replay a recording's script on a target; return analysis.compare's Comparison
-    (recording = A, target = B) over the event types both observe.
+@dataclass
+class CheckResult(Comparison):
+    """A ``Comparison`` (recording = A, target = B) plus the oscillator the target ran at.
 
-    ``auto_clock``: run the emulator at the recorded tower's oscillator, estimated from its
-    tones, so a real tower's RC clock does not shift key presses against its program.
+    ``clock_hz`` is None when the target ran at its own clock; with ``--clock auto``,
+    ``clock_fit`` is the first pass's fit (analysis.compare.IntervalFit, ratio = the nominal
+    run's clock over the recorded tower's).
     """
-    from analysis.compare import Tolerance, compare_events
+    clock_hz: float | None = None
+    clock_fit: IntervalFit | None = None
+    compared_until: float | None = None     # session seconds; less than the script's length
+    fault: str | None = None                # when the recording ends in a fault
+    late_actions: int = 0                   # the recording's actions that ran late
+    clock_note: str | None = None           # why --clock auto fell back to the nominal clock
 
-    rec = load_recording(path)
-    if auto_clock:
-        if spec.target != "emu":
-            raise RigError("--clock auto applies to the emu target only")
-        spec.clock_hz = recorded_clock(rec)
+
+def _replay(rec: Recording, spec: TargetSpec) -> tuple[list[dict], tuple[str, ...]]:
+    """Run the recording's script on the target; return its events and the output types both
+    sides observe."""
     target = open_target(spec)
     try:
         try:
@@ -360,46 +524,235 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False):
                       and t in target.observed_types())
     finally:
         target.close()
-    # The decoders' last 1/60 s window depends on where each side stops: compare up to a
-    # margin before the end.
+    return events, types
+
+
+def fit_recorded_clock(rec: Recording, spec: TargetSpec,
+                       events: list[dict] | None = None) -> tuple[float, IntervalFit]:
+    """Return the recorded tower's oscillator (Hz) and the fit it comes from, for any firmware.
+
+    The target (which must take a clock: emu, or sim with the emulator inside) runs the
+    script at its nominal clock (``spec.clock_hz`` or 425 kHz), or ``events`` are that run;
+    analysis.compare.fit_interval_ratio then compares the intervals both firmwares time
+    themselves (flash periods, step delays, tone periods) between the recording and that run.
+    """
+    if spec.target not in ("emu", "sim") or (spec.target == "sim" and spec.virtual != "emu"):
+        what = f"sim --virtual {spec.virtual}" if spec.target == "sim" else spec.target
+        raise RigError(f"--clock auto needs a target that takes a clock (emu, or sim with "
+                       f"the emulator inside), not {what}")
+    nominal = spec.clock_hz or NOMINAL_CLOCK_HZ
+    if events is None:
+        events = _replay(rec, replace(spec, clock_hz=nominal))[0]
+    end = _compared_end(rec)
+    try:
+        fit = fit_interval_ratio([e for e in rec.events if e["t"] < end],
+                                 [e for e in events if e["t"] < end])
+    except AnalysisError as exc:
+        raise ClockFitError(f"{rec.path}: cannot fit the recorded tower's clock "
+                            f"({exc})") from None
+    clock = nominal / fit.ratio
+    if not (CLOCK_FIT_RANGE[0] <= clock / nominal <= CLOCK_FIT_RANGE[1]
+            and fit.std_rel <= CLOCK_FIT_MAX_STD):
+        raise ClockFitError(f"{rec.path}: the fitted clock {clock:.0f} Hz (+-"
+                            f"{fit.std_rel * 100:.2f} %, from {fit.intervals} events and "
+                            f"{fit.tones} tones) is not plausible: the recording and a run at "
+                            f"{nominal:.0f} Hz have too little in common")
+    return clock, fit
+
+
+def _compared_end(rec: Recording) -> float:
+    """Return the session time (s) up to which events are compared: the decoders' last
+    1/60 s window depends on where each side stops, and a recording that ends in a fault (a
+    gap: the probe saw nothing from there) is compared up to ``FAULT_MARGIN_S`` before the
+    fault (an unplugged box drops the tower's power a moment before the host notices)."""
     end = float(rec.meta.get("script_end_s") or rec.script.end_time()) - END_MARGIN_S
+    gaps = [e["t"] - FAULT_MARGIN_S for e in rec.events if e.get("type") == "gap"]
+    return min([end] + gaps)
+
+
+def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -> CheckResult:
+    """Replay a recording's script on a target; return the comparison (recording = A,
+    target = B) over the event types both observe.
+
+    ``auto_clock``: a real tower's RC oscillator is off its nominal 425 kHz, so the same
+    press lands in a different program state unless the target runs at the recorded tower's
+    clock. Two passes: run at the nominal clock and fit the clock from internally timed
+    intervals (``fit_recorded_clock``, any firmware), then rerun at the fitted clock and
+    compare that.
+    """
+    rec = load_recording(path)
+    fit = None
+    note = None
+    if auto_clock:
+        try:
+            clock, fit = fit_recorded_clock(rec, spec)
+            spec = replace(spec, clock_hz=clock)
+        except ClockFitError as exc:
+            # Compare at the nominal clock: the first difference says where they part.
+            note = str(exc)
+    events, types = _replay(rec, spec)
+    end = _compared_end(rec)
     a = [e for e in rec.events if e["t"] < end]
     b = [e for e in events if e["t"] < end]
     # Reel positions are inferred (dead reckoning between sensor holes on a probe, frame-polled
     # on the emulator's board): fit the clock on the pin-exact types, then compare everything.
     exact = tuple(t for t in types if t != "reel") or types
-    fit = compare_events(a, b, Tolerance(types=exact))
-    return compare_events(a, b, Tolerance(types=types), ratio=fit.ratio, offset=fit.offset)
+    first = compare_events(a, b, Tolerance(types=exact))
+    ratio, offset = first.ratio, first.offset
+    if not 0.5 <= ratio <= 2.0:
+        # Too little in common to fit a clock (a negative or doubled clock means nothing):
+        # compare on the same clock, so the first difference is where they part.
+        ratio, offset = 1.0, 0.0
+    result = compare_events(a, b, Tolerance(types=types), ratio=ratio, offset=offset)
+    return CheckResult(**vars(result), clock_hz=spec.clock_hz, clock_fit=fit,
+                       compared_until=end, fault=rec.meta.get("fault"),
+                       late_actions=int(rec.meta.get("late_actions") or 0),
+                       clock_note=note)
+
+
+def check_cleanroom(path: str | os.PathLike):
+    """Check a recording against the clean-room game; return cleanroom.conform's Result.
+
+    The game draws random decisions (move outcomes, prices, haggles...), so it is compared as
+    ``towerlab conform`` does: each decision resolved to what the recording shows, with the
+    game's tolerances (key-scan latency, flash phase), on the output types the recording
+    observed, up to its end (or its fault).
+    """
+    from cleanroom.conform import resolve
+
+    rec = load_recording(path)
+    end = _compared_end(rec)
+    types = [t for t in ALL_OUTPUT_TYPES if t in rec.meta.get("observed", ALL_OUTPUT_TYPES)]
+    return resolve(rec.script, [e for e in rec.events if e["t"] < end], end=end, types=types)
+
+
+def load_probe_map(path: str | os.PathLike) -> dict[str, str]:
+    """Read a channel-map file (captures.channelmap format) for the rig's analyser: probes
+    D0..D15, each on a tower pin or SYNC; errors name the file."""
+    from captures.channelmap import load_channel_map
+
+    cmap = load_channel_map(path)
+    try:
+        validate_spec(TargetSpec("fake", channel_map=cmap))
+        from rig.real import probe_channels
+        probe_channels(cmap)
+    except RigError as exc:
+        raise RigError(f"{path}: {str(exc).removeprefix('channel map: ')}") from None
+    return cmap
+
+
+def _script_inputs(script: Script) -> list[dict]:
+    """Return the script's key and power actions as button/power events (the inputs a rig
+    recording holds next to what the tower showed)."""
+    from captures.events import make_event
+    from captures.script import timeline
+
+    out = []
+    for t, kind, arg in timeline(script):
+        if kind == "power":
+            out.append(make_event(t, "power", on=int(bool(arg))))
+        else:
+            out.append(make_event(t, "button", button=arg, action=kind))
+    return out
+
+
+def _power_on_sample(cap) -> int:
+    """Return the sample at which the tower was switched on: the first at which an O pin
+    leaves the all-low level of an unpowered tower (the TMS1400 drives O from reset, tms1400-
+    facts.md §6), as RealTower aligns a capture without SYNC; 0 when the capture starts
+    powered or probes no O pin."""
+    mask = sum(1 << i for i, name in enumerate(cap.info.channels)
+               if name in {f"O{k}" for k in range(8)})
+    if not mask:
+        return 0
+    for block in cap.changes():
+        lit = np.flatnonzero(block.words & np.uint64(mask))
+        if len(lit):
+            return int(block.times[lit[0]])
+    return 0
+
+
+def _from_sample(cap, t0: int):
+    """Return ``cap`` seen from sample ``t0`` on (a change time), its samples renumbered
+    from 0."""
+    from captures.model import Capture, CaptureInfo, Changes, Gap
+
+    def blocks():
+        for block in cap.changes():
+            keep = block.times >= t0
+            if keep.any():
+                yield Changes(block.times[keep] - t0, block.words[keep])
+
+    total = cap.info.total_samples
+    info = CaptureInfo(list(cap.info.channels), cap.info.samplerate,
+                       None if total is None else total - t0, dict(cap.info.meta))
+    gaps = [Gap(max(0, g.start - t0), g.end - t0, g.reason) for g in cap.gaps if g.end > t0]
+    return Capture(info, blocks, gaps)
 
 
 def import_capture(path: str, out: str | os.PathLike, channel_map: str | None = None,
-                   script_path: str | None = None) -> Recording:
+                   script_path: str | None = None, start_s: float | None = None) -> Recording:
     """Turn a capture recorded elsewhere (.sr, .vcd, Saleae, .tlc, edges) into a recording:
-    decode it, keep it as capture.tlc, and store the script if one is given."""
+    decode it, keep it as capture.tlc, and store the script if one is given.
+
+    Session time 0 is the tower's power-on: a capture that starts before it has its events
+    decoded from there (``t0_sample`` in recording.json), so the script's times, counted from
+    power-on, line up. ``start_s`` gives it (seconds into the capture); by default it is the
+    first sample at which an O pin leaves the all-low level of an unpowered tower (the
+    TMS1400 drives O from reset), or 0 when no O pin was probed (an 8-channel probe cannot
+    see the power-on).
+
+    Everything is checked and written in a temporary directory next to ``out`` first, then
+    renamed into place: a bad input leaves nothing behind.
+    """
+    import tempfile
+
     from analysis.decode import StreamDecoder, decode
     from captures.formats import open_capture, write_capture
 
+    d = _out_dir(out)
+    script = _read_script(script_path) if script_path else None
     cap = open_capture(path, channel_map=channel_map)
-    d = Path(out)
-    d.mkdir(parents=True, exist_ok=True)
-    events = decode(cap)
-    write_capture(cap, d / "capture.tlc")
-    if script_path:
-        shutil.copyfile(script_path, d / "script.txt")
-        script = read_script(str(d / "script.txt"))
+    if start_s is None:
+        t0 = _power_on_sample(cap)
+    elif not (_number(start_s) and 0 <= start_s < cap.info.seconds(cap.info.total_samples
+                                                                     or 0)):
+        raise RigError(f"--start {start_s!r}: expected the seconds into {path} at which the "
+                       f"tower was switched on (0 to the capture's length)")
     else:
-        script = Script(name="script")
-        script.length = round(cap.info.seconds(cap.info.total_samples or 0), 6)
-        with open(d / "script.txt", "w", encoding="utf-8") as f:
-            write_script(script, f)
-    dec = StreamDecoder(cap.info)
-    observed = [DECODER_TYPES[type(x).NAME] for x in dec.decoders
-                if DECODER_TYPES.get(type(x).NAME) in ALL_OUTPUT_TYPES]
-    with open(d / "events.jsonl", "w", encoding="utf-8") as f:
-        write_events(events, f)
-    _write_json(d / "recording.json", {
-        "format": RECORDING_FORMAT, "version": RECORDING_VERSION, "target": "import",
-        "source": os.path.abspath(path), "samplerate": cap.info.samplerate,
-        "channels": list(cap.info.channels), "t0_sample": 0, "observed": observed,
-        "script_end_s": script.end_time(), "fault": None, "romset": None, "firmware": None})
+        t0 = int(round(start_s * cap.info.samplerate))
+    shift = t0 / cap.info.samplerate
+    events = decode(_from_sample(cap, t0)) if t0 else decode(cap)
+    if script is not None:
+        events = sorted(events + _script_inputs(script), key=lambda e: e["t"])
+    parent = d.resolve().parent
+    _make_dir(parent)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{d.name}.", dir=parent))
+    try:
+        write_capture(cap, tmp / "capture.tlc")
+        if script is None:
+            script = Script(name="script")
+            script.length = round(cap.info.seconds(cap.info.total_samples or 0) - shift, 6)
+        with open(tmp / "script.txt", "w", encoding="utf-8") as f:
+            if script_path:
+                f.write(Path(script_path).read_text(encoding="utf-8"))
+            else:
+                write_script(script, f)
+        dec = StreamDecoder(cap.info)
+        observed = [DECODER_TYPES[type(x).NAME] for x in dec.decoders
+                    if DECODER_TYPES.get(type(x).NAME) in ALL_OUTPUT_TYPES]
+        with open(tmp / "events.jsonl", "w", encoding="utf-8") as f:
+            write_events(events, f)
+        _write_json(tmp / "recording.json", {
+            "format": RECORDING_FORMAT, "version": RECORDING_VERSION, "target": "import",
+            "source": os.path.abspath(path), "samplerate": cap.info.samplerate,
+            "channels": list(cap.info.channels), "t0_sample": t0, "observed": observed,
+            "script_end_s": script.end_time(), "fault": None, "romset": None,
+            "firmware": None})
+        if d.exists():
+            shutil.rmtree(d)
+        os.replace(tmp, d)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     return load_recording(d)

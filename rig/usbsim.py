@@ -256,7 +256,11 @@ class SimFX2:
 
 
 class SimUsbBackend(usb.backend.IBackend):
-    """A pyusb backend whose bus holds simulated devices (pass it as ``backend=`` to pyusb)."""
+    """A pyusb backend whose bus holds simulated devices (pass it as ``backend=`` to pyusb).
+
+    Its methods are those of ``usb.backend.IBackend`` (pyusb documents each); they answer
+    from the SimFX2 devices: descriptors, control and bulk transfers, USB errors as libusb's.
+    """
 
     def __init__(self, devices: list[SimFX2]):
         self.devices = list(devices)

@@ -7,6 +7,7 @@ injected streams. Errors the user can fix (bad files, bad values) print one line
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import IO, Sequence
 
@@ -48,6 +49,13 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args, out) or 0)
+    except BrokenPipeError:
+        # The reader went away (e.g. `towerlab trace ... | head`): stop quietly.
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return 0
     except UserError as exc:
         print(f"towerlab: {exc}", file=sys.stderr)
         return 2

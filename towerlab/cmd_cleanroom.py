@@ -24,8 +24,9 @@ def _reference(folder: str):
         if found and os.path.exists(os.path.join(folder, "script.txt")):
             from analysis.decode import decode
             from captures.formats import open_capture
-            from captures.script import read_script
-            return read_script(os.path.join(folder, "script.txt")), decode(open_capture(found[0]))
+            from cleanroom.conform import read_reference_script
+            return (read_reference_script(os.path.join(folder, "script.txt")),
+                    decode(open_capture(found[0])))
         if not found:
             raise ConformError(f"{folder}: no events.jsonl and no capture "
                                f"({', '.join(_CAPTURE_NAMES)})")
@@ -136,11 +137,12 @@ def register(sub) -> None:
                        description="Replay each reference's script on the clean-room game, "
                                    "resolving its random decisions to what the reference "
                                    "shows, and report 'conforms' or the first difference.")
-    p.add_argument("--reference", nargs="+", metavar="DIR",
-                   help="capture folder(s) with script.txt and events.jsonl (or a capture)")
-    p.add_argument("--stats", nargs="+", metavar="DIR",
-                   help="estimate random-event frequencies over these recordings")
-    p.add_argument("--params", action="store_true", help="print the game's parameter table")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--reference", nargs="+", metavar="DIR",
+                      help="capture folder(s) with script.txt and events.jsonl (or a capture)")
+    what.add_argument("--stats", nargs="+", metavar="DIR",
+                      help="estimate random-event frequencies over these recordings")
+    what.add_argument("--params", action="store_true", help="print the game's parameter table")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=50.0,

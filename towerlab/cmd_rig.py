@@ -25,13 +25,15 @@ def _target_options(p: argparse.ArgumentParser) -> None:
                    help="fx2lafw (pyusb driver) or sigrok:DRIVER[:opts] (sigrok-cli)")
     p.add_argument("--channel-map", help="probe -> tower pin map file (default: D0-D6 = "
                                          "R4-R10, D7-D14 = O0-O7, D15 = K8)")
-    p.add_argument("--samplerate", type=float, default=250_000, help="analyser Hz")
+    p.add_argument("--samplerate", type=float, default=250_000,
+                   help="analyser sample rate in Hz (default 250000)")
     p.add_argument("--virtual", default="emu", choices=("emu", "fake"),
                    help="the tower inside the virtual bench (sim target)")
     p.add_argument("--tower-speed", type=float, default=1.0,
                    help="sim: the virtual tower's clock against the bench (1.02 = 2 %% fast)")
-    p.add_argument("--clock", help="emu: oscillator in Hz, or 'auto' (check: estimate the "
-                                   "recorded tower's clock from its tones)")
+    p.add_argument("--clock", help="emu, sim: oscillator in Hz, or 'auto' (check: run once at "
+                                   "425 kHz, fit the recorded tower's clock from the "
+                                   "intervals its firmware times, rerun at that clock)")
 
 
 def _clock(args) -> float | None:
@@ -51,8 +53,8 @@ def _spec(args):
     from rig.session import DEFAULT_CHANNEL_MAP, TargetSpec
     cmap = dict(DEFAULT_CHANNEL_MAP)
     if args.channel_map:
-        from captures.channelmap import load_channel_map
-        cmap = load_channel_map(args.channel_map)
+        from rig.session import load_probe_map
+        cmap = load_probe_map(args.channel_map)
     return TargetSpec(args.target, romset=args.romset, firmware=args.firmware, port=args.port,
                       analyser=args.analyser, channel_map=cmap, samplerate=args.samplerate,
                       virtual=args.virtual, tower_speed=args.tower_speed,
@@ -63,7 +65,11 @@ def cmd_record(args, out: IO[str]) -> int:
     """Run a script on a target and store script, capture and events in --out."""
     import sys
 
+    from rig.errors import RigError
     from rig.session import record
+    if args.clock == "auto":
+        raise RigError("--clock auto applies to rig check (it fits a recording's clock); "
+                       "rig record takes --clock HZ")
     if not sys.stderr.isatty():
         rec = record(args.script, _spec(args), args.out)
     else:
@@ -86,16 +92,43 @@ def cmd_record(args, out: IO[str]) -> int:
 def cmd_check(args, out: IO[str]) -> int:
     """Replay a recording's script on a target; print 'equivalent' or the first difference."""
     from analysis.compare import format_comparison
-    from rig.session import check
+    from rig.session import NOMINAL_CLOCK_HZ, check, check_cleanroom
+    if args.target == "cleanroom":
+        if args.clock:
+            from rig.errors import RigError
+            raise RigError("--clock applies to the emu and sim targets; the clean-room game "
+                           "is compared with its own tolerances")
+        conformed = check_cleanroom(args.recording)
+        if conformed.conforms:
+            print(f"equivalent: the clean-room game {conformed.describe()}, random decisions "
+                  f"resolved as towerlab conform does", file=out)
+        else:
+            print(conformed.describe(), file=out)
+        return 0 if conformed.conforms else 1
     result = check(args.recording, _spec(args), auto_clock=args.clock == "auto")
     print(format_comparison(result, "recording", args.target), file=out)
+    if result.late_actions and not result.equivalent:
+        print(f"note: {result.late_actions} key/power actions of the recording reached the box after their "
+              f"time; what followed them is shifted", file=out)
+    if result.fault:
+        print(f"note: the recording ends in a fault ({result.fault}); compared up to "
+              f"t={result.compared_until:.3f} s", file=out)
+    if result.clock_note:
+        print(f"note: --clock auto: {result.clock_note}; compared at 425 kHz", file=out)
+    fit = result.clock_fit
+    if fit is not None:
+        print(f"recorded tower's clock: {result.clock_hz:.0f} Hz "
+              f"({(result.clock_hz / NOMINAL_CLOCK_HZ - 1) * 100:+.2f} % against 425 kHz, "
+              f"+-{fit.std_rel * 100:.2f} %; fitted on {fit.intervals} events in "
+              f"{fit.stretches} stretches and {fit.tones} tones of a first run at 425 kHz)",
+              file=out)
     return 0 if result.equivalent else 1
 
 
 def cmd_import(args, out: IO[str]) -> int:
     """Turn a capture made elsewhere into a recording directory (decoded events)."""
     from rig.session import import_capture
-    rec = import_capture(args.capture, args.out, args.channel_map, args.script)
+    rec = import_capture(args.capture, args.out, args.channel_map, args.script, args.start)
     print(f"imported {args.capture}: {len(rec.events)} events in {args.out}", file=out)
     return 0
 
@@ -146,7 +179,8 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_record)
 
     p = rsub.add_parser("check", help="replay a recording on a tower and compare")
-    p.add_argument("recording", help="recording directory (from rig record or rig import)")
+    p.add_argument("recording", help="recording directory (from rig record or rig import), "
+                                     "or a capture folder with script.txt and events.jsonl")
     _target_options(p)
     p.set_defaults(func=cmd_check)
 
@@ -155,6 +189,9 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="recording directory to write")
     p.add_argument("--channel-map", help="probe -> tower pin map file")
     p.add_argument("--script", help="the script that was played during the capture")
+    p.add_argument("--start", type=float, metavar="S",
+                   help="seconds into the capture at which the tower was switched on "
+                        "(default: where an O pin first leaves all-low; 0 without O pins)")
     p.set_defaults(func=cmd_import)
 
     p = rsub.add_parser("firmware", help="build (and flash) the button-box firmware")
@@ -167,7 +204,8 @@ def register(sub) -> None:
     p.add_argument("--port", required=True, help="serial port, e.g. /dev/ttyACM0")
     p.set_defaults(func=cmd_status)
 
-    def no_sub(args, out):
+    def no_sub(args, out) -> int:
+        """Print the rig commands' help (no subcommand given)."""
         rig.print_help(out)
         return 2
 

@@ -72,3 +72,49 @@ def test_conform_decodes_a_capture_when_the_folder_has_no_events(tmp_path):
     (tmp_path / "capture.sr").write_bytes((src / "capture.sr").read_bytes())
     code, text = run("conform", "--reference", str(tmp_path))
     assert code == 0 and "conforms" in text
+
+
+def test_conform_takes_one_of_reference_stats_or_params_not_two(capsys):
+    import pytest
+    with pytest.raises(SystemExit) as exc:
+        run("conform", "--params", "--reference", str(CAPTURES / "tower_test"))
+    assert exc.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_conform_of_events_that_are_not_text_names_the_events_file(tmp_path, capsys):
+    (tmp_path / "script.txt").write_text((CAPTURES / "tower_test" / "script.txt").read_text())
+    (tmp_path / "events.jsonl").write_bytes(b"\xfa\xfb\x00garbage")
+    code, _ = run("conform", "--reference", str(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "events.jsonl: not a JSON-lines" in err
+
+
+def test_conform_of_a_script_that_is_not_text_names_the_script(tmp_path, capsys):
+    (tmp_path / "script.txt").write_bytes(b"\x8b\xac\x00")
+    (tmp_path / "events.jsonl").write_text((CAPTURES / "tower_test" / "events.jsonl")
+                                           .read_text())
+    code, _ = run("conform", "--reference", str(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "script.txt: not a text script" in err
+
+
+def test_conform_params_shows_tables_of_values_whole():
+    from cleanroom.params import param
+    code, text = run("conform", "--params")
+    assert code == 0 and str(param("tower_brigands")) in text
+    assert str(param("move_odds")) in text
+
+
+def test_cleanroom_play_names_a_wait_that_is_not_seconds(tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("wait soon\nwait -1\nquit\n")
+    code, text = run("cleanroom-play", "--seed", "1", "--input", str(keys))
+    assert code == 0 and "wait 'soon': expected seconds from 0 to 3600" in text
+    assert "wait '-1': expected seconds" in text
+
+
+def test_cleanroom_play_calls_the_tower_test_card_void(tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("yes\nquit\n")
+    code, text = run("cleanroom-play", "--seed", "1", "--input", str(keys))
+    assert code == 0 and "picture (void)" in text and "picture ?" not in text

@@ -224,3 +224,11 @@ def test_nothing_is_compared_inside_a_gap_of_the_reference(bazaar):
     ref.append({"t": 43.0, "type": "gap", "dur_s": 2.0, "reason": "probe unplugged"})
     assert resolve(script, ref).conforms
     assert not resolve(script, [e for e in ref if e["type"] != "gap"]).conforms
+
+
+def test_a_reference_without_display_is_compared_on_what_it_observed():
+    script, events = load_reference(str(CAPTURES / "tower_test"))
+    no_display = [e for e in events if e["type"] != "display"]
+    assert not resolve(script, no_display).conforms
+    result = resolve(script, no_display, types=("lamp", "motor", "reel", "tone"))
+    assert result.conforms, result.describe()

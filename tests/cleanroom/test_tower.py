@@ -102,3 +102,18 @@ def test_reel_stops_in_the_window_of_the_wanted_card():
     while reel.running:
         reel.tick()
     assert reel.card == 3
+
+
+def test_a_closed_tower_takes_no_more_actions_but_keeps_its_events():
+    import pytest
+
+    from cleanroom.tower import CleanroomError, CleanroomTower
+    tower = CleanroomTower(seed=1)
+    tower.advance(1.0)
+    shown = tower.events()
+    tower.close()
+    with pytest.raises(CleanroomError, match="closed"):
+        tower.press("MOVE")
+    with pytest.raises(CleanroomError, match="closed"):
+        tower.advance(1.0)
+    assert tower.events() == shown

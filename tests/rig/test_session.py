@@ -188,3 +188,14 @@ def test_an_eight_channel_probe_sees_lamps_and_tones_but_no_digits(avr_tools,
     kinds = {e["type"] for e in events}
     assert {"lamp", "tone", "button"} <= kinds and "display" not in kinds
     assert "display" not in observed and "lamp" in observed
+
+
+def test_a_recording_that_ends_in_a_fault_is_checked_up_to_the_fault(
+        avr_tools, has_fx2lafw_firmware, short_script, tmp_path):
+    out = tmp_path / "rec"
+    with pytest.raises(LinkLostError):
+        record(short_script, TargetSpec("sim", virtual="fake"), out,
+               inject=lambda tg: _when(tg.bench, 1.7, tg.bench.unplug_box))
+    result = check(out, TargetSpec("fake"))
+    assert result.equivalent and result.fault
+    assert 1.4 < result.compared_until < 1.7

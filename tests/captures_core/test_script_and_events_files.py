@@ -1,0 +1,44 @@
+"""The script and events files: round trips to the microsecond, one-line errors for bad bytes."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from captures.events import EventError, read_events
+from captures.script import Power, Press, Script, ScriptError, parse_script, read_script, \
+    write_script
+
+
+def test_script_round_trip_keeps_microseconds():
+    script = Script([Press(12.783333, "NO/END", 0.2), Power(30.000001, False),
+                     Press(3.0, "DARK TOWER", 0.25)], length=109.1583)
+    buf = io.StringIO()
+    write_script(script, buf)
+    again = parse_script(buf.getvalue())
+    assert again.actions == script.actions and again.length == script.length
+
+
+def test_script_that_is_not_utf8_is_named_in_one_line(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"1.0 YES/BUY 0.2\n\xff\xfe\n")
+    with pytest.raises(ScriptError, match=r"s.txt: not a UTF-8 text script") as exc:
+        read_script(str(path))
+    assert "\n" not in str(exc.value)
+
+
+def test_events_file_that_is_not_utf8_is_named_in_one_line(tmp_path):
+    path = tmp_path / "e.jsonl"
+    path.write_bytes(b'{"t": 0, "type": "motor", "on": 1}\n\xc3\x28\n')
+    with pytest.raises(EventError, match=r"e.jsonl: not a UTF-8 JSON-lines events file"):
+        read_events(str(path))
+
+
+def test_script_with_unknown_button_names_the_line():
+    with pytest.raises(ScriptError, match=r"s:2: unknown button 'FOO'"):
+        parse_script("1 YES/BUY 0.2\n2 FOO 0.2\n", "s")
+
+
+def test_script_power_needs_on_or_off():
+    with pytest.raises(ScriptError, match=r"s:1: power takes 'on' or 'off'"):
+        parse_script("1 power maybe\n", "s")
