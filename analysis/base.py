@@ -12,7 +12,11 @@ decoded in memory bounded by the decoder state, not the capture.
 - ``finish(end_sample) -> list[event]``: flush at the end of the capture;
 - ``horizon``: a sample index before which the decoder will emit no further events (events
   are sometimes held back while a pulse filter or a 1/60 s window is still open); the merging
-  ``analysis.decode.StreamDecoder`` uses it to release events in time order.
+  ``analysis.decode.StreamDecoder`` uses it to release events in time order;
+- ``gap(start, end) -> list[event]``: the capture has no data for samples ``start``..``end``
+  (an overrun, an unplugged probe): what is open at ``start`` is closed there, and nothing
+  seen before the gap is joined with what comes after it (a tone, a display window, a pulse
+  still inside its minimum length). Levels are kept: a change word holds until the next one.
 """
 from __future__ import annotations
 
@@ -116,7 +120,17 @@ class Decoder:
         out.sort(key=lambda e: e["t"])
         return out
 
-    # Subclasses implement these three.
+    def gap(self, start: int, end: int) -> list[dict]:
+        """Cut the decoder at a gap of the capture (no data for samples ``start``..``end``);
+        return the events that became final at ``start``."""
+        out: list[dict] = []
+        self.advance(start, out)
+        self.cut(start, end, out)
+        self.advance(end, out)
+        out.sort(key=lambda e: e["t"])
+        return out
+
+    # Subclasses implement these four.
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         """Handle a change of the selected channels to ``value`` at sample ``t``."""
 
@@ -126,3 +140,6 @@ class Decoder:
 
     def close(self, end: int, out: list[dict]) -> None:
         """Emit whatever is still pending at the end of the capture."""
+
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
+        """Close what is open at gap ``start`` and restart the timing state at gap ``end``."""

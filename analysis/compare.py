@@ -37,7 +37,7 @@ from analysis.base import AnalysisError
 
 __all__ = ["Tolerance", "Difference", "Comparison", "compare_events", "fit_clock_ratio",
            "estimate_clock", "ClockEstimate", "format_comparison", "TONE_PERIODS",
-           "REFERENCE_CLOCK_HZ"]
+           "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit"]
 
 REFERENCE_CLOCK_HZ = 425_000.0
 COMPARED = ("display", "lamp", "motor", "reel", "tone")
@@ -170,8 +170,8 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
     for k, opcodes in ops.items():
         for tag, i1, i2, j1, j2 in opcodes:
             if tag == "equal":
-                pairs += [(sa[k][i]["t"], sb[k][j]["t"]) for i, j in zip(range(i1, i2),
-                                                                          range(j1, j2))]
+                pairs += [(sa[k][i]["t"], sb[k][j]["t"])
+                          for i, j in zip(range(i1, i2), range(j1, j2))]
                 sigmas += [tol.time_s[k]] * (i2 - i1)
     if ratio is None:
         fit_ratio, fit_offset = fit_clock_ratio(pairs, sigmas)
@@ -193,12 +193,12 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
                 for i, j in zip(range(i1, i2), range(j1, j2)):
                     ea, eb = sa[k][i], sb[k][j]
                     if abs(ea["t"] - to_a(eb["t"])) > tol.time_s[k]:
-                        found.append((min(ea["t"], to_a(eb["t"])), "time", ea, eb, k))
+                        found.append((min(ea["t"], to_a(eb["t"])), ea["t"], "time", ea, eb, k))
                         break
                     if k == "tone" and ea["freq_hz"] is not None:
                         fb = eb["freq_hz"] / ratio
                         if abs(fb - ea["freq_hz"]) > tol.freq_rel * ea["freq_hz"]:
-                            found.append((ea["t"], "frequency", ea, eb, k))
+                            found.append((ea["t"], ea["t"], "frequency", ea, eb, k))
                             break
             else:
                 ea = sa[k][i1] if i1 < i2 else None
@@ -208,11 +208,11 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
                     kind = "different"
                 else:
                     kind = "only in A" if tag == "delete" else "only in B"
-                found.append((min(ts), kind, ea, eb, k))
+                found.append((min(ts), max(0.0, min(ts)), kind, ea, eb, k))
                 break
     diff = None
     if found:
-        t, kind, ea, eb, k = min(found, key=lambda f: f[0])
+        _, t, kind, ea, eb, k = min(found, key=lambda f: f[0])
         diff = Difference(t, kind, ea, eb, _around(a, t, context, lambda e: e["t"], tol.types),
                           _around(b, t, context, lambda e: to_a(e["t"]), tol.types))
     return Comparison(ratio, offset, len(pairs), diff, tol)
@@ -249,10 +249,15 @@ def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> st
                 f"{c.tolerance.describe()})")
     d = c.difference
     lines = [f"first difference at t={d.t:.6f} s ({name_a} time): {d.kind}",
-             f"  {name_a}: {_show(d.a)}", f"  {name_b}: {_show(d.b)}",
-             f"  ({head}, offset {c.offset:+.4f} s, fitted on {c.matched} paired events; "
-             f"{c.tolerance.describe()})",
-             f"  context {name_a}:"]
+             f"  {name_a}: {_show(d.a)}", f"  {name_b}: {_show(d.b)}"]
+    if d.kind == "time" and d.a is not None and d.b is not None:
+        mapped = c.ratio * d.b["t"] + c.offset
+        tol = c.tolerance.time_s.get(d.a["type"], 0.0)
+        lines.append(f"  {d.b['t']:.6f} s of {name_b} maps to {mapped:.6f} s: off by "
+                     f"{(mapped - d.a['t']) * 1000:+.1f} ms (tolerance {tol * 1000:g} ms)")
+    lines += [f"  ({head}, offset {c.offset:+.4f} s, fitted on {c.matched} paired events; "
+              f"{c.tolerance.describe()})",
+              f"  context {name_a}:"]
     lines += [f"    {_show(e)}" for e in d.context_a]
     lines.append(f"  context {name_b}:")
     lines += [f"    {_show(e)}" for e in d.context_b]
@@ -302,3 +307,171 @@ def estimate_clock(events: Sequence[dict], cluster_rel: float = 0.005,
     clock = median(group)
     return ClockEstimate(clock, clock / REFERENCE_CLOCK_HZ, n_tones, len(tones),
                          (max(group) - min(group)) / clock)
+
+
+# -- the clock ratio from internally timed intervals, for any firmware -------------------------
+
+# Events that start a new stretch of program time: inputs (the same wall time on both sides,
+# whatever the clocks) and the motor (it stops when the reel's sensor passes a hole, a
+# mechanical time that does not scale with the oscillator).
+_TRIGGERS = ("button", "power", "motor", "gap")
+
+
+@dataclass
+class IntervalFit:
+    """A clock ratio fitted from intervals the firmware times itself (see ``fit_interval_ratio``).
+
+    ``ratio`` is clock of B / clock of A, as in ``Comparison`` (1.03 = B runs 3 % fast);
+    ``ratio_intervals`` / ``ratio_tones`` are the two estimates it combines (None when that
+    kind of evidence is missing), ``std_rel`` its standard error (a fraction).
+    """
+    ratio: float
+    std_rel: float
+    intervals: int                 # matched events used in the interval fit
+    stretches: int                 # trigger-free stretches they fall in
+    tones: int                     # matched pitched tones used
+    ratio_intervals: float | None
+    ratio_tones: float | None
+
+
+def _triggers(a: Sequence[dict], b: Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """Return the trigger times (seconds) of A and B. The session start is the common origin
+    (a power-on at t = 0 is on one side only); the inputs are the same script on both sides,
+    so a side whose events do not list them (a capture imported without its key actions)
+    takes the other side's."""
+    def times(evs, kinds):
+        return sorted(e["t"] for e in evs if e.get("type") in kinds and e["t"] > 0)
+
+    inputs = ("button", "power")
+    outputs = tuple(k for k in _TRIGGERS if k not in inputs)
+    in_a, in_b = times(a, inputs), times(b, inputs)
+    in_a, in_b = in_a or in_b, in_b or in_a
+    return (np.array(sorted(in_a + times(a, outputs)), dtype=float),
+            np.array(sorted(in_b + times(b, outputs)), dtype=float))
+
+
+def _stretch(t: float, triggers: np.ndarray) -> int:
+    """Return the number of trigger times at or before ``t`` (seconds)."""
+    return int(np.searchsorted(triggers, t, side="right"))
+
+
+def fit_interval_ratio(a: Sequence[dict], b: Sequence[dict],
+                       types: Sequence[str] = ("display", "lamp", "tone"),
+                       sigma_s: dict[str, float] | None = None,
+                       min_tone_pulses: int = 8) -> IntervalFit:
+    """Fit the clock ratio of B over A (seconds ratio of A's intervals to B's) from what both
+    firmwares time themselves, for any firmware: no tone table is needed.
+
+    Two kinds of evidence, combined by inverse variance:
+
+    - intervals: events of ``types`` are aligned by meaning (as ``compare_events`` does) and
+      split into stretches between triggers (button and power inputs, motor switching, gaps:
+      the time of an input is wall time on both sides and the motor stops on a mechanical
+      sensor); inside a stretch every interval is counted in instructions, so a least-squares
+      line ``t_a = ratio * t_b + c_stretch`` (one slope, one offset per stretch) weighted by
+      each type's time resolution (``sigma_s``, default ``Tolerance().time_s``) gives the
+      ratio of the two clocks (flash periods, step delays, tone lengths);
+    - tone periods: a tone is a whole number of instructions per period, so the pulse-weighted
+      median of ``freq_b / freq_a`` over matched tones of at least ``min_tone_pulses`` pulses
+      is the ratio directly.
+
+    Raises AnalysisError when neither kind of evidence exists (no matched stretch with two
+    events and no matched tone).
+    """
+    sig = dict(Tolerance().time_s)
+    sig.update(sigma_s or {})
+    for k in types:
+        if k not in sig:
+            raise AnalysisError(f"no time resolution for event type {k!r}")
+    sa, sb = _select(a, types), _select(b, types)
+    trig_a, trig_b = _triggers(a, b)
+    ta, tb, w, seg, tone_r, tone_w = [], [], [], [], [], []
+    for k in types:
+        for tag, i1, i2, j1, j2 in _match(sa[k], sb[k]):
+            if tag != "equal":
+                continue
+            for i, j in zip(range(i1, i2), range(j1, j2)):
+                ea, eb = sa[k][i], sb[k][j]
+                sa_i = _stretch(ea["t"], trig_a)
+                if sa_i == _stretch(eb["t"], trig_b):
+                    ta.append(ea["t"])
+                    tb.append(eb["t"])
+                    w.append(1 / sig[k] ** 2)
+                    seg.append(sa_i)
+                if (k == "tone" and ea.get("freq_hz") and eb.get("freq_hz")
+                        and min(ea.get("pulses", 0), eb.get("pulses", 0)) >= min_tone_pulses):
+                    tone_r.append(eb["freq_hz"] / ea["freq_hz"])
+                    tone_w.append(min(ea["pulses"], eb["pulses"]))
+    r_int, var_int, used, stretches = _stretch_slope(np.array(ta), np.array(tb), np.array(w),
+                                                     np.array(seg, dtype=int))
+    r_tone = var_tone = None
+    if tone_r:
+        r_tone = _weighted_median(tone_r, tone_w)
+        # A decoded period is good to about one sample in the tone's length: 0.1 % for the
+        # short ones, less for long ones; the spread of the tones says the rest.
+        spread = float(np.median(np.abs(np.array(tone_r) - r_tone))) if len(tone_r) > 2 else 0.0
+        var_tone = max(spread, 1e-3 / np.sqrt(sum(tone_w) / min_tone_pulses)) ** 2
+    if r_int is None and r_tone is None:
+        raise AnalysisError("no internally timed interval and no tone matched between the two "
+                            f"sessions ({len(ta)} events in trigger-free stretches, "
+                            f"{len(tone_r)} tones); record a longer session")
+    if r_int is None:
+        ratio, var = r_tone, var_tone
+    elif r_tone is None:
+        ratio, var = r_int, var_int
+    else:
+        ratio = (r_int / var_int + r_tone / var_tone) / (1 / var_int + 1 / var_tone)
+        var = 1 / (1 / var_int + 1 / var_tone)
+    return IntervalFit(float(ratio), float(np.sqrt(var)), used, stretches, len(tone_r),
+                       None if r_int is None else float(r_int),
+                       None if r_tone is None else float(r_tone))
+
+
+def _weighted_median(values: Sequence[float], weights: Sequence[float]) -> float:
+    order = np.argsort(values)
+    v = np.asarray(values, dtype=float)[order]
+    cw = np.cumsum(np.asarray(weights, dtype=float)[order])
+    return float(v[np.searchsorted(cw, cw[-1] / 2)])
+
+
+def _stretch_slope(ta: np.ndarray, tb: np.ndarray, w: np.ndarray, seg: np.ndarray,
+                   outlier_s: float = 0.05):
+    """Return (slope, its variance, events used, stretches used) of ``t_a = slope * t_b +
+    c_seg`` by weighted least squares with one offset per stretch; (None, None, 0, 0) when no
+    stretch has two distinct times. One refit drops events whose residual exceeds
+    ``outlier_s`` seconds."""
+    keep = np.ones(len(ta), dtype=bool)
+    slope = var = None
+    for _ in range(2):
+        xs, ys, ws, n_used, n_seg = [], [], [], 0, 0
+        for s in np.unique(seg[keep]) if len(ta) else ():
+            m = keep & (seg == s)
+            if m.sum() < 2 or np.ptp(tb[m]) == 0:
+                continue
+            wm = w[m]
+            xs.append(tb[m] - np.average(tb[m], weights=wm))
+            ys.append(ta[m] - np.average(ta[m], weights=wm))
+            ws.append(wm)
+            n_used += int(m.sum())
+            n_seg += 1
+        if not xs:
+            return None, None, 0, 0
+        x, y, ww = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+        sxx = float(np.sum(ww * x * x))
+        slope = float(np.sum(ww * x * y) / sxx)
+        resid = y - slope * x
+        # Known time resolutions give 1 / sxx; scale it when the residuals say worse.
+        dof = max(1, len(x) - n_seg - 1)
+        var = max(1.0, float(np.sum(ww * resid * resid)) / dof) / sxx
+        bad = np.zeros(len(ta), dtype=bool)
+        for s in np.unique(seg[keep]):
+            m = keep & (seg == s)
+            if m.sum() < 2:
+                continue
+            wm = w[m]
+            c = np.average(ta[m] - slope * tb[m], weights=wm)
+            bad[m] = np.abs(ta[m] - slope * tb[m] - c) > outlier_s
+        if not bad.any():
+            break
+        keep &= ~bad
+    return slope, var, n_used, n_seg

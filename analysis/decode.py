@@ -19,13 +19,17 @@ Example::
 
 ``StreamDecoder`` holds back events until every decoder has passed their time (each reports a
 ``horizon``), so what ``feed`` returns is final and in time order; memory is bounded by the
-decoders' small states. Gaps of the capture become ``gap`` events and the decoders that cannot
-run on the capture's channels are skipped (``skipped`` says why) unless asked for by name.
+decoders' small states. Gaps of the capture become ``gap`` events and cut every decoder
+(``Decoder.gap``): no tone, display window or lamp pulse is joined across missing data; the
+last change inside a gap gives the levels from the gap's end on. The decoders that cannot run
+on the capture's channels are skipped (``skipped`` says why) unless asked for by name.
 """
 from __future__ import annotations
 
 import heapq
 from typing import Iterable, Iterator, Sequence
+
+import numpy as np
 
 from analysis.base import AnalysisError, Decoder
 from analysis.display import DisplayDecoder
@@ -79,23 +83,77 @@ class StreamDecoder:
         # output does not depend on how the changes were split into blocks.
         self._heap: list[tuple[float, int, int, dict]] = []
         self._seq = 0
+        gaps = sorted(gaps, key=lambda g: g.start)
         for gap in gaps:
             self._push(-1, [{"t": round(gap.start / info.samplerate, 6), "type": "gap",
                              "dur_s": round((gap.end - gap.start) / info.samplerate, 6),
                              "reason": gap.reason}])
+        # The spans the decoders are cut at: overlapping or touching gaps merged.
+        self._cuts: list[list[int]] = []
+        for gap in gaps:
+            if gap.end <= gap.start:
+                continue
+            if self._cuts and gap.start <= self._cuts[-1][1]:
+                self._cuts[-1][1] = max(self._cuts[-1][1], gap.end)
+            else:
+                self._cuts.append([gap.start, gap.end])
+        self._next_cut = 0
+        self._inside: tuple[int, int] | None = None     # a gap not yet followed by data
 
     def feed(self, changes: Changes) -> list[dict]:
         """Decode one block; return the events that are final, in time order."""
-        for rank, d in enumerate(self.decoders):
-            self._push(rank, d.feed(changes))
+        for piece in self._pieces(changes):
+            for rank, d in enumerate(self.decoders):
+                if isinstance(piece, Changes):
+                    self._push(rank, d.feed(piece))
+                else:
+                    self._push(rank, d.gap(*piece))
         horizon = min((d.horizon for d in self.decoders), default=0)
         return self._pop_before(horizon / self.info.samplerate - 2e-6)
 
     def finish(self, end_sample: int) -> list[dict]:
         """Flush every decoder at ``end_sample``; return the remaining events in time order."""
+        while self._next_cut < len(self._cuts) and self._cuts[self._next_cut][0] < end_sample:
+            start, end = self._cuts[self._next_cut]
+            self._next_cut += 1
+            for rank, d in enumerate(self.decoders):
+                self._push(rank, d.gap(start, min(end, end_sample)))
         for rank, d in enumerate(self.decoders):
             self._push(rank, d.finish(end_sample))
         return self._pop_before(float("inf"))
+
+    def _pieces(self, changes: Changes) -> Iterator[Changes | tuple[int, int]]:
+        """Split a block at the gaps: change blocks, and (start, end) where a gap cuts in.
+
+        Changes inside a gap carry no timing; the last of them is moved to the gap's end,
+        where it gives the levels the data resumes with.
+        """
+        times, words = changes.times, changes.words
+        n, i = len(times), 0
+        while True:
+            if self._inside is not None:
+                end = self._inside[1]
+                m = int(np.searchsorted(times, end, "left"))
+                if m > i:
+                    yield Changes(np.array([end], np.int64), words[m - 1:m])
+                    i = m
+                if m == n:
+                    return
+                self._inside = None
+            if self._next_cut == len(self._cuts):
+                break
+            start, end = self._cuts[self._next_cut]
+            k = int(np.searchsorted(times, start, "left"))
+            if k == n:
+                break
+            if k > i:
+                yield Changes(times[i:k], words[i:k])
+            yield start, end
+            self._next_cut += 1
+            self._inside = (start, end)
+            i = k
+        if i < n:
+            yield Changes(times[i:], words[i:]) if i else changes
 
     def _push(self, rank: int, events: list[dict]) -> None:
         for ev in events:

@@ -16,6 +16,9 @@ Events emitted (rules of ``../shared/captures/README.md``, which derived ``event
   before, the one after, or blank, and not wholly blank) is a transition: dropped, and the next
   text starts at its time.
 - An event is written when the two-character text changes; ``t`` = the window start.
+- A gap in the capture drops the window it cuts (part of a window is not what a person sees
+  in 1/60 s: a multiplexed digit may not have had its turn yet) and the windows start again
+  from the gap's end; the first text after a gap is always written.
 - Glyphs 0-9, C, P, L, -, blank (the Dark Tower glyph table, mame-oracle.md §3). A pattern
   outside the table shows as the nearest glyph (fewest differing segments) and the event gets
   ``"segments": [left, right]`` (segment bytes, bit 0 = a ... bit 6 = g).
@@ -78,6 +81,7 @@ class DisplayDecoder(Decoder):
         self.window = window_s * self.rate          # samples per window (fractional)
         self.window_s = window_s
         self.min_share = min_share
+        self._origin = 0                            # sample where window 0 starts
         self._k = 0                                 # current window index
         self._end = self.window                     # its end (samples, fractional)
         self._t = 0.0                               # last change time
@@ -97,7 +101,7 @@ class DisplayDecoder(Decoder):
     def advance(self, t: int, out: list[dict]) -> None:
         self._run_to(t, out)
         held = self._held[0][0] if self._held else self._k
-        self.horizon = int(held * self.window)
+        self.horizon = int(self._origin + held * self.window)
 
     def close(self, end: int, out: list[dict]) -> None:
         # The last, partial window (up to ``end``, where finish() advanced) counts if anything
@@ -105,6 +109,13 @@ class DisplayDecoder(Decoder):
         if any(self._acc):
             self._close_window(out)
         self._filter(None, out)
+
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
+        self._filter(None, out)
+        self._shown = None
+        self._origin, self._k, self._t = end, 0, end
+        self._end = end + self.window
+        self._acc = [{}, {}]
 
     def _run_to(self, t: float, out: list[dict]) -> None:
         while t >= self._end:
@@ -130,7 +141,7 @@ class DisplayDecoder(Decoder):
         self._filter((self._k, "".join(chars), tuple(segs)), out)
         self._acc = [{}, {}]
         self._k += 1
-        self._end = (self._k + 1) * self.window
+        self._end = self._origin + (self._k + 1) * self.window
 
     def _filter(self, item: tuple[int, str, tuple[int, int]] | None, out: list[dict]) -> None:
         """Hold one window of look-ahead to drop transitions, then write text changes."""
@@ -148,7 +159,8 @@ class DisplayDecoder(Decoder):
                 continue
             self._held.pop(0)
             if text != self._shown:
-                ev = {"t": round(k * self.window_s, 6), "type": "display", "text": text}
+                ev = {"t": round(self._origin / self.rate + k * self.window_s, 6),
+                      "type": "display", "text": text}
                 if not all(glyph(s)[1] for s in segs):
                     ev["segments"] = list(segs)
                 out.append(ev)
@@ -158,8 +170,11 @@ class DisplayDecoder(Decoder):
 def flash_summary(events: list[dict], max_gap_s: float = 1.2) -> list[dict]:
     """Fold display events into spans: steady texts and flashing ones.
 
-    A text alternating with blank ("  ") at intervals under ``max_gap_s`` seconds is one
-    flashing span. Returns dicts ``{"text", "t", "end", "flashing", "flashes", "period_s"}``
+    A text alternating with blank ("  "), each return of the text less than 2 x ``max_gap_s``
+    seconds after the previous one, is one flashing span (so the tower test's "88", lit
+    1.55 s between short blanks, is "flashing x3, period 1.60 s", as the shared capture
+    tower_test's README puts it). Returns dicts
+    ``{"text", "t", "end", "flashing", "flashes", "period_s"}``
     (``period_s`` = mean on-to-on time, seconds; None when steady); ``end`` is None for the
     last span.
     """
@@ -170,7 +185,7 @@ def flash_summary(events: list[dict], max_gap_s: float = 1.2) -> list[dict]:
         ev = disp[i]
         end = disp[i + 1]["t"] if i + 1 < len(disp) else None
         j = i
-        # Pattern: text, blank, text, blank, ... each step shorter than max_gap_s.
+        # Pattern: text, blank, text, blank, ... each on-to-on step under 2 * max_gap_s.
         while (ev["text"] != "  " and j + 2 < len(disp) and disp[j + 1]["text"] == "  "
                and disp[j + 2]["text"] == ev["text"]
                and disp[j + 2]["t"] - disp[j]["t"] < 2 * max_gap_s):

@@ -20,6 +20,9 @@ Events emitted (``button`` events of the shared vocabulary, marked as decoded)::
   the strobe (or, without SENSOR, K8 was already high with no column strobed just before), the
   K8 keys of that column keep their previous state.
 
+A strobe cut by a gap in the capture, or already running when the data resumes, is not
+judged (it may have seen only part of its rows); the next whole strobe of the column is.
+
 Script button events (``t`` = the 1/60 s frame when MAME applied the key) precede the decoded
 press by up to one scan period (about 25 ms at 425 kHz in the shared captures).
 """
@@ -53,6 +56,7 @@ class KeypadDecoder(Decoder):
         self._k8_blind = False    # the sensor hides the K8 row during this strobe
         self._idle_k8 = 0         # K8 with no column strobed (the sensor, when SENSOR is absent)
         self._state = [0, 0, 0]   # pressed rows per column
+        self._resumed = -1        # end of the last gap: strobes starting by then are partial
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         cols = value & 7
@@ -77,7 +81,12 @@ class KeypadDecoder(Decoder):
             self._end_strobe(out)
             self._col = -1
 
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
+        self._resumed = end
+
     def _end_strobe(self, out: list[dict]) -> None:
+        if self._start <= self._resumed:
+            return
         col, seen = self._col, self._seen
         old = self._state[col]
         if self._k8_blind:

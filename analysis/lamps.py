@@ -11,6 +11,9 @@ Events emitted (rules of ``../shared/captures/README.md``)::
   level changes, starting from all lamps off at power-on.
 - Pulses shorter than 10 ms (either polarity) are ignored: a change is only final once the new
   level has lasted 10 ms, so events are released 10 ms late (``horizon``).
+- A gap in the capture does not count towards the 10 ms: a change that had not lasted 10 ms
+  when the data stopped is forgotten, and a level that differs at the gap's end is a new
+  change from the gap's end.
 """
 from __future__ import annotations
 
@@ -54,13 +57,20 @@ class LevelFilter:
             return [accepted]
         return []
 
-    def flush(self) -> list[tuple[int, int]]:
-        """Accept a pending change at the end of the data (it lasted to the end)."""
-        if self.pending is None:
+    def flush(self, end: float = float("inf")) -> list[tuple[int, int]]:
+        """Accept a pending change at the end of the data (sample ``end``: it lasted to the
+        end); one that starts only at ``end`` (after a gap reaching the end) is dropped."""
+        if self.pending is None or self.pending[0] >= end:
+            self.pending = None
             return []
         accepted, self.pending = self.pending, None
         self.level = accepted[1]
         return [accepted]
+
+    def restart(self, t: int, level: int) -> None:
+        """Forget a change that has not lasted ``min_len`` (data stopped); from sample ``t``
+        on, ``level`` is a new change if it differs from the accepted level."""
+        self.pending = (t, level) if level != self.level else None
 
     def hold(self, t: int) -> int:
         """Return the earliest sample whose change may still be reported (``t`` if none)."""
@@ -78,10 +88,12 @@ class LampDecoder(Decoder):
         self._filters = {lamp: LevelFilter(min_pulse_s * self.rate) for lamp, _ in LAMP_PINS}
         self._bits = {lamp: self.sel.bit(pin) for lamp, pin in LAMP_PINS}
         self._r4 = self.sel.bit("R4")
+        self._raw = {lamp: 0 for lamp, _ in LAMP_PINS}     # unfiltered levels
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         for lamp, f in self._filters.items():
             level = int(bool(value & self._bits[lamp]) and not value & self._r4)
+            self._raw[lamp] = level
             self._emit(lamp, f.change(t, level), out)
 
     def advance(self, t: int, out: list[dict]) -> None:
@@ -91,7 +103,11 @@ class LampDecoder(Decoder):
 
     def close(self, end: int, out: list[dict]) -> None:
         for lamp, f in self._filters.items():
-            self._emit(lamp, f.flush(), out)
+            self._emit(lamp, f.flush(end), out)
+
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
+        for lamp, f in self._filters.items():
+            f.restart(end, self._raw[lamp])
 
     def _emit(self, lamp: str, changes: list[tuple[int, int]], out: list[dict]) -> None:
         for t, level in changes:

@@ -9,6 +9,8 @@ Events emitted (rules of ``../shared/captures/README.md``)::
 - An event at the pin-change time whenever R9's level changes, from off at power-on.
 - Pulses shorter than 10 ms are ignored: the firmware drops R8/R9 for about 0.5 ms at each reel
   hole (shared capture tower_test), which is not a motor stop.
+- Across a gap in the capture, as for lamps (``analysis.lamps``): the 10 ms restart at the
+  gap's end.
 """
 from __future__ import annotations
 
@@ -27,16 +29,21 @@ class MotorDecoder(Decoder):
     def __init__(self, info, min_pulse_s: float = MIN_PULSE_S):
         super().__init__(info)
         self._f = LevelFilter(min_pulse_s * self.rate)
+        self._raw = 0
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
-        self._emit(self._f.change(t, value & 1), out)
+        self._raw = value & 1
+        self._emit(self._f.change(t, self._raw), out)
 
     def advance(self, t: int, out: list[dict]) -> None:
         self._emit(self._f.advance(t), out)
         self.horizon = self._f.hold(t)
 
     def close(self, end: int, out: list[dict]) -> None:
-        self._emit(self._f.flush(), out)
+        self._emit(self._f.flush(end), out)
+
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
+        self._f.restart(end, self._raw)
 
     def _emit(self, changes: list[tuple[int, int]], out: list[dict]) -> None:
         for t, level in changes:

@@ -3,12 +3,14 @@
 ``plot_timing`` draws one row per line between two times: the decoded display text and the
 digit bus (O7 digit select with the O0-O6 pattern shown as its character) as labelled bus
 segments, then the keypad strobes and rows, R4, the lamps, the sensor LED, the motor, the reel
-sensor and the speaker, with tone labels. Only the window's edges are kept: change blocks are
-cut to the window as they stream by (capture-formats.md §5: plot edges, never per-sample
-arrays).
+sensor and the speaker, with tone labels; any other captured line (a probe left unmapped,
+SYNC) gets a plain row after them. Rows whose channels are missing are left out; gaps of
+the capture (no data) are shaded grey and hatched across every row. Only the
+window's edges are kept: change blocks are cut to the window as they stream by
+(capture-formats.md §5: plot edges, never per-sample arrays).
 
-``plot_sound`` draws the pitch over time (decoded tones, labelled with note names), a
-spectrogram and the waveform of the speaker rendered as ``analysis.sound`` does; the
+``plot_sound`` draws the pitch over time (decoded tones, labelled with note names, gaps
+shaded), a spectrogram and the waveform of the speaker rendered as ``analysis.sound`` does; the
 spectrogram and the waveform envelope are computed chunk by chunk into a bounded number of
 columns.
 """
@@ -22,8 +24,10 @@ from analysis.base import AnalysisError
 from analysis.display import glyph, segments_from_o
 from captures.model import Capture
 
-__all__ = ["plot_timing", "plot_sound", "window_edges", "TIMING_ROWS"]
+__all__ = ["plot_timing", "plot_sound", "window_edges", "gap_spans", "TIMING_ROWS"]
 
+# Channels the digit bus row needs (O0-O6 segments, O7 digit select, R4 enable).
+_DIGIT_BUS_CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)
 # Rows of the timing diagram: (label, channel or None for a bus row).
 TIMING_ROWS: tuple[tuple[str, str | None], ...] = (
     ("display", None), ("digit bus", None),
@@ -42,10 +46,18 @@ def _figure(nrows: int, height: float, width: float = 14.0):
 
 
 def _check_path(path: str) -> str:
-    """Return the image format of ``path`` (png, svg, pdf); raise AnalysisError otherwise."""
+    """Return the image format of ``path`` (png, svg, pdf); raise AnalysisError if it is
+    none of them, is a folder, or is in a folder that does not exist (checked before any
+    work is done)."""
+    import os
+
     ext = str(path).lower().rsplit(".", 1)[-1]
     if ext not in ("png", "svg", "pdf"):
         raise AnalysisError(f"{path}: plot output must end in .png, .svg or .pdf")
+    if os.path.isdir(path):
+        raise AnalysisError(f"{path}: is a folder (expected a file name to write)")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise AnalysisError(f"{path}: cannot write (no such folder)")
     return ext
 
 
@@ -65,7 +77,10 @@ def _save(fig, path: str) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             fig.savefig(f, format=fmt, dpi=110)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise AnalysisError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -99,18 +114,27 @@ def window_edges(capture: Capture, start: int, end: int) -> tuple[np.ndarray, np
 
 def _bus(ax, segments: Sequence[tuple[float, float, str]], x0: float, x1: float,
          color: str) -> None:
-    """Draw labelled bus segments (start, end, label) as hexagon-ish boxes."""
+    """Draw labelled bus segments (start, end, label) as hexagon-ish boxes (one collection
+    for all boxes and one for the idle lines, so a long window draws quickly)."""
+    from matplotlib.collections import LineCollection, PolyCollection
+
     span = x1 - x0
+    boxes, idle = [], []
     for a, b, label in segments:
         if not label.strip():
-            ax.plot([a, b], [0.5, 0.5], color="0.6", lw=1)
+            idle.append([(a, 0.5), (b, 0.5)])
             continue
         d = min((b - a) * 0.2, span * 0.002)
-        ax.fill([a, a + d, b - d, b, b - d, a + d], [0.5, 0.9, 0.9, 0.5, 0.1, 0.1],
-                color=color, alpha=0.35, lw=0.8, ec=color)
+        boxes.append([(a, 0.5), (a + d, 0.9), (b - d, 0.9), (b, 0.5), (b - d, 0.1),
+                      (a + d, 0.1)])
         if b - a > span * 0.012:
             ax.text((a + b) / 2, 0.5, label, ha="center", va="center", fontsize=8,
                     family="monospace", clip_on=True)
+    if idle:
+        ax.add_collection(LineCollection(idle, colors="0.6", linewidths=1))
+    if boxes:
+        ax.add_collection(PolyCollection(boxes, facecolors=color, edgecolors=color,
+                                         alpha=0.35, linewidths=0.8))
 
 
 def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> None:
@@ -131,9 +155,10 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
     stop = end_s if total is None else min(end_s, total / info.samplerate)
 
     # Decoded display and tones in the window (decoders stream from the start).
-    only = [n for n in ("display", "speaker") if all(c in info.channels for c in
-                                                      (["O7", "R4"] if n == "display"
-                                                       else ["R10", "R4"]))]
+    from analysis.display import DisplayDecoder
+    from analysis.speaker import SpeakerDecoder
+    only = [n for n, cls in (("display", DisplayDecoder), ("speaker", SpeakerDecoder))
+            if all(c in info.channels for c in cls.CHANNELS)]
     shown, tones, text_before = [], [], "  "
     if only:
         for ev in iter_decode(capture, only=only):
@@ -147,7 +172,7 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
             elif ev["type"] == "tone" and ev["t"] + ev["dur_s"] >= start_s:
                 tones.append(ev)
 
-    rows = [(label, ch) for label, ch in TIMING_ROWS if ch is None or ch in info.channels]
+    rows = _timing_rows(info.channels, "display" in only)
     fig, axes = _figure(len(rows), 0.45 * len(rows) + 1.2)
     for ax, (label, ch) in zip(axes[:, 0], rows):
         ax.set_yticks([])
@@ -159,28 +184,68 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
             bit = np.uint64(info.channels.index(ch))
             lv = ((words >> bit) & np.uint64(1)).astype(float)
             edges = np.append(tsec, stop)
-            ax.stairs(lv * 0.8 + 0.1, edges, baseline=None, color="tab:blue", lw=1)
+            # Steps as one polyline (x repeated at each edge): fast for long windows.
+            ax.plot(np.repeat(edges, 2)[1:-1], np.repeat(lv * 0.8 + 0.1, 2),
+                    color="tab:blue", lw=1)
             if ch == "R10":
+                # One label per tone, skipping those that would overprint the previous one.
+                room, last_x = 0.12 * (stop - start_s), -np.inf
                 for tone in tones:
+                    if max(tone["t"], start_s) - last_x < room:
+                        continue
+                    last_x = max(tone["t"], start_s)
                     name = "click" if tone["freq_hz"] is None else \
                         f"{tone['freq_hz']:g} Hz {tone.get('note', '')}"
                     ax.text(max(tone["t"], start_s), 0.5, " " + name, fontsize=8,
                             va="center", color="tab:red", clip_on=True,
                             bbox=dict(fc="white", ec="none", alpha=0.7, pad=0.5))
         elif label == "display":
-            marks = [(start_s, text_before)] + [(e["t"], e["text"]) for e in shown]
+            # A gap ends what was shown before it (the decoder writes the text again after).
+            marks = sorted([(start_s, text_before)] + [(e["t"], e["text"]) for e in shown]
+                           + [(a, "  ") for a, _ in gap_spans(capture, start_s, stop)
+                              if a > start_s], key=lambda m: m[0])
             segs = [(a, (marks[i + 1][0] if i + 1 < len(marks) else stop),
                      text.replace(" ", "_") if text.strip() else " ")
                     for i, (a, text) in enumerate(marks)]
             _bus(ax, segs, start_s, stop, "tab:green")
         else:
             _bus(ax, _digit_segments(info, tsec, words, stop), start_s, stop, "tab:orange")
+    for a, b in gap_spans(capture, start_s, stop):
+        for ax in axes[:, 0]:
+            ax.axvspan(a, b, color="0.85", hatch="//", ec="0.6", lw=0, zorder=3)
     axes[-1, 0].set_xlim(start_s, stop)
     axes[-1, 0].set_xlabel("time (s)")
     fig.suptitle(f"timing {start_s:g}-{stop:g} s ({info.samplerate:g} Hz, "
                  f"{len(times) - 1} changes)", fontsize=10)
     fig.tight_layout()
     _save(fig, path)
+
+
+def gap_spans(capture: Capture, start_s: float, end_s: float) -> list[tuple[float, float]]:
+    """Return the capture's gaps that overlap ``start_s``..``end_s`` as (start, end) seconds,
+    clipped to that window."""
+    rate = capture.info.samplerate
+    spans = []
+    for g in sorted(capture.gaps, key=lambda g: g.start):
+        a, b = max(g.start / rate, start_s), min(g.end / rate, end_s)
+        if b > a:
+            spans.append((a, b))
+    return spans
+
+
+def _timing_rows(channels: Sequence[str], display: bool) -> list[tuple[str, str | None]]:
+    """Return the rows (label, channel or None for a bus) to draw for these channels."""
+    digit_bus = all(c in channels for c in _DIGIT_BUS_CHANNELS)
+    rows: list[tuple[str, str | None]] = []
+    if display:
+        rows.append(("display", None))
+    if digit_bus:
+        rows.append(("digit bus", None))
+    rows += [(label, ch) for label, ch in TIMING_ROWS if ch is not None and ch in channels]
+    drawn = {ch for _, ch in TIMING_ROWS} | ({f"O{i}" for i in range(8)} if digit_bus else set())
+    # R3 is not wired on the Dark Tower board (tms1400-facts.md §12.2): no row.
+    rows += [(c, c) for c in channels if c not in drawn and c != "R3"]
+    return rows
 
 
 def _digit_segments(info, tsec: np.ndarray, words: np.ndarray,
@@ -209,13 +274,26 @@ def _digit_segments(info, tsec: np.ndarray, words: np.ndarray,
     return segs
 
 
+def _labelled_tones(tones: Sequence[dict], duration: float) -> list[dict]:
+    """Return the tones that get a note label in the pitch plot: a label is skipped if it
+    would overprint one already placed (closer than a label's width, about 1/22 of the
+    ``duration`` in seconds, and a label's height, a pitch ratio of 1.15)."""
+    placed: list[dict] = []
+    for t in tones:
+        if not any(abs(t["t"] - p["t"]) < duration / 22
+                   and max(t["freq_hz"], p["freq_hz"]) / min(t["freq_hz"], p["freq_hz"]) < 1.15
+                   for p in placed):
+            placed.append(t)
+    return placed
+
+
 def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 1500) -> None:
     """Draw pitch (tones with note names), spectrogram and waveform of the speaker."""
     from analysis.decode import iter_decode
     from analysis.sound import render
 
     _check_path(path)
-    tones = [e for e in iter_decode(capture, only=["speaker"])]
+    tones = [e for e in iter_decode(capture, only=["speaker"]) if e["type"] == "tone"]
     info = capture.info
     total = info.total_samples
     duration = (total / info.samplerate) if total else None
@@ -265,13 +343,9 @@ def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 15
     if clicks:
         ax_p.plot(clicks, [60] * len(clicks), "|", color="tab:red", label="clicks")
         ax_p.legend(loc="upper right", fontsize=8)
-    # Label each distinct run of notes once per place where it changes.
-    last_label_t = -1e9
-    for t in real:
-        if t["t"] - last_label_t > duration / 60:
-            ax_p.text(t["t"], t["freq_hz"] * 1.04, f"{t.get('note', '')} {t['freq_hz']:.0f}",
-                      fontsize=7)
-            last_label_t = t["t"]
+    for t in _labelled_tones(real, duration):
+        ax_p.text(t["t"], t["freq_hz"] * 1.04, f"{t.get('note', '')} {t['freq_hz']:.0f}",
+                  fontsize=7)
     ax_p.set_yscale("log")
     lo_f, hi_f = 50.0, 4000.0
     if real:
@@ -292,11 +366,15 @@ def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 15
         t_cols = (np.arange(s.shape[1]) * hop + nfft / 2) / rate
         ax_s.pcolormesh(t_cols, freqs[keep], img, shading="nearest", cmap="magma",
                         vmin=img.max() - 70, vmax=img.max(), rasterized=True)
+    ax_s.set_facecolor("black")       # silence past the last spectrogram column
     ax_s.set_ylabel("frequency (Hz)")
     if env_min:
         lo, hi = np.concatenate(env_min), np.concatenate(env_max)
         tt = (np.arange(len(lo)) + 0.5) * env_bin / rate
         ax_w.fill_between(tt, lo, hi, color="tab:gray", lw=0)
+    for a, b in gap_spans(capture, 0.0, duration):
+        for ax in (ax_p, ax_w):
+            ax.axvspan(a, b, color="0.85", hatch="//", ec="0.6", lw=0, zorder=0)
     ax_w.set_ylabel("waveform")
     ax_w.set_xlabel("time (s)")
     ax_w.set_xlim(0, duration)

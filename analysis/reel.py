@@ -29,6 +29,10 @@ How the position is found, as well as the sensor allows:
   ``"source": "assumed"``); a real tower starts wherever it stopped, so pass
   ``start_pos=None`` and the position is unknown until the sensor sees the big hole.
 
+- After a gap in the capture the position is unknown (the motor may have run while nothing
+  was recorded) until the sensor sees the big hole again; the card is then written even if
+  it is the one shown before the gap.
+
 Event times are when the step happens; MAME's output (and the shared captures' events) is
 sampled at the next 1/60 s frame, up to 17 ms later.
 """
@@ -63,8 +67,8 @@ class ReelDecoder(Decoder):
             raise AnalysisError(f"reel start position {start_pos} must be 0-{STEPS - 1}")
         self.period = step_s * self.rate
         self.settle = LED_SETTLE_S * self.rate
-        self._b = {n: self.sel.bit(n) for n in ("R9", "R8", "R4", "SENSOR", "K8", "R0", "R1",
-                                                 "R2")}
+        self._b = {n: self.sel.bit(n)
+                   for n in ("R9", "R8", "R4", "SENSOR", "K8", "R0", "R1", "R2")}
         self._cols = self._b["R0"] | self._b["R1"] | self._b["R2"]
         self.pos = start_pos
         self._card: int | None = None
@@ -111,6 +115,17 @@ class ReelDecoder(Decoder):
         self._start(out)
         self._ticks_to(t, out)
         self.horizon = max(self.horizon, t)
+
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
+        self.pos = None
+        self._card = None
+        self._hole_start = None
+        self._running = bool(self._r9)
+        self._decay = 0
+        self._last_tick = -math.inf
+        self._next_tick = end + self.period
+        if self._led_since is not None:
+            self._led_since = end
 
     def _start(self, out: list[dict]) -> None:
         if not self._started:

@@ -46,6 +46,8 @@ class SpeakerRenderer:
     def __init__(self, info: CaptureInfo, rate: int = 44100, gain: float = 0.25):
         if not 1000 <= rate <= 192000:
             raise AnalysisError(f"audio rate {rate} Hz must be 1000-192000")
+        if not (gain > 0 and np.isfinite(gain)):
+            raise AnalysisError(f"gain {gain} must be a positive number")
         self.sel = ChannelSelector(info, ("R10", "R4"), decoder="sound")
         self.samplerate = float(info.samplerate)
         self.rate = rate
@@ -126,7 +128,10 @@ class SpeakerRenderer:
 
 def render(capture: Capture, rate: int = 44100, gain: float = 0.25) -> Iterator[np.ndarray]:
     """Yield float audio chunks (-1..1) of a capture's speaker at ``rate`` Hz."""
-    r = SpeakerRenderer(capture.info, rate, gain)
+    return _render(capture, SpeakerRenderer(capture.info, rate, gain))
+
+
+def _render(capture: Capture, r: SpeakerRenderer) -> Iterator[np.ndarray]:
     last = 0
     for block in capture.changes():
         if len(block):
@@ -142,13 +147,16 @@ def render(capture: Capture, rate: int = 44100, gain: float = 0.25) -> Iterator[
 
 def write_wav(capture: Capture, fileobj: IO[bytes], rate: int = 44100,
               gain: float = 0.25) -> int:
-    """Write the speaker as 16-bit mono PCM WAV to a binary file object; return the frames."""
+    """Write the speaker as 16-bit mono PCM WAV to a binary file object; return the frames.
+
+    The rate, the gain and the capture's channels are checked before anything is written."""
+    renderer = SpeakerRenderer(capture.info, rate, gain)
     frames = 0
     with wave.open(fileobj, "wb") as w:
         w.setnchannels(1)
         w.setsampwidth(2)
         w.setframerate(rate)
-        for chunk in render(capture, rate, gain):
+        for chunk in _render(capture, renderer):
             pcm = np.clip(np.round(chunk * 32767), -32768, 32767).astype("<i2")
             w.writeframes(pcm.tobytes())
             frames += len(pcm)

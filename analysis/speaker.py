@@ -23,6 +23,9 @@ captures' ``events.jsonl``)::
   the offset from it.
 - A rise in no run is a click: ``freq_hz`` null, ``pulses`` 1, ``dur_s`` 0.
 
+A gap in the capture ends every run: the rises before it are decoded at its start, so no tone
+spans missing data.
+
 Streaming: a run cannot cross a period of 25 ms or more, so rises are buffered only up to the
 next such silence and the buffer is decoded then.
 """
@@ -125,6 +128,9 @@ class SpeakerDecoder(Decoder):
         self.horizon = self._rises[0] if self._rises else max(self.horizon, t)
 
     def close(self, end: int, out: list[dict]) -> None:
+        self._flush(out)
+
+    def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._flush(out)
 
     def _flush(self, out: list[dict]) -> None:

@@ -9,6 +9,11 @@ A logic analyser names its inputs after its probes (sigrok ``D0``..``D15``, Sale
     D1 = R10
     Channel 2 = R9
 
+Signal names are free for conversion (``towerlab convert`` may rename ``R10`` to ``SPK``);
+tools that read the tower's pins check them with ``check_tower_signals``: the pin names
+(``DARKTOWER_CHANNELS``: R0-R10, O0-O7, K1 K2 K4 K8, SENSOR) or ``SYNC`` (the button box's
+sync output, rig/README.md), so a typo ("r10") does not silently leave a decoder without its
+channel.
 Applying a map keeps only the mapped channels, in the map's order, under their new names; a
 probe name the capture does not have is an error that lists the capture's channels.
 """
@@ -19,9 +24,13 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
-from captures.model import Capture, CaptureError, CaptureInfo, Changes
+from captures.model import DARKTOWER_CHANNELS, Capture, CaptureError, CaptureInfo, Changes
 
-__all__ = ["parse_channel_map", "load_channel_map", "apply_channel_map"]
+__all__ = ["SIGNALS", "parse_channel_map", "load_channel_map", "apply_channel_map",
+           "check_tower_signals"]
+
+# The names a probe may be mapped to for the decoders.
+SIGNALS = DARKTOWER_CHANNELS + ("SYNC",)
 
 
 def parse_channel_map(text: str, name: str = "channel map") -> dict[str, str]:
@@ -65,6 +74,17 @@ def load_channel_map(source: "str | os.PathLike | Mapping[str, str]") -> dict[st
     except UnicodeDecodeError:
         raise CaptureError(f"{name}: channel map is not UTF-8 text") from None
     return parse_channel_map(text, name)
+
+
+def check_tower_signals(cmap: Mapping[str, str], name: str = "channel map") -> None:
+    """Raise CaptureError naming ``name`` if a probe is mapped to a signal that is not a
+    tower pin or SYNC (``SIGNALS``), with the likely intended name when there is one."""
+    for probe, signal in cmap.items():
+        if signal not in SIGNALS:
+            like = [s for s in SIGNALS if s == signal.upper().replace(" ", "").replace("_", "")]
+            hint = f"did you mean {like[0]!r}? " if like else ""
+            raise CaptureError(f"{name}: {probe} = {signal}: unknown signal {signal!r} ({hint}"
+                               "expected R0-R10, O0-O7, K1 K2 K4 K8, SENSOR or SYNC)")
 
 
 def apply_channel_map(capture: Capture, cmap: Mapping[str, str],

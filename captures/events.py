@@ -109,8 +109,8 @@ def read_events(source: str | IO[str], name: str | None = None) -> list[dict]:
         except OSError as exc:
             raise EventError(f"{source}: cannot read ({exc.strerror})") from None
         except UnicodeDecodeError as exc:
-            raise EventError(f"{source}: not a UTF-8 JSON-lines events file (byte {exc.start} "
-                             f"is 0x{exc.object[exc.start]:02x})") from None
+            raise EventError(f"{source}: not a JSON-lines events file (not UTF-8: byte "
+                             f"{exc.start} is 0x{exc.object[exc.start]:02x})") from None
     return list(iter_events(source, name or getattr(source, "name", "events")))
 
 

@@ -117,6 +117,8 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     on any error remove the temporary file and re-raise (nothing is left half-written)."""
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CaptureError(f"{path}: is a folder (expected a file name to write)")
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part",
                                    dir=folder)
@@ -128,7 +130,10 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise CaptureError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -167,6 +172,10 @@ def sniff_format(path: str | os.PathLike) -> str:
                      (".csv", "saleae-csv"), (".bin", "saleae-bin")):
         if lower.endswith(ext):
             return fmt
+    if lower.endswith(".jsonl") or text.startswith(b'{"t"'):
+        raise CaptureError(f"{name}: is an events file (JSON lines), not a pin capture "
+                           "(expected a sigrok .sr, .vcd, Saleae digital.csv or .bin, TowerLab "
+                           ".tlc or edges .jsonl.gz file)")
     raise CaptureError(f"{name}: unknown capture format (expected a sigrok .sr, .vcd, Saleae "
                        "digital.csv or .bin, TowerLab .tlc or edges .jsonl.gz file)")
 

@@ -120,7 +120,7 @@ def read_script(path: str, buttons=BUTTONS) -> Script:
     except OSError as exc:
         raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
-        raise ScriptError(f"{path}: not a UTF-8 text script (byte {exc.start} is "
+        raise ScriptError(f"{path}: not a text script (not UTF-8: byte {exc.start} is "
                           f"0x{exc.object[exc.start]:02x})") from None
     return parse_script(text, path, buttons)
 

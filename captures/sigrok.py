@@ -171,7 +171,20 @@ def _read_metadata(zf: zipfile.ZipFile, name: str) -> _Metadata:
     if not chunks:
         raise CaptureError(f"{name}: sigrok session has no logic data ('{base}-1' missing)")
     chunks.sort()
+    if chunks[0][0] == 0 and len(chunks) > 1:
+        raise CaptureError(f"{name}: sigrok session has both '{base}' and '{chunks[1][1]}' "
+                           "(expected one or the other)")
+    for k, (num, member) in enumerate(chunks):
+        if num and num != k + 1:
+            # libsigrok stops reading at the first missing chunk; the rest would be misplaced.
+            raise CaptureError(f"{name}: logic data chunk '{base}-{k + 1}' is missing "
+                               f"(found '{member}' after it)")
     chunk_names = [c for _, c in chunks]
+    for member in chunk_names[:-1]:
+        size = zf.getinfo(member).file_size
+        if size % unitsize:
+            raise CaptureError(f"{name}: {member} is {size} bytes, not a whole number of "
+                               f"{unitsize}-byte samples (wrong unitsize, or a damaged file)")
     total_bytes = sum(zf.getinfo(c).file_size for c in chunk_names)
     meta: dict = {}
     gaps: list[Gap] = []
@@ -199,7 +212,24 @@ def _read_metadata(zf: zipfile.ZipFile, name: str) -> _Metadata:
         meta["warning"] = (f"logic data is {total_bytes} bytes, not a whole number of "
                            f"{unitsize}-byte samples; the last partial sample is ignored")
     info = CaptureInfo(channels, rate, total_bytes // unitsize, meta)
+    _check_padding(zf, name, chunk_names[0], unitsize, probes)
     return info, gaps, chunk_names, bits, unitsize
+
+
+def _check_padding(zf: zipfile.ZipFile, name: str, member: str, unitsize: int,
+                   probes: int) -> None:
+    """Raise CaptureError if the first samples set bits above ``probes``: the bytes are then
+    not ``unitsize``-byte samples (a unitsize larger than the one the data was written with)."""
+    if unitsize * 8 <= probes:
+        return
+    with zf.open(member) as f:
+        head = f.read(65536 - 65536 % unitsize)
+    head = head[:len(head) - len(head) % unitsize]
+    if not head:
+        return
+    if np.any(_to_words(head, unitsize) >> np.uint64(probes)):
+        raise CaptureError(f"{name}: samples set bits above the {probes} probes (unitsize="
+                           f"{unitsize} does not match the data, or the file is damaged)")
 
 
 def _to_words(buf: bytes, unitsize: int) -> np.ndarray:
@@ -222,7 +252,13 @@ def read_sr(source: Source) -> Capture:
     except CaptureError:
         raise
     except _ZIP_ERRORS as exc:
-        raise CaptureError(f"{name}: not a readable zip file ({_why(exc)})") from None
+        hint = ""
+        with open_source(source) as f:
+            if f.read(4) == b"PK\x03\x04" and isinstance(exc, zipfile.BadZipFile):
+                # Members are there but the directory at the end is not: a file cut short.
+                hint = ("; a .sr cut short has no zip directory and cannot be read "
+                        "(record to .tlc to survive crashes)")
+        raise CaptureError(f"{name}: not a readable zip file ({_why(exc)}){hint}") from None
     contiguous = all(src == dst for src, dst in bits)
     mask = np.uint64((1 << len(bits)) - 1)
     src = np.array([b for b, _ in bits], dtype=np.uint64)

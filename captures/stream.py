@@ -5,7 +5,9 @@ A probe or an emulator writes changes as they come; every chunk is checksummed a
 a file cut short by a crash, a full disk or an unplugged probe is readable up to its last whole
 chunk. The reader then reports where the data stops: ``capture.warnings`` gets a line and
 ``capture.gaps`` ends with a zero-length ``Gap(S, S, "truncated after chunk N at sample S")``;
-``info.total_samples`` is ``S``.
+``info.total_samples`` is ``S``. A damaged chunk in the middle (a flipped bit on disk) is
+skipped: the reader finds the next chunk whose number and CRC check out, and the samples
+from the last good data to the first change after the damage become a gap (with a warning).
 
 Layout (all little-endian; ``HEADER`` and ``CHUNK`` below are the ``construct`` definitions)::
 
@@ -69,6 +71,7 @@ CHUNK = Struct(
 GAP_PAYLOAD = Struct("start" / Int64sl, "end" / Int64sl, "reason" / PascalString(Int16ul, "utf8"))
 END_PAYLOAD = Struct("total" / Int64sl)
 _CHUNK_HEAD = 1 + 4 + 8 + 4     # kind, seq, upto, payload length
+_RESYNC_SEQS = 64               # after damage, look for the next chunk among this many numbers
 
 
 def _encode_changes(times: np.ndarray, words: np.ndarray) -> bytes:
@@ -246,6 +249,7 @@ def _scan(f: BinaryIO, name: str) -> tuple[CaptureInfo, int, list[tuple[int, int
     seq = 0
     pos = first
     stop: str | None = None
+    damaged: tuple[int, str] | None = None     # (last good sample, why) until data resumes
     while True:
         fixed = f.read(_CHUNK_HEAD)
         if not fixed and total is not None:
@@ -258,22 +262,32 @@ def _scan(f: BinaryIO, name: str) -> tuple[CaptureInfo, int, list[tuple[int, int
             stop = "truncated"
             break
         n = int.from_bytes(fixed[13:17], "little")
+        problem = None
         if n > _MAX_PAYLOAD:
-            stop = f"chunk {seq + 1} at byte {pos} is damaged (length {n})"
-            break
-        rest = f.read(n + 4)
-        if len(rest) < n + 4:
-            stop = "truncated"
-            break
-        try:
-            chunk = CHUNK.parse(fixed + rest)
-        except ConstructError as exc:
-            stop = f"chunk {seq + 1} at byte {pos} is damaged ({_why(exc)})"
-            break
-        c = chunk.body.value
-        if c.seq != seq + 1:
-            stop = f"chunk at byte {pos} has number {c.seq}, expected {seq + 1}"
-            break
+            problem = f"chunk {seq + 1} at byte {pos} is damaged (length {n})"
+        else:
+            rest = f.read(n + 4)
+            try:
+                chunk = CHUNK.parse(fixed + rest)
+                c = chunk.body.value
+                if c.seq != seq + 1:
+                    problem = f"chunk at byte {pos} has number {c.seq}, expected {seq + 1}"
+            except ConstructError as exc:
+                if len(rest) < n + 4:
+                    problem = "truncated"
+                else:
+                    problem = f"chunk {seq + 1} at byte {pos} is damaged ({_why(exc)})"
+        if problem is not None:
+            found = _resync(f, pos, seq)
+            if found is None:
+                stop = problem
+                break
+            if damaged is None:
+                damaged = (upto, problem)
+            pos, seq = found
+            seq -= 1
+            f.seek(pos)
+            continue
         try:
             if c.kind == "gap":
                 g = GAP_PAYLOAD.parse(c.payload)
@@ -284,11 +298,18 @@ def _scan(f: BinaryIO, name: str) -> tuple[CaptureInfo, int, list[tuple[int, int
                 total = END_PAYLOAD.parse(c.payload).total
                 if total < 0:
                     raise ValueError(f"total {total} is negative")
+                if damaged is not None:
+                    _skipped(name, damaged, max(total, damaged[0]), gaps, warnings)
+                    damaged = None
             elif c.kind == "changes":
                 good.append((pos, _CHUNK_HEAD + n + 4))
+                if damaged is not None:
+                    resumed = int(_decode_changes(c.payload).times[0])
+                    _skipped(name, damaged, max(resumed, damaged[0]), gaps, warnings)
+                    damaged = None
             else:
                 raise ValueError(f"unknown chunk kind {c.kind!r}")
-        except (ConstructError, ValueError, UnicodeDecodeError) as exc:
+        except (ConstructError, ValueError, UnicodeDecodeError, zlib.error) as exc:
             raise CaptureError(f"{name}: chunk {c.seq} at byte {pos}: {_why(exc)}") from None
         seq = c.seq
         upto = max(upto, c.upto)
@@ -302,6 +323,40 @@ def _scan(f: BinaryIO, name: str) -> tuple[CaptureInfo, int, list[tuple[int, int
         total = upto
     info = CaptureInfo(channels, float(rate), total, meta)
     return info, first, good, gaps, warnings, total
+
+
+def _skipped(name: str, damaged: tuple[int, str], resumed: int, gaps: list[Gap],
+             warnings: list[str]) -> None:
+    """Record the gap left by chunks skipped after damage: from the last good sample to
+    where the data resumes."""
+    start, why = damaged
+    reason = f"damaged chunks skipped ({why})"
+    gaps.append(Gap(start, resumed, reason))
+    warnings.append(f"{name}: {reason}; samples {start}..{resumed} are a gap")
+
+
+def _resync(f: BinaryIO, pos: int, seq: int) -> tuple[int, int] | None:
+    """Find the first whole chunk after the damaged one at byte ``pos``: the lowest offset
+    where a chunk numbered seq + 1 .. seq + _RESYNC_SEQS parses with a good CRC. Return
+    (offset, chunk number) or None."""
+    f.seek(pos + 1)
+    data = f.read()
+    best: tuple[int, int] | None = None
+    for s in range(seq + 1, seq + 1 + _RESYNC_SEQS):
+        for kind in (1, 2, 3):
+            pattern = bytes([kind]) + s.to_bytes(4, "little")
+            at = data.find(pattern)
+            while at >= 0 and (best is None or pos + 1 + at < best[0]):
+                n = int.from_bytes(data[at + 13:at + 17], "little")
+                try:
+                    if n <= _MAX_PAYLOAD:
+                        CHUNK.parse(data[at:at + _CHUNK_HEAD + n + 4])
+                        best = (pos + 1 + at, s)
+                        break
+                except ConstructError:
+                    pass
+                at = data.find(pattern, at + 1)
+    return best
 
 
 def _why(exc: BaseException) -> str:

@@ -7,9 +7,10 @@ VCD unit (1/10/100 s, ms, us, ns, ps, fs) of which the sample period is a whole 
 → ``1 us`` (1 tick per sample), 250 kHz → ``1 us`` (4 ticks per sample). When no unit divides
 the period (425 kHz) the file uses ``1 ns`` ticks rounded to the nearest sample. A gap is
 written as ``x`` on every signal from its start to its end (Glasgow's overrun convention;
-sigrok shows ``x`` as 0). A ``$comment towerlab-capture {...}`` header line carries what VCD
-cannot say (exact samplerate, length, original channel names, gaps, metadata) so that our
-reader gets back exactly what was written.
+sigrok shows ``x`` as 0); a gap from sample 0 puts ``x`` in ``$dumpvars``. A
+``$comment towerlab-capture {...}`` header line carries what VCD cannot say (exact samplerate,
+length, original channel names, gaps, metadata, the initial levels hidden by such an ``x``)
+so that our reader gets back exactly what was written.
 
 Reading (for foreign files too): samplerate = 1/timescale unless our comment says otherwise
 (libsigrok ``src/input/vcd.c`` does the same); vectors become one channel per bit,
@@ -82,25 +83,26 @@ def write_vcd(capture: Capture, f: BinaryIO) -> None:
             k += 1
             ref = f"{_ref(c)}_{k}"
         refs.append(ref)
-    head = {"samplerate": info.samplerate, "total_samples": info.total_samples,
-            "channels": info.channels, "gaps": [[g.start, g.end, g.reason] for g in capture.gaps],
-            "meta": info.meta}
-    # One whitespace-free token: VCD readers split on whitespace, and "$end" must not appear.
-    packed = json.dumps(head, default=str, separators=(",", ":"))
-    comment = COMMENT_TAG + " " + packed.replace("$", "\\u0024").replace(" ", "\\u0020")
     text = io.TextIOWrapper(f, encoding="utf-8", newline="\n", write_through=False)
     blocks = checked_blocks(capture)
     first = next(blocks, None)
     if first is None:
         raise CaptureError("capture has no changes to write")
     word = int(first.words[0])
+    head = {"samplerate": info.samplerate, "total_samples": info.total_samples,
+            "channels": info.channels, "gaps": [[g.start, g.end, g.reason] for g in capture.gaps],
+            "meta": info.meta, "initial": word}
+    # One whitespace-free token: VCD readers split on whitespace, and "$end" must not appear.
+    packed = json.dumps(head, default=str, separators=(",", ":"))
+    comment = COMMENT_TAG + " " + packed.replace("$", "\\u0024").replace(" ", "\\u0020")
     writer = VCDWriter(text, timescale=timescale, date="", comment=comment, version="TowerLab")
     vars_ = [writer.register_var("tower", r, "wire", size=1, init=(word >> i) & 1)
              for i, r in enumerate(refs)]
     # A gap is marked with x only when no change falls strictly inside it; it is decided at
-    # the first change after its start (or at the end of the capture). A gap from sample 0 is
-    # not marked: pyvcd folds changes at #0 into $dumpvars, which would lose the initial levels.
-    pending = sorted((g for g in capture.gaps if g.end > g.start > 0), key=lambda g: g.start)
+    # the first change after its start (or at the end of the capture). The x of a gap from
+    # sample 0 lands in $dumpvars (pyvcd folds #0 changes there); the comment keeps the
+    # initial levels it hides.
+    pending = sorted((g for g in capture.gaps if g.end > g.start), key=lambda g: g.start)
     total = info.total_samples
     last_t = 0
 
@@ -168,8 +170,11 @@ class _Header:
     warnings: list[str] = field(default_factory=list)
 
 
-def _tokens(f: BinaryIO, name: str) -> Iterator[tuple[str, int]]:
+def _tokens(f: BinaryIO, name: str, drop_partial: bool = False) -> Iterator[tuple[str, int]]:
+    """Yield (token, line number); ``drop_partial`` skips a last line cut before its newline."""
     for n, raw in enumerate(f, 1):
+        if drop_partial and not raw.endswith(b"\n"):
+            return
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError:
@@ -247,19 +252,33 @@ def _parse_header(tokens: Iterator[tuple[str, int]], name: str) -> _Header:
     raise CaptureError(f"{name}: VCD header has no $enddefinitions")
 
 
-def _tail_time(source: Source) -> tuple[int | None, bool]:
-    """Return the last ``#time`` in the file and whether value changes follow it."""
+def _tail_time(source: Source, drop_partial: bool = False) -> tuple[int | None, bool]:
+    """Return the last ``#time`` in the file and whether value changes follow it;
+    ``drop_partial`` ignores a last line cut before its newline."""
     with open_source(source) as f:
         f.seek(0, 2)
         size = f.tell()
         f.seek(max(0, size - 65536))
-        tail = f.read().decode("utf-8", "replace").split()
+        data = f.read()
+    if drop_partial:
+        data = data[:data.rfind(b"\n") + 1]
+    tail = data.decode("utf-8", "replace").split()
     for k in range(len(tail) - 1, -1, -1):
         tok = tail[k]
         if tok.startswith("#") and tok[1:].isdigit():
             after = [t for t in tail[k + 1:] if not t.startswith("$")]
             return int(tok[1:]), bool(after)
     return None, False
+
+
+def _ends_with_newline(source: Source) -> bool:
+    """Tell whether the file's last byte is a newline (or the file is empty)."""
+    with open_source(source) as f:
+        f.seek(0, 2)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, 2)
+        return f.read(1) == b"\n"
 
 
 def read_vcd(source: Source) -> Capture:
@@ -274,6 +293,7 @@ def read_vcd(source: Source) -> Capture:
     meta: dict = {}
     gaps: list[Gap] = []
     total: int | None = None
+    initial: int | None = None
     if own:
         try:
             rate = float(own["samplerate"])
@@ -291,6 +311,10 @@ def read_vcd(source: Source) -> Capture:
                     raise ValueError
                 gaps.append(Gap(g[0], g[1], str(g[2])))
             meta = dict(own.get("meta") or {})
+            initial = own.get("initial")
+            if initial is not None and (type(initial) is not int
+                                        or not 0 <= initial < 1 << nbits):
+                raise ValueError
         except (KeyError, ValueError, TypeError, IndexError):
             raise CaptureError(f"{name}: {COMMENT_TAG} comment has bad values") from None
         per_tick = Fraction(rate) * head.timescale     # samples per tick
@@ -303,7 +327,18 @@ def read_vcd(source: Source) -> Capture:
         return t if q == 1 and p == 1 else _round_div(t * p, q)
 
     limit = total        # a length our own comment promises is enforced while reading
-    if total is None:
+    partial = False      # our own file cut short: its last, unterminated line is dropped
+    warnings = list(head.warnings)
+    if total is not None:
+        partial = not _ends_with_newline(source)
+        last, more = _tail_time(source, partial)
+        ends = None if last is None else sample(last) + (1 if more else 0)
+        if ends is not None and ends < total:
+            # Our writer ends the file at #<length>: a file that stops earlier was cut short.
+            gaps.append(Gap(ends, total, "VCD file ends early (truncated)"))
+            warnings.append(f"{name}: data ends at sample {ends} of {total} "
+                            "(file truncated?); the rest is a gap")
+    else:
         last, more = _tail_time(source)
         if last is not None:
             total = sample(last) + (1 if more else 0)
@@ -312,10 +347,10 @@ def read_vcd(source: Source) -> Capture:
 
     def factory(found: list[Gap] | None = None) -> Iterator[Changes]:
         with open_source(source) as f:
-            tokens = _tokens(f, name)
+            tokens = _tokens(f, name, partial)
             _parse_header(tokens, name)
             yield from _body(tokens, name, head, nbits, sample, [] if found is None else found,
-                             detect_gaps, limit, total)
+                             detect_gaps, limit, total, initial)
 
     if detect_gaps:
         # A foreign file marks missing data with x: one pass at open finds those gaps, so
@@ -323,13 +358,13 @@ def read_vcd(source: Source) -> Capture:
         for _ in factory(gaps):
             pass
     cap = Capture(info, factory, gaps)
-    cap.warnings.extend(head.warnings)
+    cap.warnings.extend(warnings)
     return cap
 
 
 def _body(tokens: Iterator[tuple[str, int]], name: str, head: _Header, nbits: int, sample,
           gaps: list[Gap], detect_gaps: bool, limit: int | None,
-          total: int | None) -> Iterator[Changes]:
+          total: int | None, initial: int | None = None) -> Iterator[Changes]:
     all_bits = (1 << nbits) - 1
     levels = 0
     xmask = all_bits          # nothing known before the first values
@@ -347,12 +382,12 @@ def _body(tokens: Iterator[tuple[str, int]], name: str, head: _Header, nbits: in
         nonlocal word, gap_start
         if xmask == all_bits:
             # No data: keep the last levels (those set earlier at this time count; a signal
-            # never set reads 0).
+            # never set reads 0; our own comment may give the levels under an x at #0).
             if word is None:
                 if now_s != 0:
                     raise CaptureError(f"{name}: first values are at sample {now_s}, "
                                        "expected 0")
-                word = levels & known
+                word = levels & known if initial is None else initial
                 times.append(0)
                 words.append(word)
             if gap_start is None:

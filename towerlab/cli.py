@@ -28,11 +28,19 @@ class UserError(Exception):
     """An error caused by the user's input: printed as one line, exit status 2."""
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (and exit status 2)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        print(f"{self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every area's subcommands."""
     import importlib
 
-    parser = argparse.ArgumentParser(prog="towerlab", description=__doc__.splitlines()[0])
+    parser = _OneLineParser(prog="towerlab", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

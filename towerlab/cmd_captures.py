@@ -2,14 +2,35 @@
 towerlab.cli). Each is a small function ``(args, out) -> exit status`` over ``analysis``."""
 from __future__ import annotations
 
+import argparse
+import contextlib
 import io
-from typing import IO
+import math
+from typing import IO, Iterator
 
 __all__ = ["register", "cmd_decode", "cmd_plot", "cmd_wav", "cmd_diff", "cmd_clock"]
 
 
+@contextlib.contextmanager
+def _naming(*paths: str) -> Iterator[None]:
+    """Prefix analysis errors that name no file (a missing channel, no tones) with the first
+    of ``paths``, the input they are about."""
+    from analysis.base import AnalysisError
+    try:
+        yield
+    except AnalysisError as exc:
+        msg = str(exc)
+        if any(msg.startswith(str(p)) for p in paths):
+            raise
+        raise AnalysisError(f"{paths[0]}: {msg}") from None
+
+
 def _open(path: str, channel_map: str | None = None):
+    """Open a capture; a channel map must name tower pins (the decoders read only those)."""
     from captures.formats import open_capture
+    if channel_map is not None:
+        from captures.channelmap import check_tower_signals, load_channel_map
+        check_tower_signals(load_channel_map(channel_map), channel_map)
     return open_capture(path, channel_map)
 
 
@@ -23,21 +44,46 @@ def _events_of(path: str, channel_map: str | None = None) -> list[dict]:
         from captures.events import read_events
         return read_events(path)
     from analysis.decode import decode
-    return decode(_open(path, channel_map))
+    cap = _open(path, channel_map)
+    with _naming(path):
+        return decode(cap)
+
+
+# Event type each decoder writes (keypad button events are inputs, never compared).
+_TYPE_OF = {"display": "display", "lamps": "lamp", "motor": "motor", "reel": "reel",
+            "speaker": "tone"}
+
+
+def _observed(path: str, channel_map: str | None = None) -> set[str] | None:
+    """Return the event types a capture's channels let the decoders see (None for an events
+    file, which may hold any)."""
+    if _is_events(path):
+        return None
+    from analysis.decode import StreamDecoder
+    cap = _open(path, channel_map)
+    dec = StreamDecoder(cap.info)
+    return {_TYPE_OF[d.NAME] for d in dec.decoders if d.NAME in _TYPE_OF}
 
 
 def _decode_options(args) -> dict:
     return {"reel": {"start_pos": None}} if getattr(args, "reel_unknown", False) else {}
 
 
-def cmd_decode(args, out: IO[str]) -> int:
+def cmd_decode(args: argparse.Namespace, out: IO[str]) -> int:
     """Decode a capture's pins into an events file (JSON lines)."""
     from analysis.decode import StreamDecoder
     from captures.events import dumps_event
     from captures.formats import atomic_write
 
+    if not args.output.lower().endswith(".jsonl"):
+        raise ValueError(f"{args.output}: events output must end in .jsonl")
     cap = _open(args.capture, args.channel_map)
-    dec = StreamDecoder(cap.info, args.only, _decode_options(args), cap.gaps)
+    with _naming(args.capture):
+        dec = StreamDecoder(cap.info, args.only, _decode_options(args), cap.gaps)
+    if not dec.decoders:
+        raise ValueError(f"{args.capture}: no decoder can run on its channels "
+                         f"({' '.join(cap.channels)}); name the tower pins (R0-R10, O0-O7, "
+                         "K1 K2 K4 K8, SENSOR) with --channel-map")
     counts: dict[str, int] = {}
     shown: list[dict] = []
 
@@ -64,6 +110,8 @@ def cmd_decode(args, out: IO[str]) -> int:
 
     atomic_write(args.output, write)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no events"
+    for line in cap.warnings:
+        print(f"warning: {line}", file=out)
     print(f"{args.output}: {summary}", file=out)
     for name, why in dec.skipped.items():
         print(f"skipped {name}: {why}", file=out)
@@ -77,22 +125,23 @@ def cmd_decode(args, out: IO[str]) -> int:
     return 0
 
 
-def cmd_plot(args, out: IO[str]) -> int:
+def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
     """Draw a timing diagram or a sound picture of a capture."""
     from analysis.plot import plot_sound, plot_timing
 
     cap = _open(args.capture, args.channel_map)
-    if args.kind == "timing":
-        start = args.start if args.start is not None else 0.0
-        end = args.end if args.end is not None else start + 0.05
-        plot_timing(cap, start, end, args.output)
-    else:
-        plot_sound(cap, args.output)
+    with _naming(args.capture, args.output):
+        if args.kind == "timing":
+            start = args.start if args.start is not None else 0.0
+            end = args.end if args.end is not None else start + 0.05
+            plot_timing(cap, start, end, args.output)
+        else:
+            plot_sound(cap, args.output)
     print(f"{args.output}: {args.kind} plot", file=out)
     return 0
 
 
-def cmd_wav(args, out: IO[str]) -> int:
+def cmd_wav(args: argparse.Namespace, out: IO[str]) -> int:
     """Render the speaker (R10 AND NOT R4) as a 16-bit mono WAV file."""
     from analysis.sound import write_wav
     from captures.formats import atomic_write
@@ -105,13 +154,14 @@ def cmd_wav(args, out: IO[str]) -> int:
     def write(f) -> None:
         frames[0] = write_wav(cap, f, args.rate, args.gain)
 
-    atomic_write(args.output, write)
+    with _naming(args.capture):
+        atomic_write(args.output, write)
     print(f"{args.output}: {frames[0]} frames, {frames[0] / args.rate:.3f} s at {args.rate} Hz",
           file=out)
     return 0
 
 
-def cmd_diff(args, out: IO[str]) -> int:
+def cmd_diff(args: argparse.Namespace, out: IO[str]) -> int:
     """Compare two captures or events files by meaning; exit 1 on a difference."""
     from analysis.compare import Tolerance, compare_events, format_comparison
 
@@ -132,19 +182,38 @@ def cmd_diff(args, out: IO[str]) -> int:
         tol.types = tuple(args.types)
     a = _events_of(args.a, args.channel_map)
     b = _events_of(args.b, args.channel_map)
+    unseen: dict[str, str] = {}      # event type -> the capture that cannot show it
+    if not args.types:
+        # A capture from a smaller probe (8 channels: no digits) cannot show every type:
+        # compare what both sides can show, and say what was left out.
+        for path in (args.a, args.b):
+            seen = _observed(path, args.channel_map)
+            if seen is not None:
+                for k in tol.types:
+                    if k not in seen:
+                        unseen.setdefault(k, path)
+        if unseen:
+            tol.types = tuple(k for k in tol.types if k not in unseen)
+            if not tol.types:
+                raise ValueError(f"{args.a} and {args.b}: no event type both can show "
+                                 f"(channels missing for {', '.join(unseen)})")
     ratio = 1.0 if args.same_clock else None
     offset = 0.0 if args.same_clock else None
     c = compare_events(a, b, tol, ratio=ratio, offset=offset, context=args.context)
     print(format_comparison(c, args.a, args.b), file=out)
+    if unseen:
+        left = ", ".join(f"{k} ({path} lacks its channels)" for k, path in unseen.items())
+        print(f"not compared: {left}; --types overrides", file=out)
     return 0 if c.equivalent else 1
 
 
-def cmd_clock(args, out: IO[str]) -> int:
+def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
     """Estimate a tower's oscillator frequency from the tone periods its firmware plays."""
     from analysis.compare import REFERENCE_CLOCK_HZ, estimate_clock
 
     events = _events_of(args.capture, args.channel_map)
-    est = estimate_clock(events)
+    with _naming(args.capture):
+        est = estimate_clock(events)
     print(f"clock {est.clock_hz / 1000:.2f} kHz (ratio {est.ratio:.4f} to "
           f"{REFERENCE_CLOCK_HZ / 1000:g} kHz; {est.tones_used} of {est.tones_total} tones "
           f"agree within {est.spread_rel * 100:.2f} %)", file=out)
@@ -162,8 +231,7 @@ def _positive(text: str) -> float:
         v = float(text)
     except ValueError:
         v = -1.0
-    if not v > 0:
-        import argparse
+    if not (v > 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
     return v
 
@@ -173,13 +241,32 @@ def _seconds(text: str) -> float:
         v = float(text)
     except ValueError:
         v = -1.0
-    if not v >= 0:
-        import argparse
+    if not (v >= 0 and math.isfinite(v)):
         raise argparse.ArgumentTypeError(f"{text!r} is not a time in seconds >= 0")
     return v
 
 
-def register(sub) -> None:
+def _audio_rate(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if not 1000 <= v <= 192_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an audio rate of 1000-192000 Hz")
+    return v
+
+
+def _count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0")
+    return v
+
+
+def register(sub: "argparse._SubParsersAction") -> None:
     """Add this area's subcommands to the towerlab parser."""
     from analysis.decode import DECODERS
 
@@ -212,7 +299,8 @@ def register(sub) -> None:
     p = sub.add_parser("wav", help="render the speaker as a 16-bit WAV, as MAME does")
     p.add_argument("capture")
     p.add_argument("-o", "--output", required=True, metavar="F.wav")
-    p.add_argument("--rate", type=int, default=44100, help="output rate in Hz (44100)")
+    p.add_argument("--rate", type=_audio_rate, default=44100,
+                   help="output rate in Hz, 1000-192000 (44100)")
     p.add_argument("--gain", type=_positive, default=0.25, help="mixer gain (MAME: 0.25)")
     p.add_argument("--channel-map", **cmap)
     p.set_defaults(func=cmd_wav)
@@ -230,7 +318,8 @@ def register(sub) -> None:
                    help="event types to compare (display lamp motor reel tone)")
     p.add_argument("--same-clock", action="store_true",
                    help="do not fit a clock ratio: compare times as they are")
-    p.add_argument("--context", type=int, default=3, help="events of context each side (3)")
+    p.add_argument("--context", type=_count, default=3,
+                   help="events of context each side (3)")
     p.add_argument("--channel-map", **cmap)
     p.set_defaults(func=cmd_diff)
 

@@ -112,3 +112,25 @@ def test_clock_of_a_slow_tower_from_tones_and_from_the_timeline(tmp_path):
     assert status == 0
     assert abs(float(tones.split()[1]) - 425 / 1.05) < 0.2
     assert abs(float(timeline.split("clock ")[1].split()[0]) - 425 / 1.05) < 0.2
+
+
+def _probe_copy(tmp_path, signals, name):
+    from captures.formats import open_capture, write_capture
+    cap = open_capture(TT / "capture.sr", {s: s for s in signals})
+    write_capture(cap, tmp_path / name)
+    return tmp_path / name
+
+
+def test_diff_with_an_8_channel_capture_compares_what_both_can_show(tmp_path):
+    small = _probe_copy(tmp_path, ["R4", "R5", "R6", "R7", "R8", "R9", "R10", "K8"], "p8.sr")
+    status, text = run("diff", TT / "capture.sr", small)
+    first, note = text.splitlines()
+    assert status == 0 and first.startswith("equivalent within tolerance")
+    assert note == f"not compared: display ({small} lacks its channels); --types overrides"
+
+
+def test_diff_of_captures_with_no_event_type_in_common_is_an_error(tmp_path, capsys):
+    a = _probe_copy(tmp_path, ["R9"], "motor.sr")
+    b = _probe_copy(tmp_path, ["R10", "R4"], "speaker.sr")
+    status, _ = run("diff", a, b)
+    assert status == 2 and "no event type both can show" in capsys.readouterr().err

@@ -90,3 +90,4 @@ def test_flash_summary_finds_the_tower_tests_flashing_texts(tower_test_events):
     assert abs(spans[0]["period_s"] - 0.55) < 0.01
     assert abs(spans[1]["period_s"] - 1.60) < 0.01
     assert abs(spans[2]["period_s"] - 0.54) < 0.01
+

@@ -90,3 +90,40 @@ def test_timing_plot_rejects_an_empty_window(tower_test, tmp_path):
 def test_sound_plot_is_written(tower_test, tmp_path):
     plot_sound(tower_test, str(tmp_path / "s.png"))
     assert (tmp_path / "s.png").stat().st_size > 20_000
+
+
+def test_a_timing_plot_gives_unmapped_lines_a_row_of_their_own():
+    from analysis.plot import _timing_rows
+    rows = _timing_rows(["D0", "R10", "R4", "SYNC"], display=False)
+    assert rows == [("R4 /EN", "R4"), ("R10 spk", "R10"), ("D0", "D0"), ("SYNC", "SYNC")]
+
+
+def test_a_timing_plot_of_a_capture_without_segment_lines_has_no_display_rows(tmp_path):
+    cap = capture(square("R10", 100, 200, 20), 10_000, 100_000.0, channels=("O7", "R4", "R10"))
+    plot_timing(cap, 0.0, 0.05, str(tmp_path / "t.png"))
+    assert (tmp_path / "t.png").stat().st_size > 0
+
+
+def test_note_labels_of_the_pitch_plot_do_not_overprint_each_other():
+    from analysis.plot import _labelled_tones
+    tones = [{"t": 10.0 + 0.5 * k, "freq_hz": f} for k, f in enumerate((738, 738, 432, 740))]
+    tones.append({"t": 30.0, "freq_hz": 738})
+    labelled = _labelled_tones(tones, duration=110.0)    # a label is 5 s wide
+    assert [(t["t"], t["freq_hz"]) for t in labelled] == [
+        (10.0, 738), (11.0, 432), (30.0, 738)]
+
+
+def test_a_sound_plot_of_a_capture_with_a_gap_is_drawn(tmp_path):
+    from captures.model import Gap
+    cap = capture(square("R10", 1000, 2000, 50), 200_000, 1_000_000.0)
+    cap.gaps.append(Gap(150_000, 160_000, "overrun"))
+    plot_sound(cap, str(tmp_path / "s.png"))
+    assert (tmp_path / "s.png").stat().st_size > 0
+
+
+def test_gaps_are_shaded_where_they_overlap_the_plotted_window():
+    from analysis.plot import gap_spans
+    from captures.model import Gap
+    cap = capture([], 10_000, 1000.0)
+    cap.gaps.extend([Gap(1000, 2000, "a"), Gap(4000, 6000, "b"), Gap(8000, 9000, "c")])
+    assert gap_spans(cap, 1.5, 5.0) == [(1.5, 2.0), (4.0, 5.0)]

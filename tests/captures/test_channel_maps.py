@@ -61,3 +61,15 @@ def test_open_capture_applies_a_map_file(tmp_path):
 def test_missing_map_file_is_a_clear_error(tmp_path):
     with pytest.raises(CaptureError, match="nope.map: cannot read channel map"):
         load_channel_map(tmp_path / "nope.map")
+
+
+def test_tower_signal_check_accepts_pin_names_and_sync():
+    from captures.channelmap import check_tower_signals
+    check_tower_signals({"D0": "R10", "D1": "SENSOR", "D7": "SYNC"}, "probes.map")
+
+
+def test_tower_signal_check_names_the_map_the_probe_and_the_likely_pin():
+    from captures.channelmap import check_tower_signals
+    with pytest.raises(CaptureError, match=r"probes.map: D3 = k8: unknown signal 'k8' "
+                                           r"\(did you mean 'K8'\?"):
+        check_tower_signals({"D0": "R10", "D3": "k8"}, "probes.map")

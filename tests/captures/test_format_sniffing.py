@@ -82,3 +82,20 @@ def test_conversion_chain_keeps_the_shared_capture(tmp_path):
         write_capture(open_capture(path) if ext != ".tlc" else src, f"{path}{ext}")
         path = f"{path}{ext}"
     assert same_changes(open_capture(path), src)
+
+
+def test_writing_over_a_folder_names_it_and_leaves_it_alone(tmp_path):
+    from captures.formats import atomic_write
+    folder = tmp_path / "out.vcd"
+    folder.mkdir()
+    with pytest.raises(CaptureError, match=r"out.vcd: is a folder \(expected a file name"):
+        atomic_write(folder, lambda f: f.write(b"x"))
+    assert list(tmp_path.iterdir()) == [folder] and list(folder.iterdir()) == []
+
+
+def test_an_events_file_given_as_a_capture_is_named_as_such(tmp_path):
+    path = tmp_path / "events.jsonl"
+    path.write_text('{"t": 0.0, "type": "display", "text": "0 "}\n')
+    with pytest.raises(CaptureError, match=r"events.jsonl: is an events file \(JSON lines\), "
+                                           r"not a pin capture"):
+        open_capture(path)

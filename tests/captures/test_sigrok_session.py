@@ -204,3 +204,47 @@ def test_write_sr_to_a_file_object_reads_back(tmp_path):
     buf = io.BytesIO()
     write_sr(cap, buf)
     assert same_changes(read_sr(buf), cap)
+
+
+def _write_chunks(path, metadata, chunks):
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("version", b"2")
+        zf.writestr("metadata", metadata)
+        for member, data in chunks.items():
+            zf.writestr(member, data)
+
+
+def test_a_missing_logic_chunk_is_refused(tmp_path):
+    path = tmp_path / "x.sr"
+    _write_chunks(path, META.format(probes=1, names="probe1=A\n", unitsize=1),
+                  {"logic-1-2": b"\x00\x01", "logic-1-3": b"\x00"})
+    with pytest.raises(CaptureError, match="x.sr: logic data chunk 'logic-1-1' is missing"):
+        read_sr(path)
+
+
+def test_a_chunk_that_is_not_whole_samples_is_refused_before_the_last(tmp_path):
+    path = tmp_path / "x.sr"
+    _write_chunks(path, META.format(probes=9, names="probe1=A\nprobe9=B\n", unitsize=2),
+                  {"logic-1-1": b"\x01\x00\x01", "logic-1-2": b"\x00\x00"})
+    with pytest.raises(CaptureError, match=r"x.sr: logic-1-1 is 3 bytes, not a whole number "
+                                           r"of 2-byte samples \(wrong unitsize"):
+        read_sr(path)
+
+
+def test_a_unitsize_too_large_for_the_data_is_refused(tmp_path):
+    # 3-byte samples of 24 probes read as 4-byte units: the next sample lands in the top byte.
+    path = tmp_path / "x.sr"
+    names = "".join(f"probe{i + 1}=P{i}\n" for i in range(24))
+    _write_chunks(path, META.format(probes=24, names=names, unitsize=4),
+                  {"logic-1-1": bytes([1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0])})
+    with pytest.raises(CaptureError, match=r"x.sr: samples set bits above the 24 probes "
+                                           r"\(unitsize=4 does not match"):
+        read_sr(path)
+
+
+def test_a_session_cut_short_says_why_it_cannot_be_read(tmp_path):
+    src = (DATA / "tower_test" / "capture.sr").read_bytes()
+    path = tmp_path / "cut.sr"
+    path.write_bytes(src[:len(src) // 2])
+    with pytest.raises(CaptureError, match=r"cut.sr: .*a .sr cut short has no zip directory"):
+        read_sr(path)

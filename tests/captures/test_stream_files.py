@@ -53,14 +53,43 @@ def test_file_cut_inside_a_chunk_keeps_every_whole_chunk(tmp_path):
         assert mem.times.tolist() == [0, 10, 20, 50, 60][:len(mem.times)]
 
 
-def test_damaged_chunk_stops_reading_there_and_says_so(tmp_path):
+def test_a_damaged_last_changes_chunk_is_a_gap_up_to_the_end_chunk(tmp_path):
     path = _record(tmp_path / "a.tlc")
     data = bytearray(path.read_bytes())
-    data[-30] ^= 0xFF          # inside the second changes chunk or the end chunk
+    data[-30] ^= 0xFF          # inside the second changes chunk
     path.write_bytes(bytes(data))
     cap = read_stream(path)
-    assert "is damaged" in cap.gaps[-1].reason
-    assert cap.to_memory().times.tolist()[:3] == [0, 10, 20]
+    assert cap.gaps[-1].start == 40 and cap.gaps[-1].end == 100
+    assert "is damaged" in cap.gaps[-1].reason and "is damaged" in cap.warnings[0]
+    assert cap.to_memory().times.tolist() == [0, 10, 20] and cap.info.total_samples == 100
+
+
+def test_a_damaged_end_chunk_stops_reading_there_and_says_so(tmp_path):
+    path = _record(tmp_path / "a.tlc")
+    data = bytearray(path.read_bytes())
+    data[-6] ^= 0xFF           # inside the end chunk
+    path.write_bytes(bytes(data))
+    cap = read_stream(path)
+    assert "truncated after chunk 3" in cap.gaps[-1].reason and "is damaged" in cap.gaps[-1].reason
+    assert cap.to_memory().times.tolist() == [0, 10, 20, 50, 60]
+
+
+def test_a_damaged_chunk_in_the_middle_is_skipped_and_the_rest_is_read(tmp_path):
+    path = tmp_path / "m.tlc"
+    w = StreamWriter(path, ["R4", "R10"], 1000.0)
+    for k in range(4):
+        w.write_changes(Changes(np.array([100 * k, 100 * k + 50]), np.array([1, 2], np.uint64)),
+                        upto=100 * k + 60)
+    w.close(400)
+    data = bytearray(path.read_bytes())
+    second = data.index(bytes([1]) + (2).to_bytes(4, "little"))     # chunk 2's header
+    data[second + 20] ^= 0xFF
+    path.write_bytes(bytes(data))
+    cap = read_stream(path)
+    assert cap.to_memory().times.tolist() == [0, 50, 200, 250, 300, 350]
+    assert cap.gaps == [Gap(60, 200, cap.gaps[0].reason)]
+    assert "chunk 2" in cap.gaps[0].reason and "samples 60..200 are a gap" in cap.warnings[0]
+    assert cap.info.total_samples == 400
 
 
 def test_context_manager_leaves_a_truncated_file_after_an_exception(tmp_path):

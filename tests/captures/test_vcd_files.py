@@ -155,3 +155,57 @@ def test_overlapping_gaps_are_one_x_span(tmp_path):
     body = (tmp_path / "o.vcd").read_text().split("$enddefinitions $end")[1]
     assert "#5\nx!\n#20\n1!\n#30\n0!\n" in body
     assert read_vcd(tmp_path / "o.vcd").gaps == cap.gaps
+
+
+def test_a_gap_from_sample_0_is_x_in_dumpvars_until_its_end(tmp_path):
+    cap = MemoryCapture.from_edges(["A", "B"], 1000, [(0, "A", 1), (9, "A", 0)], 20,
+                                   gaps=[Gap(0, 4, "probe not yet connected")])
+    write_capture(cap, tmp_path / "g0.vcd")
+    body = (tmp_path / "g0.vcd").read_text().split("$enddefinitions $end")[1]
+    assert body.startswith("\n#0\n$dumpvars\nx!\nx\"\n$end\n#4\n1!\n0\"\n#9\n0!\n")
+
+
+def test_a_gap_from_sample_0_reads_back_with_the_initial_levels(tmp_path):
+    cap = MemoryCapture.from_edges(["A", "B"], 1000, [(0, "A", 1), (9, "A", 0)], 20,
+                                   gaps=[Gap(0, 4, "probe not yet connected")])
+    write_capture(cap, tmp_path / "g0.vcd")
+    back = read_vcd(tmp_path / "g0.vcd")
+    assert back.gaps == cap.gaps and same_changes(back, cap)
+
+
+def test_a_gap_from_sample_0_is_found_by_a_reader_without_our_comment(tmp_path):
+    cap = MemoryCapture.from_edges(["A", "B"], 1000, [(0, "A", 1), (9, "A", 0)], 20,
+                                   gaps=[Gap(0, 4, "probe not yet connected")])
+    write_capture(cap, tmp_path / "g0.vcd")
+    lines = (tmp_path / "g0.vcd").read_text().splitlines(keepends=True)
+    foreign = _vcd(tmp_path, "".join(ln for ln in lines if "towerlab-capture" not in ln),
+                   "foreign.vcd")
+    assert read_vcd(foreign).gaps == [Gap(0, 4, "no data (every signal x in the VCD)")]
+
+
+def _cut_vcd(tmp_path, keep: float):
+    edges = [(0, "A", 0)] + [(t, "A", t // 10 % 2) for t in range(10, 200, 10)]
+    cap = MemoryCapture.from_edges(["A"], 1000, edges, 200)
+    write_capture(cap, tmp_path / "whole.vcd")
+    data = (tmp_path / "whole.vcd").read_bytes()
+    body = data.index(b"$enddefinitions")
+    cut = tmp_path / "cut.vcd"
+    cut.write_bytes(data[:body + int((len(data) - body) * keep)])
+    return cut
+
+
+def test_a_vcd_of_ours_cut_short_has_a_gap_from_where_its_data_ends(tmp_path):
+    cut = _cut_vcd(tmp_path, 0.5)
+    cap = read_vcd(cut)
+    (gap,) = cap.gaps
+    last = int(cap.to_memory().times[-1])
+    assert last < gap.start < 200 and gap.end == 200 and "truncated" in gap.reason
+    assert any("truncated" in w for w in cap.warnings)
+
+
+def test_the_cut_last_line_of_a_truncated_vcd_of_ours_is_dropped(tmp_path):
+    cut = _cut_vcd(tmp_path, 0.5)
+    text = cut.read_text()
+    cut.write_text(text.rstrip("\n") + "\n#1")        # half of a time stamp
+    cap = read_vcd(cut)
+    assert len(cap.to_memory().times) > 1 and cap.gaps[0].end == 200
