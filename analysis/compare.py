@@ -37,7 +37,7 @@ from analysis.base import AnalysisError
 
 __all__ = ["Tolerance", "Difference", "Comparison", "compare_events", "fit_clock_ratio",
            "estimate_clock", "ClockEstimate", "format_comparison", "TONE_PERIODS",
-           "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit"]
+           "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit", "RATIO_RANGE"]
 
 REFERENCE_CLOCK_HZ = 425_000.0
 COMPARED = ("display", "lamp", "motor", "reel", "tone")
@@ -130,12 +130,18 @@ def _match(a: list[dict], b: list[dict]) -> list[tuple[str, int, int, int, int]]
     return sm.get_opcodes()
 
 
+# Plausible clock ratios between two towers (RC oscillators spread by tens of kHz, not 2x).
+RATIO_RANGE = (0.5, 2.0)
+
+
 def fit_clock_ratio(pairs: Sequence[tuple[float, float]],
                     sigmas: Sequence[float] | None = None) -> tuple[float, float]:
     """Fit ``t_a = ratio * t_b + offset`` (weighted least squares) on matched (t_a, t_b)
     seconds; ``sigmas`` are each pair's time uncertainty (seconds; default all equal).
 
-    Returns (ratio, offset); (1.0, mean difference) with fewer than two distinct times.
+    Returns (ratio, offset); (1.0, mean difference) with fewer than two distinct times, or when
+    the fit leaves ``RATIO_RANGE``: then (1.0, 0.0) (no tower's RC clock is off by 2x: such a fit means the
+    matched events are unrelated, and comparing on the same clock reports the real difference).
     A second fit drops pairs whose residual exceeds 0.1 s.
     """
     if not pairs:
@@ -149,6 +155,8 @@ def fit_clock_ratio(pairs: Sequence[tuple[float, float]],
     keep = np.abs(ta - (ratio * tb + offset)) <= 0.1
     if 2 <= keep.sum() < len(pairs) and np.ptp(tb[keep]) > 0:
         ratio, offset = np.polyfit(tb[keep], ta[keep], 1, w=w[keep])
+    if not RATIO_RANGE[0] <= ratio <= RATIO_RANGE[1]:
+        return 1.0, 0.0
     return float(ratio), float(offset)
 
 

@@ -90,3 +90,11 @@ def test_clock_estimate_needs_known_tones():
     with pytest.raises(AnalysisError, match="no tone matches"):
         estimate_clock([{"t": 0.0, "type": "tone", "freq_hz": 1000.0, "dur_s": 0.1,
                          "pulses": 3}])
+
+
+def test_clock_fit_outside_a_plausible_range_falls_back_to_the_same_clock():
+    from analysis.compare import fit_clock_ratio
+
+    # Unrelated events paired by accident: the raw fit would be negative.
+    ratio, offset = fit_clock_ratio([(1.0, 5.0), (2.0, 4.0), (3.0, 3.0), (4.0, 2.0)])
+    assert (ratio, offset) == (1.0, 0.0)
