@@ -51,7 +51,6 @@ from captures.events import EventError, read_events
 from captures.script import Script, ScriptError, read_script
 from captures.tower import run_script
 
-from .params import param
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",

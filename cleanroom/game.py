@@ -186,12 +186,11 @@ class Game:
         e.tone(param("click_hz"), param("click_dur_s"), cue="click")
         return key
 
-    def show(self, picture: str, text: str | None = None, delay: float = 0.0,
-             remember: bool = True, keep_lamp: bool = False):
-        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s."""
+    def _turn_to(self, picture: str):
+        """Turn the reel to ``picture``'s card if needed and light its lamp alone; return the
+        lamp's time (shared capture tower_test: the lamp lights as the motor stops)."""
         e = self.engine
         card, lamp = PICTURES[picture]
-        yield from self.sleep(delay)
         lamp_at = e.now
         if e.reel.card != card:
             yield ("reel", card)
@@ -199,6 +198,14 @@ class Game:
             lamp_at = e.now + param("lamp_after_motor_s")
         e.lamps_off(at=lamp_at)
         e.lamp(lamp, True, at=lamp_at)
+        return lamp_at
+
+    def show(self, picture: str, text: str | None = None, delay: float = 0.0,
+             remember: bool = True, keep_lamp: bool = False):
+        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s."""
+        e = self.engine
+        yield from self.sleep(delay)
+        lamp_at = yield from self._turn_to(picture)
         e.tone(param("beep_hz"), param("beep_dur_s"), at=lamp_at + param("beep_after_lamp_s"),
                cue="beep")
         if text is not None:
@@ -209,7 +216,7 @@ class Game:
             self.last_shown.append((picture, text))
         yield ("sleep", lamp_at - e.now + param("picture_s"))
         if not keep_lamp:
-            e.lamp(lamp, False)
+            e.lamp(PICTURES[picture][1], False)
         e.display("  ")
 
     @property
@@ -437,14 +444,7 @@ class Game:
         end-of-turn signal delay measured there.
         """
         e = self.engine
-        card, lamp = PICTURES[picture]
-        lamp_at = e.now
-        if e.reel.card != card:
-            yield ("reel", card)
-            e.motor(False)
-            lamp_at = e.now + param("lamp_after_motor_s")
-        e.lamps_off(at=lamp_at)
-        e.lamp(lamp, True, at=lamp_at)
+        lamp_at = yield from self._turn_to(picture)
         self.last_shown.append((picture, None))
         length = e.sound(cue, at=lamp_at + param("cue_after_lamp_s"))
         yield ("sleep", lamp_at + param("cue_after_lamp_s") + length - e.now)
@@ -655,7 +655,6 @@ class Game:
 
     # ---- BAZAAR (rulebook: The Bazaar Button; Level 4 Bazaar and How To Haggle) -----------
     def _bazaar(self, p: Player):
-        e = self.engine
         items = ["warriors", "food"] + [s for s in ("beast", "scout", "healer")
                                         if not getattr(p, s)]
         prices = {"food": param("food_price")}
