@@ -91,7 +91,7 @@ from emulator.core import LFSR_NEXT, lfsr_order
 from emulator.opcodes import Op, decode, encode, format_operand, mnemonics
 
 __all__ = ["AsmError", "Program", "PageBuffers", "assemble", "assemble_file", "next_pc",
-           "PC_ORDER", "rom_offset", "format_address", "ALIASES"]
+           "PC_ORDER", "rom_offset", "format_address", "ALIASES", "MAX_SOURCE_BYTES"]
 
 ALIASES = {"BR": "BRANCH", "TBIT1": "TBIT"}
 _PSEUDO = {"LBR": "BRANCH", "LCALL": "CALL"}
@@ -100,6 +100,7 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _LABEL_RE = re.compile(rf"\s*({_NAME})\s*:")
 _PC_RE = re.compile(rf"pc\(\s*({_NAME})\s*\)$", re.IGNORECASE)
 _FUNC_RE = re.compile(rf"(page|chapter)\(\s*({_NAME})\s*\)$", re.IGNORECASE)
+MAX_SOURCE_BYTES = 16 << 20   # a 4 KB ROM's source is far smaller
 _RESET = (0, 15, 0)  # chapter, page, pc of the first fetch after reset (facts §0 item 5)
 
 
@@ -266,6 +267,9 @@ class _Assembler:
     def value(self, text: str, line: int, labels_ok: bool = True,
               stack: tuple = ()) -> int:
         """Evaluate an expression: numbers, .equ names, page()/chapter() of labels, + and -."""
+        if re.search(r"[^\s+\-(]\s+[^\s+\-)]", text.strip()):
+            raise self.err(line, f"cannot read the value {text.strip()!r} (expected one value; "
+                                 f"operands are separated by commas)")
         expr = text.replace(" ", "").replace("\t", "")
         if not expr:
             raise self.err(line, "missing value")
@@ -323,10 +327,10 @@ class _Assembler:
         raise self.err(line, f"cannot read the value {text!r}")
 
     def ranged(self, text: str, line: int, low: int, high: int, what: str,
-               labels_ok: bool = True) -> int:
+               labels_ok: bool = True, why: str = "") -> int:
         val = self.value(text, line, labels_ok)
         if not low <= val <= high:
-            raise self.err(line, f"{what} {val} out of range {low}-{high}")
+            raise self.err(line, f"{what} {val} out of range {low}-{high}{why}")
         return val
 
     # -- pass 1: names, and the chapter/page every label lies in --------------------------
@@ -358,9 +362,9 @@ class _Assembler:
     def chapter_arg(self, st: _Stmt) -> int:
         if len(st.args) != 1:
             raise self.err(st.line, ".chapter expects one chapter number")
-        return self.ranged(st.args[0], st.line, 0, self.chip.chapters - 1,
-                           f"chapter (a {self.chip.name} has {self.chip.chapters})",
-                           labels_ok=False)
+        return self.ranged(st.args[0], st.line, 0, self.chip.chapters - 1, "chapter",
+                           labels_ok=False, why=f" (a {self.chip.name} has "
+                                                f"{self.chip.chapters} chapters)")
 
     def page_args(self, st: _Stmt) -> tuple[int, int]:
         if len(st.args) not in (1, 2):
@@ -508,7 +512,8 @@ class _Assembler:
                 byte = self.target(st, op, st.args[0], buffers, emitted)
             else:
                 limit = {"c4": 15, "x3": 7, "x2": 3, "b2": 3}[op.operand]
-                what = {"c4": "constant", "x3": "X", "x2": "X", "b2": "bit"}[op.operand]
+                what = {"c4": "constant", "x3": "RAM file", "x2": "RAM file",
+                        "b2": "bit number"}[op.operand]
                 val = self.ranged(st.args[0], st.line, 0, limit, f"{op.mnemonic} {what}")
                 byte = encode(op, val)
                 emitted.append(self.put(st, byte, ""))
@@ -554,6 +559,8 @@ class _Assembler:
 
     # -- pass 3: branch targets, image, listing -------------------------------------------
     def finish(self) -> Program:
+        for name, (expr, line) in self.equs.items():   # an unused .equ must still be good
+            self.value(expr, line, labels_ok=True, stack=(name,))
         for offset, line, op, name in self.fixups:
             self.bytes[offset] = encode(op, self.labels[name][2])
         size = self.chip.rom_size
@@ -601,10 +608,18 @@ def assemble(source: str, chip: Chip | None = None, filename: str = "<asm>") -> 
 def assemble_file(path: str | Path, chip: Chip | None = None) -> Program:
     """Read and assemble the source file at ``path`` (UTF-8); see :func:`assemble`."""
     path = Path(path)
+    if path.is_dir():
+        raise AsmError(f"{path}: is a folder (expected an assembler source file)")
     try:
-        source = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise AsmError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        with open(path, "rb") as f:          # bounded: /dev/zero would never end
+            data = f.read(MAX_SOURCE_BYTES + 1)
     except OSError as exc:
         raise AsmError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise AsmError(f"{path}: more than {MAX_SOURCE_BYTES} bytes (expected assembler "
+                       f"source)")
+    try:
+        source = data.decode("utf-8-sig")    # a Windows editor's byte-order mark is fine
+    except UnicodeDecodeError as exc:
+        raise AsmError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     return assemble(source, chip, str(path))

@@ -17,7 +17,8 @@ from emulator.chips import TMS1100, TMS1400, Chip
 from emulator.darktower import BoardError, DarkTowerBoard
 from emulator.labyrinth import LabyrinthBoard
 
-__all__ = ["BOARDS", "BOARD_CHIPS", "Board", "BoardError", "make_board", "board_chip", "board_keys"]
+__all__ = ["BOARDS", "BOARD_CHIPS", "Board", "BoardError", "make_board", "board_chip", "board_keys",
+           "board_for_chip"]
 
 Board = DarkTowerBoard | LabyrinthBoard
 
@@ -39,6 +40,14 @@ def board_chip(name: str) -> Chip:
     """Return the chip variant board ``name`` carries."""
     _check(name)
     return BOARD_CHIPS[name][0]
+
+
+def board_for_chip(chip: Chip) -> str | None:
+    """Return the name of the board that carries ``chip`` (None for a chip no board has)."""
+    for name, (board_chip_, _) in BOARD_CHIPS.items():
+        if board_chip_ == chip:
+            return name
+    return None
 
 
 def board_keys(name: str) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +24,12 @@ from emulator.chips import CHIPS, TMS1100, TMS1400, Chip, get_chip
 from emulator.core import Cpu
 from emulator.pla import Pla, PlaError, read_pla
 
-__all__ = ["RomSet", "RomError", "KNOWN_SETS", "KNOWN_SHA1", "load_romset", "load_pla_file"]
+__all__ = ["RomSet", "RomError", "KNOWN_SETS", "KNOWN_SHA1", "load_romset", "load_pla_file",
+           "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES"]
+
+# Notes a set without PLA files gets; RomSet.with_plas drops them when PLAs are given.
+NO_MICRO_PLA = "warning: no micro PLA: using the TI standard decode"
+NO_OUTPUT_PLA = "warning: no output PLA: O pins = SL<<4 | A"
 
 
 class RomError(ValueError):
@@ -55,6 +61,8 @@ KNOWN_SHA1 = {
     "m34012": "158362c2821678a51554e02dbb2f9ef5aaf5f59f",
     "tms1100_mdndclab_output.pla": "63a2531278a665ace54c541101e052eb84413511",
 }
+MAX_FILE_BYTES = 1 << 20   # larger files cannot be a ROM (4 KB at most) or a PLA file
+_LIST_AT_MOST = 6      # file names an error lists before "and N more"
 _BY_SHA1 = {sha: member for member, sha in KNOWN_SHA1.items()}
 _ROM_MEMBERS = {s.rom: s for s in KNOWN_SETS.values()}
 
@@ -69,11 +77,35 @@ class RomSet:
     opla: Pla | None = None
     recognised: list[str] = field(default_factory=list)
     source: str = ""
+    raw: bool = False               # a bare ROM image, not a zip or folder
 
     def summary(self) -> str:
-        """Return one line saying what was loaded, e.g. ``mbdtower.zip: mbdtower set, TMS1400``."""
-        what = f"{self.name} set" if self.name else "unknown set"
+        """Return one line saying what was loaded, e.g. ``mbdtower.zip: mbdtower set, TMS1400``
+        or ``rom.bin: raw ROM image (no known set), TMS1400``."""
+        if self.raw:
+            what = f"raw ROM image of the {self.name} set" if self.name else \
+                "raw ROM image (no known set)"
+        else:
+            what = f"{self.name} set" if self.name else "unknown set"
         return f"{self.source}: {what}, {self.chip.name.upper()}"
+
+    def with_plas(self, mpla: Pla | None = None, opla: Pla | None = None,
+                  opla_note: str | None = None) -> "RomSet":
+        """Return this set with ``mpla``/``opla`` (when given) in place of its own, without the
+        notes about PLAs it lacked; ``opla_note`` replaces the missing-output-PLA note when
+        the caller supplies a default of its own (the Dark Tower glyph table)."""
+        notes = list(self.recognised)
+        if mpla is not None and NO_MICRO_PLA in notes:
+            notes.remove(NO_MICRO_PLA)
+        if opla is not None and NO_OUTPUT_PLA in notes:
+            notes.remove(NO_OUTPUT_PLA)
+        elif opla is None and self.opla is None and opla_note is not None:
+            if NO_OUTPUT_PLA in notes:
+                notes.remove(NO_OUTPUT_PLA)
+            notes.append(opla_note)
+        return RomSet(self.name, self.chip, self.rom,
+                      self.mpla if mpla is None else mpla, self.opla if opla is None else opla,
+                      notes, self.source, self.raw)
 
     def make_cpu(self) -> Cpu:
         """Return a reset Cpu running this set."""
@@ -119,14 +151,26 @@ def _parse_pla(label: str, data: bytes) -> Pla:
         raise RomError(str(exc)) from None
 
 
+def _read_file(path: Path, label: str) -> bytes:
+    """Return the bytes of ``path`` (a file, a device or a pipe), at most ``MAX_FILE_BYTES``;
+    RomError naming ``label`` when unreadable or longer (``/dev/zero`` never ends)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise RomError(f"{label}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise RomError(f"{label}: more than {MAX_FILE_BYTES} bytes (expected a ROM image of "
+                       f"at most 4096 bytes or a PLA file)")
+    return data
+
+
 def load_pla_file(path: str | Path) -> Pla:
     """Read one PLA file; RomError (one line, naming the file) when unreadable or malformed."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RomError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return _parse_pla(str(path), data)
+    if path.is_dir():
+        raise RomError(f"{path}: is a folder (expected a PLA file)")
+    return _parse_pla(str(path), _read_file(path, str(path)))
 
 
 def _read_members(path: Path) -> dict[str, bytes]:
@@ -136,7 +180,8 @@ def _read_members(path: Path) -> dict[str, bytes]:
     if path.is_dir():
         try:
             for child in sorted(path.iterdir()):
-                if child.is_file() and not child.name.startswith("."):
+                if (child.is_file() and not child.name.startswith(".")
+                        and child.stat().st_size <= MAX_FILE_BYTES):
                     members[child.name] = child.read_bytes()
         except OSError as exc:
             raise RomError(f"{label}: cannot read ({exc.strerror or exc})") from None
@@ -144,14 +189,17 @@ def _read_members(path: Path) -> dict[str, bytes]:
     try:
         with zipfile.ZipFile(path) as zf:
             for info in zf.infolist():
-                if info.is_dir():
-                    continue
+                if info.is_dir() or info.file_size > MAX_FILE_BYTES:
+                    continue                # too big to be a ROM or a PLA file
                 base = info.filename.rsplit("/", 1)[-1]
                 if base in members:
                     raise RomError(f"{label}: member {base} appears twice")
                 members[base] = zf.read(info)
     except zipfile.BadZipFile:
         raise RomError(f"{label}: not a zip file (expected a MAME romset zip)") from None
+    except (OSError, zlib.error, NotImplementedError, RuntimeError) as exc:
+        # a damaged member, an unsupported compression method, an encrypted member
+        raise RomError(f"{label}: cannot read the zip ({exc})") from None
     return members
 
 
@@ -171,22 +219,20 @@ def load_romset(path: str | Path, chip: Chip | str | None = None) -> RomSet:
             raise RomError(str(exc)) from None
     if not path.exists():
         raise RomError(f"{path}: no such file or folder")
-    if path.is_file() and not zipfile.is_zipfile(path) and path.suffix.lower() != ".zip":
-        return _load_raw(path, chip)
-    return _load_set(path, chip)
+    if path.is_dir() or (path.is_file() and (zipfile.is_zipfile(path)
+                                             or path.suffix.lower() == ".zip")):
+        return _load_set(path, chip)
+    return _load_raw(path, chip)            # a file, or a pipe such as /dev/stdin
 
 
 def _load_raw(path: Path, chip: Chip | None) -> RomSet:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RomError(f"{path.name}: cannot read ({exc.strerror or exc})") from None
+    data = _read_file(path, path.name)
     notes: list[str] = []
     chip = chip or _chip_for_size(path.name, len(data))
     _check_rom_size(path.name, data, chip)
     known = _identify(path.name, data, notes)
     name = _ROM_MEMBERS[known].name if known in _ROM_MEMBERS else None
-    return RomSet(name, chip, data, None, None, notes, path.name)
+    return RomSet(name, chip, data, None, None, notes, path.name, raw=True)
 
 
 def _load_set(path: Path, chip: Chip | None) -> RomSet:
@@ -219,7 +265,9 @@ def _load_set(path: Path, chip: Chip | None) -> RomSet:
     elif rom_name is None:
         others = [m for m in members if not m.lower().endswith(".pla")]
         if len(others) != 1:
-            found = ", ".join(others) or "none"
+            found = ", ".join(others[:_LIST_AT_MOST]) or "none"
+            if len(others) > _LIST_AT_MOST:
+                found += f" and {len(others) - _LIST_AT_MOST} more"
             raise RomError(f"{label}: cannot tell which file is the ROM (expected one non-.pla "
                            f"file or one of {', '.join(_ROM_MEMBERS)}; found {found})")
         rom_name = others[0]
@@ -255,8 +303,8 @@ def _load_set(path: Path, chip: Chip | None) -> RomSet:
         else:
             opla = pla
     if mpla is None:
-        notes.append("warning: no micro PLA: using the TI standard decode")
+        notes.append(NO_MICRO_PLA)
     if opla is None:
-        notes.append("warning: no output PLA: O pins = SL<<4 | A")
+        notes.append(NO_OUTPUT_PLA)
     name = known_set.name if known_set else None
     return RomSet(name, chip, rom, mpla, opla, notes, label)

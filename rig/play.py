@@ -111,7 +111,7 @@ class TowerView:
                 self.last_button = ev["button"]
             elif kind == "tone":
                 f = ev["freq_hz"]
-                self.last_tone = "click" if f is None else f"{f:.0f} Hz {ev['dur_s']:.2f} s"
+                self.last_tone = "click" if f is None else f"{f:.0f} Hz {ev['dur_s']:.3f} s"
             elif kind == "power" and not ev["on"]:
                 self.text = "  "
                 self.lamps = dict.fromkeys(self.lamps, 0)
@@ -299,19 +299,59 @@ def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: floa
         raise PlayError("towerlab play needs a terminal (stdin and stdout are not a tty)")
     if seconds is not None and not seconds > 0:
         raise PlayError(f"--seconds {seconds!r} must be more than 0")
-    wav_file = open(wav + ".part", "wb") if wav else None
-    sound = Sound(tower, live=live_sound, wav=wav_file)
+    wav_file = _WavFile(wav) if wav is not None else None
+    sound = Sound(tower, live=live_sound, wav=wav_file.file if wav_file else None)
+    finished = False
     try:
         curses.wrapper(_loop, tower, title, sound, seconds)
+        finished = True
     except KeyboardInterrupt:
-        pass
+        finished = True
     finally:
         sound.close()
         tower.close()
         if wav_file is not None:
-            wav_file.close()
-            os.replace(wav + ".part", wav)
+            wav_file.close(keep=finished)
     return 0
+
+
+class _WavFile:
+    """The ``--wav`` output, written to a temporary sibling and renamed when the session ends
+    normally (removed on an error); an existing device or FIFO (``/dev/null``) is written in
+    place, since renaming over it would replace it with a plain file."""
+
+    def __init__(self, path: str) -> None:
+        import tempfile
+
+        self.path, self.tmp = path, None
+        if not path:
+            raise PlayError("--wav: file name is empty (expected a file name)")
+        if os.path.isdir(path):
+            raise PlayError(f"{path}: is a folder (expected a WAV file name)")
+        try:
+            if os.path.exists(path) and not os.path.isfile(path):
+                self.file = open(path, "wb")
+                return
+            real = os.path.realpath(path)
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{os.path.basename(real)}.",
+                                            suffix=".part", dir=os.path.dirname(real))
+        except OSError as exc:
+            raise PlayError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        self.file = os.fdopen(fd, "wb")
+        self.real = real
+
+    def close(self, keep: bool) -> None:
+        """Close the file; rename it into place if ``keep``, else remove it."""
+        self.file.close()
+        if self.tmp is None:
+            return
+        if keep:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.tmp, 0o666 & ~umask)
+            os.replace(self.tmp, self.real)
+        else:
+            os.unlink(self.tmp)
 
 
 def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:

@@ -52,16 +52,20 @@ def demo_program():
     return assemble(DEMO_SOURCE.read_text(encoding="utf-8"), TMS1400, str(DEMO_SOURCE))
 
 
-def _load_pla(value):
-    """Return a Pla from a Pla, a PLA file path, or None."""
+def _load_pla(value, kind: str):
+    """Return a Pla from a Pla, a PLA file path, or None; a file of the wrong shape for
+    ``kind`` ("micro" or "output") is refused naming the file."""
     if value is None:
         return None
+    from emulator.decode import check_micro_pla, check_output_pla
     from emulator.pla import Pla
     from emulator.romset import load_pla_file
 
     if isinstance(value, Pla):
         return value
-    return load_pla_file(value)
+    pla = load_pla_file(value)
+    (check_micro_pla if kind == "micro" else check_output_pla)(pla, str(value))
+    return pla
 
 
 class EmulatorTower:
@@ -74,6 +78,8 @@ class EmulatorTower:
     clock for the board. The session starts powered (power-on at t = 0), as the shared
     captures do, unless ``powered`` is False. ``core`` is "fast" (the compiled kernel, falling
     back to the reference core with a notice where it is not built) or "reference".
+    ``summary`` is one line saying what was loaded (``mbdtower.zip: mbdtower set, TMS1400``)
+    and ``notes`` what was recognised or warned about, for the command line to print.
     """
 
     def __init__(self, firmware: str | None = None, rom: str | os.PathLike | None = None,
@@ -92,7 +98,7 @@ class EmulatorTower:
         if firmware is None and rom is None and romset is None:
             firmware = "demo"
         chip = board_chip(board)
-        micro, out = _load_pla(mpla), _load_pla(opla)
+        micro, out = _load_pla(mpla, "micro"), _load_pla(opla, "output")
         if firmware is not None:
             if firmware != "demo":
                 raise TargetError(f"unknown firmware {firmware!r} (expected 'demo')")
@@ -100,6 +106,7 @@ class EmulatorTower:
                 raise TargetError(f"the demo firmware is for the darktower board, not {board!r}")
             image = bytes(demo_program().rom)
             self.source = "demo firmware (emulator/firmware/demo.asm)"
+            self.summary = f"{self.source}, TMS1400"
             self.notes: list[str] = []
         else:
             from emulator.romset import load_romset
@@ -109,10 +116,14 @@ class EmulatorTower:
             if loaded.chip is not chip:
                 raise TargetError(f"{path}: a {loaded.chip.name.upper()} ROM, but the {board} "
                                   f"board carries a {chip.name.upper()}")
+            glyphs = ("warning: no output PLA: using the demo firmware's glyph table "
+                      "(emulator.darktower); a genuine ROM needs its own, give --opla"
+                      if board == "darktower" else None)
+            loaded = loaded.with_plas(micro, out, opla_note=glyphs)
             image = loaded.rom
             self.notes = list(loaded.recognised)
-            micro = micro or loaded.mpla
-            out = out or loaded.opla
+            self.summary = loaded.summary()
+            micro, out = loaded.mpla, loaded.opla
             self.source = str(path)
         if micro is None:
             from emulator.decode import standard_micro_pla
@@ -120,8 +131,8 @@ class EmulatorTower:
             micro = standard_micro_pla(chip)
         if out is None:
             if board != "darktower":
-                raise TargetError(f"the {board} board needs its output PLA (give opla=... or "
-                                  f"--opla FILE)")
+                raise TargetError(f"the {board} board needs its output PLA (a romset with "
+                                  f"one, or --opla FILE)")
             from emulator.darktower import glyph_output_pla
 
             out = glyph_output_pla()

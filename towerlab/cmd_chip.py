@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Callable
 
-__all__ = ["register", "cmd_trace", "cmd_asm", "cmd_disasm"]
+__all__ = ["register", "cmd_trace", "cmd_asm", "cmd_disasm", "write_atomically",
+           "check_output_path", "check_not_an_input"]
 
 # Traces at least this long (instructions, a few seconds) show a progress bar on a terminal.
 _PROGRESS_STEPS = 200_000
@@ -21,7 +22,7 @@ _PROGRESS_STEPS = 200_000
 def register(sub) -> None:
     """Add this area's subcommands to the ``towerlab`` parser."""
     p = sub.add_parser("trace", help="write the canonical instruction trace of a ROM",
-                       description="Run a ROM on the reference core and write one line per "
+                       description="Run a ROM on the emulator core and write one line per "
                                    "instruction: the state before it (all numbers hex).")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--rom", help="raw ROM binary")
@@ -47,6 +48,9 @@ def register(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="ROM image to write")
     p.add_argument("--chip", help="tms1000, tms1100 or tms1400 (default: .chip directive, "
                                   "else tms1400)")
+    p.add_argument("--listing", metavar="FILE",
+                   help="also write the listing: one line per placed byte, "
+                        "c:p:pc offset opcode source")
     p.set_defaults(func=cmd_asm)
 
     p = sub.add_parser("disasm", help="disassemble a ROM image into source")
@@ -63,31 +67,90 @@ def _chip(name: str | None):
     return get_chip(name) if name else None
 
 
-def _write_atomically(path: str, write: Callable[[IO], None], binary: bool = False) -> None:
-    """Write a file through a temporary sibling so nothing is left half-written on error."""
+def check_output_path(path: str) -> Path:
+    """Return ``path`` as a Path if a file can be written there; ValueError (one line) if it
+    is empty, a folder, or in a folder that does not exist."""
+    if not path:
+        raise ValueError("output file name is empty (expected a file name)")
     target = Path(path)
-    if not target.parent.is_dir():
-        raise ValueError(f"{path}: folder {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    if target.is_dir():
+        raise ValueError(f"{path}: is a folder (expected a file name)")
+    folder = Path(os.path.abspath(path)).parent
+    if not folder.is_dir():
+        raise ValueError(f"{path}: folder {folder} does not exist")
+    return target
+
+
+def check_not_an_input(output: str | None, *inputs: str | None) -> None:
+    """Refuse (ValueError, one line) an ``output`` that is one of the command's ``inputs``:
+    writing it would destroy the source, a ROM dump or a script."""
+    if output is None:
+        return
+    real = os.path.realpath(output)
+    for path in inputs:
+        if path and os.path.isfile(path) and os.path.realpath(path) == real:
+            raise ValueError(f"{output}: is also an input of this command (expected a new "
+                             f"file name for the output)")
+
+
+def write_atomically(path: str, write: Callable[[IO], None], binary: bool = False) -> None:
+    """Call ``write(f)`` on a temporary sibling of ``path``, then rename it to ``path``, so
+    nothing is left half-written on error; ValueError (one line naming ``path``) when it
+    cannot be written.
+
+    An existing non-regular file (``/dev/stdout``, ``/dev/null``, a FIFO) is written in
+    place: renaming over it would replace the device with a plain file. A symlink to a
+    regular file is followed, so the link stays.
+    """
+    target = check_output_path(path)
+    mode = "wb" if binary else "w"
+    encoding = None if binary else "utf-8"
+    if target.exists() and not target.is_file():
+        try:
+            with open(target, mode, encoding=encoding) as f:
+                write(f)
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        return
+    real = Path(os.path.realpath(target))
     try:
-        with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".part", dir=real.parent)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, mode, encoding=encoding) as f:
             write(f)
-        os.replace(tmp, target)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)       # as open() would have made it, not mkstemp's 0600
+        os.replace(tmp, real)
+    except OSError as exc:
+        _unlink_quietly(tmp)
+        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
-        os.unlink(tmp)
+        _unlink_quietly(tmp)
         raise
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``."""
-    from dataclasses import replace
-
     from emulator.decode import check_micro_pla, check_output_pla
     from emulator.romset import load_pla_file, load_romset
     from emulator.trace import trace_lines
 
     if args.steps < 0:
         raise ValueError(f"--steps {args.steps} must be 0 or more instructions")
+    if args.output is not None:
+        check_output_path(args.output)
+        check_not_an_input(args.output, args.rom, args.romset, args.mpla, args.opla,
+                           args.script)
     chip = _chip(args.chip)
     board_name = args.board
     if args.script and not board_name:
@@ -96,12 +159,13 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
         from emulator.boards import board_chip
         chip = chip or board_chip(board_name)
     rs = load_romset(args.romset or args.rom, chip)
-    if args.mpla:
-        rs = replace(rs, mpla=load_pla_file(args.mpla))
-        check_micro_pla(rs.mpla, args.mpla)
-    if args.opla:
-        rs = replace(rs, opla=load_pla_file(args.opla))
-        check_output_pla(rs.opla, args.opla)
+    mpla = load_pla_file(args.mpla) if args.mpla else None
+    opla = load_pla_file(args.opla) if args.opla else None
+    if mpla is not None:
+        check_micro_pla(mpla, args.mpla)
+    if opla is not None:
+        check_output_pla(opla, args.opla)
+    rs = rs.with_plas(mpla, opla)
     if board_name:
         from emulator.boards import board_chip
         if board_chip(board_name) != rs.chip:
@@ -137,19 +201,30 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
         for line in lines:
             f.write(line + "\n")
 
-    if args.output:
-        _write_atomically(args.output, write)
+    if args.output is not None:
+        write_atomically(args.output, write)
     else:
         write(out)
     return 0
 
 
 def cmd_asm(args: argparse.Namespace, out: IO[str]) -> int:
-    """Assemble ``source`` and write the ROM image to ``-o``."""
+    """Assemble ``source`` and write the ROM image to ``-o`` (and its listing to
+    ``--listing``)."""
     from emulator.asm import assemble_file
 
+    check_output_path(args.output)
+    check_not_an_input(args.output, args.source)
+    if args.listing is not None:
+        check_output_path(args.listing)
+        check_not_an_input(args.listing, args.source)
+        if os.path.realpath(args.listing) == os.path.realpath(args.output):
+            raise ValueError(f"{args.listing}: given as both -o and --listing (expected two "
+                             f"files)")
     program = assemble_file(args.source, _chip(args.chip))
-    _write_atomically(args.output, lambda f: f.write(program.rom), binary=True)
+    write_atomically(args.output, lambda f: f.write(program.rom), binary=True)
+    if args.listing is not None:
+        write_atomically(args.listing, lambda f: f.write(program.listing))
     print(f"{args.output}: {len(program.rom)} bytes for a {program.chip.name.upper()}", file=out)
     return 0
 
@@ -159,10 +234,16 @@ def cmd_disasm(args: argparse.Namespace, out: IO[str]) -> int:
     from emulator.disasm import disassemble, disassemble_listing
     from emulator.romset import load_romset
 
+    if args.output is not None:
+        check_output_path(args.output)
+        check_not_an_input(args.output, args.rom)
     rs = load_romset(args.rom, _chip(args.chip))
+    print(f"towerlab: {rs.summary()}", file=sys.stderr)      # stdout stays clean source
+    for note in rs.recognised:
+        print(f"towerlab: {note}", file=sys.stderr)
     text = (disassemble_listing if args.listing else disassemble)(rs.rom, rs.chip)
-    if args.output:
-        _write_atomically(args.output, lambda f: f.write(text))
+    if args.output is not None:
+        write_atomically(args.output, lambda f: f.write(text))
     else:
         out.write(text)
     return 0

@@ -16,6 +16,18 @@ DEMO_SESSION = (Path(__file__).resolve().parent.parent / "emulator" / "firmware"
                 / "demo_session.txt")
 
 
+# --clock bounds, Hz: wide around MAME's 425 kHz (tms1400-facts.md §0 and §14: real RC
+# oscillators spread about 50 kHz), narrow enough that a run ends and shows something.
+# Single runs at least this long (tower seconds, a few wall seconds) show a progress bar.
+_PROGRESS_SECONDS = 600.0
+_CLOCK_MIN_HZ = 10_000
+_CLOCK_MAX_HZ = 10_000_000
+
+
+_BOARD_HELP = ("darktower or labyrinth (default: the board that carries the ROM's chip: "
+               "a TMS1100 set runs on the labyrinth, else darktower)")
+
+
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
     p = sub.add_parser("run", help="run a ROM (or the demo firmware) on a board model",
@@ -23,7 +35,7 @@ def register(sub) -> None:
                                    "a fixed time, optionally replaying a button script; write "
                                    "the events, a sigrok capture and the sound. Deterministic.")
     _source_args(p, required=True)
-    p.add_argument("--board", default="darktower", help="darktower (default) or labyrinth")
+    p.add_argument("--board", help=_BOARD_HELP)
     p.add_argument("--clock", type=float, help="oscillator clock in Hz (default: MAME's)")
     p.add_argument("--script", nargs="+", help="button script(s) (<time_s> <BUTTON> <hold_s> "
                                                "lines); several scripts make a batch run")
@@ -46,7 +58,7 @@ def register(sub) -> None:
                                    "live sound where an audio device exists.")
     _source_args(p, required=False)
     p.add_argument("--cleanroom", action="store_true", help="play the clean-room game")
-    p.add_argument("--board", default="darktower", help="darktower (default) or labyrinth")
+    p.add_argument("--board", help=_BOARD_HELP)
     p.add_argument("--wav", help="record the sound to this WAV file")
     p.add_argument("--seconds", type=float, help="stop after this much tower time")
     p.add_argument("--silent", action="store_true", help="no live sound")
@@ -71,12 +83,28 @@ def _source_args(p: argparse.ArgumentParser, required: bool) -> None:
                                   "glyph table)")
 
 
+def _resolve_board(args: argparse.Namespace) -> None:
+    """Set ``args.board`` when it was not given: the board carrying the ROM's chip (a
+    TMS1100 set such as mdndclab.zip is the Labyrinth), else the Dark Tower."""
+    if args.board is not None:
+        return
+    args.board = "darktower"
+    path = args.rom or args.romset
+    if path and not getattr(args, "cleanroom", False):
+        from emulator.boards import board_for_chip
+        from emulator.romset import load_romset
+
+        args.board = board_for_chip(load_romset(path).chip) or "darktower"
+
+
 def _tower(args: argparse.Namespace):
     from rig.targets import EmulatorTower
 
     clock = getattr(args, "clock", None)
-    if clock is not None and not clock > 0:
-        raise ValueError(f"--clock {clock!r} must be a positive number of Hz")
+    if clock is not None and not _CLOCK_MIN_HZ <= clock <= _CLOCK_MAX_HZ:
+        raise ValueError(f"--clock {clock!r} out of range {_CLOCK_MIN_HZ}-{_CLOCK_MAX_HZ} Hz "
+                         f"(MAME runs the tower at 425000; real RC oscillators stay within "
+                         f"about 50 kHz of it)")
     return EmulatorTower(firmware=args.firmware, rom=args.rom, romset=args.romset,
                          mpla=args.mpla, opla=args.opla, board=args.board,
                          clock_hz=int(clock) if clock else None,
@@ -85,33 +113,46 @@ def _tower(args: argparse.Namespace):
 
 def _atomic(path: str, write, binary: bool = False) -> None:
     """Write ``path`` through a temporary file, so a failure leaves nothing half-written."""
-    tmp = f"{path}.part"
-    try:
-        with open(tmp, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from towerlab.cmd_chip import write_atomically
+
+    write_atomically(path, write, binary=binary)
+
+
+def _check_outputs(events_path: str | None, sr_path: str | None,
+                   wav_path: str | None, inputs: tuple = ()) -> None:
+    """Refuse unusable output names before any work is done (one line naming the file):
+    folders, missing folders, one file for two outputs, an output that is one of ``inputs``."""
+    from towerlab.cmd_chip import check_not_an_input, check_output_path
+
+    for path in (events_path, sr_path, wav_path):
+        if path is not None:
+            check_output_path(path)
+            check_not_an_input(path, *inputs)
+    if sr_path is not None and not sr_path.endswith(".sr"):
+        raise ValueError(f"{sr_path}: a sigrok capture must end in .sr")
+    seen: dict[str, str] = {}
+    for option, path in (("--events", events_path), ("--sr", sr_path), ("--wav", wav_path)):
+        if path is None or (os.path.exists(path) and not os.path.isfile(path)):
+            continue                        # /dev/null may take every output
+        real = os.path.realpath(path)
+        if real in seen:
+            raise ValueError(f"{path}: given to both {seen[real]} and {option} "
+                             f"(expected a file for each)")
+        seen[real] = option
 
 
 def _write_outputs(tower, events: list[dict], events_path: str | None, sr_path: str | None,
                    wav_path: str | None) -> None:
     from captures.events import write_events
 
-    for path in (events_path, sr_path, wav_path):
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise ValueError(f"{path}: folder does not exist")
-    if sr_path and not sr_path.endswith(".sr"):
-        raise ValueError(f"{sr_path}: a sigrok capture must end in .sr")
-    if events_path:
+    _check_outputs(events_path, sr_path, wav_path)
+    if events_path is not None:
         _atomic(events_path, lambda f: write_events(events, f))
-    if sr_path:
+    if sr_path is not None:
         from captures.formats import write_capture
 
         write_capture(tower.capture(), sr_path)
-    if wav_path:
+    if wav_path is not None:
         from analysis.sound import write_wav
 
         _atomic(wav_path, lambda f: write_wav(tower.speaker_capture(), f), binary=True)
@@ -123,7 +164,7 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     With several scripts (a batch), each runs in its own tower on ``--jobs`` processes and
     writes ``<out>/<script name>.events.jsonl``; a progress bar shows on a terminal.
     """
-    from captures.script import Script, read_script
+    from captures.script import Script, read_script, timeline
     from captures.tower import run_script
     from rig.play import timeline_lines
 
@@ -131,6 +172,7 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         raise ValueError(f"--seconds {args.seconds!r} must be a finite number of seconds > 0")
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs} must be 1 or more processes")
+    _resolve_board(args)
     scripts = args.script or []
     if len(scripts) > 1:
         return _run_batch(args, scripts, out)
@@ -139,13 +181,23 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
                          "--sr, --wav for one run")
     from emulator.boards import board_keys
 
+    _check_outputs(args.events, args.sr, args.wav,
+                   (*scripts, args.rom, args.romset, args.mpla, args.opla))
     script = (read_script(scripts[0], board_keys(args.board)) if scripts
               else Script(name="(no script)"))
+    late = [t for t, _, _ in timeline(script) if t > args.seconds]
+    if late:
+        print(f"towerlab: note: {scripts[0]} has {len(late)} action(s) after --seconds "
+              f"{args.seconds:g} (from {late[0]:g} s); they do not run", file=sys.stderr)
     tower = _tower(args)
-    for note in tower.notes:
-        if note.startswith("warning"):
+    if args.romset or args.rom:             # say which set was recognised, as trace does
+        print(f"towerlab: {tower.summary}", file=sys.stderr)
+        for note in tower.notes:
             print(f"towerlab: {note}", file=sys.stderr)
-    events = run_script(tower, script, until=args.seconds)
+    if sys.stderr.isatty() and args.seconds >= _PROGRESS_SECONDS:
+        events = _run_with_progress(tower, script, args.seconds)
+    else:
+        events = run_script(tower, script, until=args.seconds)
     tower.close()
     _write_outputs(tower, events, args.events, args.sr, args.wav)
     if not args.quiet:
@@ -156,13 +208,46 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+class _Paced:
+    """A tower whose ``advance`` goes in steps of ``step_s`` tower seconds, calling
+    ``tick(now)`` after each (for a progress bar); everything else is the tower's."""
+
+    def __init__(self, tower, tick, step_s: float = 5.0) -> None:
+        self._tower, self._tick, self._step = tower, tick, step_s
+
+    def __getattr__(self, name: str):
+        return getattr(self._tower, name)
+
+    def advance(self, seconds: float) -> None:
+        """Advance the tower by ``seconds``, in steps."""
+        end = self._tower.now + seconds
+        while end - self._tower.now > self._step:
+            self._tower.advance(self._step)
+            self._tick(self._tower.now)
+        self._tower.advance(max(0.0, end - self._tower.now))
+        self._tick(self._tower.now)
+
+
+def _run_with_progress(tower, script, seconds: float) -> list[dict]:
+    """Run ``script`` for ``seconds`` with a progress bar (tower seconds) on stderr."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from captures.tower import run_script
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("running", total=seconds)
+        paced = _Paced(tower, lambda now: progress.update(task, completed=now))
+        return run_script(paced, script, until=seconds)
+
+
 def _batch_one(job: tuple) -> tuple[str, int, str]:
     """Run one script of a batch in a worker process; return (script, events, output path)."""
     from captures.events import write_events
     from captures.script import read_script
     from captures.tower import run_script
 
-    fields, script_path, out_dir = job
+    fields, script_path, path = job
     args = argparse.Namespace(**fields)
     tower = _tower(args)
     from emulator.boards import board_keys
@@ -170,13 +255,18 @@ def _batch_one(job: tuple) -> tuple[str, int, str]:
     events = run_script(tower, read_script(script_path, board_keys(args.board)),
                         until=args.seconds)
     tower.close()
+    _atomic(path, lambda f: write_events(events, f))
+    return script_path, len(events), path
+
+
+def _batch_output(script_path: str, out_dir: str) -> str:
+    """Return the events file of one batch script: ``<out>/<name>.events.jsonl``, where a
+    ``folder/script.txt`` (the shared capture layout) is named after its folder."""
     name = Path(script_path).name
     stem = name[:-4] if name.endswith(".txt") else name
     if Path(script_path).parent.name and stem == "script":
         stem = Path(script_path).parent.name       # folder/script.txt -> folder
-    path = os.path.join(out_dir, f"{stem}.events.jsonl")
-    _atomic(path, lambda f: write_events(events, f))
-    return script_path, len(events), path
+    return os.path.join(out_dir, f"{stem}.events.jsonl")
 
 
 def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> int:
@@ -190,34 +280,55 @@ def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> in
                          "events.jsonl; --events, --sr and --wav are for one run")
     if not args.out:
         raise ValueError("a batch run (several --script files) needs --out FOLDER")
-    os.makedirs(args.out, exist_ok=True)
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise ValueError(f"{args.out}: not a folder (--out takes the folder for the "
+                         f"<script>.events.jsonl files)")
     from emulator.boards import board_keys
 
     for path in scripts:                    # bad scripts fail before any work starts
         read_script(path, board_keys(args.board))
+    outputs: dict[str, str] = {}
+    for path in scripts:
+        written = _batch_output(path, args.out)
+        if written in outputs:
+            raise ValueError(f"{path}: would write {written} like {outputs[written]} "
+                             f"(expected scripts with different names)")
+        outputs[written] = path
     fields = {k: getattr(args, k) for k in ("firmware", "rom", "romset", "mpla", "opla",
                                              "board", "clock", "seconds", "core")}
     _tower(argparse.Namespace(**fields)).close()   # bad sources fail once, up front
-    jobs = [(fields, path, args.out) for path in scripts]
+    created = not os.path.isdir(args.out)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{args.out}: cannot make the folder ({exc.strerror or exc})") \
+            from None
+    jobs = [(fields, path, written) for written, path in outputs.items()]
+    workers = min(args.jobs, len(jobs))
     results = []
     progress = None
     if sys.stderr.isatty():
         from rich.console import Console
         from rich.progress import Progress
         progress = Progress(console=Console(stderr=True), transient=True)
-    with ProcessPoolExecutor(max_workers=min(args.jobs, len(jobs))) as pool:
-        if progress is not None:
-            with progress:
-                task = progress.add_task(f"running {len(jobs)} scripts", total=len(jobs))
-                for res in pool.map(_batch_one, jobs):
-                    results.append(res)
-                    progress.advance(task)
-        else:
-            results = list(pool.map(_batch_one, jobs))
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            if progress is not None:
+                with progress:
+                    task = progress.add_task(f"running {len(jobs)} scripts", total=len(jobs))
+                    for res in pool.map(_batch_one, jobs):
+                        results.append(res)
+                        progress.advance(task)
+            else:
+                results = list(pool.map(_batch_one, jobs))
+    except BaseException:
+        if created and not os.listdir(args.out):    # leave no empty folder behind
+            os.rmdir(args.out)
+        raise
     for path, count, written in results:
         print(f"{path}: {count} events -> {written}", file=out)
-    print(f"ran {len(results)} scripts for {args.seconds:g} s each on {args.jobs} "
-          f"process{'es' if args.jobs > 1 else ''}", file=out)
+    print(f"ran {len(results)} scripts for {args.seconds:g} s each on {workers} "
+          f"process{'es' if workers > 1 else ''}", file=out)
     return 0
 
 
@@ -225,6 +336,11 @@ def cmd_play(args: argparse.Namespace, out: IO[str]) -> int:
     """Play a tower (the emulator, or the clean-room game) in the terminal."""
     from rig.play import play
 
+    if args.wav is not None:
+        from towerlab.cmd_chip import check_output_path
+
+        check_output_path(args.wav)
+    _resolve_board(args)
     if args.cleanroom:
         if args.rom or args.romset or args.firmware:
             raise ValueError("--cleanroom plays the clean-room game: give no ROM or firmware")
@@ -236,8 +352,11 @@ def cmd_play(args: argparse.Namespace, out: IO[str]) -> int:
     else:
         tower = _tower(args)
         title = f"{tower.board_name}, {tower.source}"
-    return play(tower, title=title, wav=args.wav, seconds=args.seconds,
-                live_sound=not args.silent)
+    status = play(tower, title=title, wav=args.wav, seconds=args.seconds,
+                  live_sound=not args.silent)
+    if args.wav is not None:
+        print(f"wrote {args.wav} ({tower.now:.1f} s of sound)", file=out)
+    return status
 
 
 def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
@@ -247,8 +366,17 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     from rig.play import timeline_lines
     from rig.targets import EmulatorTower
 
+    if not args.out:
+        raise ValueError("--out: folder name is empty (expected a folder)")
     folder = Path(args.out)
-    folder.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{args.out}: not a folder (--out takes the folder for the demo's "
+                         f"files)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{args.out}: cannot make the folder ({exc.strerror or exc})") \
+            from None
     script = read_script(str(DEMO_SESSION))
     tower = EmulatorTower(firmware="demo")
     print(f"TowerLab demo: the open demo firmware on the Dark Tower board, "

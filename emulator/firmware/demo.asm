@@ -270,11 +270,11 @@ overture: TCY   TFINE
         TCMIY   4
         LCALL   tone
         TCY     TFINE
-        TCMIY   8               ; C5 (533 Hz) 0.5 s: 10 + 256 periods
-        TCMIY   1
-        TCMIY   9
-        TCMIY   0
-        LCALL   tone5
+        TCMIY   8               ; C5 (533 Hz) 0.48 s: 256 periods, the most one TONE plays
+        TCMIY   1               ; (two TONE calls in a row would stretch the period where
+        TCMIY   15              ; they meet, and a decoder hears two notes)
+        TCMIY   15
+        LCALL   tone
         LBR     final
 
 ; ---------------------------------------------------------------------------------------
@@ -329,12 +329,6 @@ beep:   TCY     TFINE
         TCMIY   0
         TCMIY   0
         TCMIY   2
-        LBR     tone
-; the last overture note (half of it again: called with the note's parameters set)
-tone5:  LCALL   tone
-        TCY     PLO
-        TCMIY   15
-        TCMIY   15
         LBR     tone
 ; about 0.12 s of blank digits after a choice (keys still scanned)
 pause:  TCY     LD

@@ -349,8 +349,8 @@ def test_listing_shows_the_expansion_of_a_long_branch():
     ("FOO", "t.asm:1: unknown mnemonic 'FOO' for tms1400"),
     ("COMC", "t.asm:1: unknown mnemonic 'COMC' for tms1400"),
     ("TCY 16", "t.asm:1: TCY constant 16 out of range 0-15"),
-    ("LDX 8", "t.asm:1: LDX X 8 out of range 0-7"),
-    ("SBIT 4", "t.asm:1: SBIT bit 4 out of range 0-3"),
+    ("LDX 8", "t.asm:1: LDX RAM file 8 out of range 0-7"),
+    ("SBIT 4", "t.asm:1: SBIT bit number 4 out of range 0-3"),
     ("BRANCH $40", "t.asm:1: BRANCH target pc 64 out of range 0-63"),
     ("TCY", "t.asm:1: TCY expects one operand"),
     ("TCY 1, 2", "t.asm:1: TCY expects one operand"),
@@ -364,7 +364,7 @@ def test_listing_shows_the_expansion_of_a_long_branch():
     (".equ A B\n.equ B A\nTCY A", "t.asm:2: .equ A refers to itself"),
     (".page 16", "t.asm:1: page 16 out of range 0-15"),
     (".page 1, $40", "t.asm:1: pc 64 out of range 0-63"),
-    (".chapter 4", "t.asm:1: chapter (a tms1400 has 4) 4 out of range 0-3"),
+    (".chapter 4", "t.asm:1: chapter 4 out of range 0-3 (a tms1400 has 4 chapters)"),
     (".org", "t.asm:1: .org expects one raw pc value"),
     (".opla 32, 0", "t.asm:1: output-PLA index (SL<<4 | A) 32 out of range 0-31"),
     (".opla 1, 0\n.opla 1, 2", "t.asm:2: output-PLA index 1 already set on line 1"),
@@ -380,8 +380,17 @@ def test_bad_source_gives_a_file_line_message(source, message):
     assert error(source).startswith(message)
 
 
+def test_two_operands_without_a_comma_are_refused_not_joined_into_one_number():
+    assert error("TCMIY 1 2") == "t.asm:1: cannot read the value '1 2' (expected one value; " \
+                                 "operands are separated by commas)"
+
+
+def test_an_unused_equ_with_a_bad_value_is_still_an_error():
+    assert error(".equ SPARE, nothing") == "t.asm:1: undefined name 'nothing'"
+
+
 def test_chapter_1_is_the_last_on_tms1100():
-    assert "chapter (a tms1100 has 2) 2 out of range 0-1" in error(".chapter 2", TMS1100)
+    assert "chapter 2 out of range 0-1 (a tms1100 has 2 chapters)" in error(".chapter 2", TMS1100)
 
 
 def test_65_bytes_in_one_page_is_page_overflow():
@@ -429,3 +438,14 @@ def test_assemble_file_reports_non_utf8(tmp_path):
     path.write_bytes(b"TCY 1\n\xff\xfe\n")
     with pytest.raises(AsmError, match=r"bin\.asm: not UTF-8"):
         assemble_file(path)
+
+
+def test_an_endless_source_file_is_refused_after_a_bounded_read():
+    with pytest.raises(AsmError, match=r"^/dev/zero: more than 16777216 bytes"):
+        assemble_file("/dev/zero")
+
+
+def test_a_source_file_with_a_byte_order_mark_assembles(tmp_path):
+    path = tmp_path / "bom.asm"
+    path.write_bytes(b"\xef\xbb\xbf  TCY 1\r\n")
+    assert assemble_file(path).rom[0x3C0] == 0x48

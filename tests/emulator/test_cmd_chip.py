@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import io
+import os
+import stat
 import zipfile
 
 import pytest
@@ -157,7 +159,7 @@ def test_trace_tells_on_stderr_what_it_loaded(rom_file, capsys):
     status, _ = run_cli(["trace", "--rom", str(rom_file), "--steps", "1"])
     err = capsys.readouterr().err.splitlines()
     assert status == 0
-    assert err[0] == "towerlab: prog.bin: unknown set, TMS1400"
+    assert err[0] == "towerlab: prog.bin: raw ROM image (no known set), TMS1400"
     assert err[1].startswith("towerlab: warning: prog.bin: unknown image, SHA-1 ")
 
 
@@ -166,3 +168,81 @@ def test_trace_into_a_missing_folder_is_refused(rom_file, tmp_path, capsys):
                          str(tmp_path / "nope" / "t.trace")])
     assert status == 2
     assert "does not exist" in capsys.readouterr().err.splitlines()[-1]
+
+
+@pytest.fixture
+def source(tmp_path):
+    path = tmp_path / "p.asm"
+    path.write_text("  TCY 1\n")
+    return path
+
+
+def test_asm_output_to_a_folder_is_refused_naming_it(source, tmp_path, capsys):
+    status, _ = run_cli(["asm", str(source), "-o", str(tmp_path)])
+    assert status == 2
+    assert capsys.readouterr().err == f"towerlab: {tmp_path}: is a folder (expected a file name)\n"
+
+
+def test_disasm_to_an_empty_output_name_is_refused(rom_file, capsys):
+    status, _ = run_cli(["disasm", str(rom_file), "-o", ""])
+    assert status == 2
+    assert capsys.readouterr().err == "towerlab: output file name is empty (expected a file name)\n"
+
+
+def test_asm_output_gets_the_mode_the_umask_gives(source, tmp_path):
+    old = os.umask(0o022)
+    try:
+        status, _ = run_cli(["asm", str(source), "-o", str(tmp_path / "p.bin")])
+    finally:
+        os.umask(old)
+    assert status == 0 and stat.S_IMODE((tmp_path / "p.bin").stat().st_mode) == 0o644
+
+
+def test_asm_into_a_fifo_writes_through_it_and_leaves_it_a_fifo(source, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        status, _ = run_cli(["asm", str(source), "-o", str(fifo)])
+        data = os.read(reader, 8192)
+    finally:
+        os.close(reader)
+    assert status == 0 and stat.S_ISFIFO(fifo.stat().st_mode) and len(data) == 4096
+
+
+def test_asm_through_a_symlink_writes_the_linked_file_and_keeps_the_link(source, tmp_path):
+    (tmp_path / "real.bin").write_bytes(b"old")
+    (tmp_path / "link.bin").symlink_to("real.bin")
+    status, _ = run_cli(["asm", str(source), "-o", str(tmp_path / "link.bin")])
+    assert status == 0 and (tmp_path / "link.bin").is_symlink()
+    assert len((tmp_path / "real.bin").read_bytes()) == 4096
+
+
+def test_trace_with_mpla_on_a_set_without_one_does_not_warn_it_is_missing(tmp_path, capsys):
+    zpath = tmp_path / "mbdtower.zip"
+    with zipfile.ZipFile(zpath, "w") as zf:
+        zf.writestr("mp7332", rom(TMS1400, {15: PROGRAM}))
+    mpla = tmp_path / "m.pla"
+    mpla.write_text(pla_text(standard_micro_pla()))
+    status, _ = run_cli(["trace", "--romset", str(zpath), "--mpla", str(mpla), "--steps", "1"])
+    err = capsys.readouterr().err
+    assert status == 0 and "no micro PLA" not in err and "no output PLA" in err
+
+
+def test_asm_writes_the_listing_when_asked(source, tmp_path):
+    listing = tmp_path / "p.lst"
+    status, _ = run_cli(["asm", str(source), "-o", str(tmp_path / "p.bin"), "--listing",
+                         str(listing)])
+    assert status == 0 and listing.read_text() == "0:F:00  3C0  48    TCY 1\n"
+
+
+def test_disasm_refuses_to_write_over_the_rom_it_reads(rom_file, capsys):
+    before = rom_file.read_bytes()
+    status, _ = run_cli(["disasm", str(rom_file), "-o", str(rom_file)])
+    assert status == 2 and "is also an input of this command" in capsys.readouterr().err
+    assert rom_file.read_bytes() == before
+
+
+def test_asm_refuses_to_write_over_its_source(source, capsys):
+    status, _ = run_cli(["asm", str(source), "-o", str(source)])
+    assert status == 2 and source.read_text() == "  TCY 1\n"

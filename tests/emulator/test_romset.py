@@ -197,3 +197,48 @@ def test_renamed_rom_with_a_known_sha1_names_its_set(tmp_path, monkeypatch):
     rs = load_romset(make_folder(tmp_path / "mine", {"dump.bin": image, "o.pla": OPLA32}))
     assert (rs.name, rs.chip) == ("mbdtower", TMS1400)
     assert "dump.bin: known-good dump of mp7332" in rs.recognised
+
+
+def test_a_folder_of_many_files_is_refused_in_one_short_line(tmp_path):
+    folder = make_folder(tmp_path / "junk", {f"f{i:02}.txt": b"x" for i in range(40)})
+    with pytest.raises(RomError) as err:
+        load_romset(folder)
+    assert str(err.value).endswith("found f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt "
+                                   "and 34 more)")
+
+
+def test_summary_of_a_raw_image_says_it_is_a_raw_image(tmp_path):
+    path = tmp_path / "prog.bin"
+    path.write_bytes(bytes(4096))
+    assert load_romset(path).summary() == "prog.bin: raw ROM image (no known set), TMS1400"
+
+
+def test_plas_given_later_drop_the_notes_about_missing_ones(tmp_path):
+    rs = load_romset(make_zip(tmp_path / "mbdtower.zip", {"mp7332": bytes(4096)}))
+    both = rs.with_plas(standard_micro_pla(), ident_output_pla())
+    assert romset.NO_MICRO_PLA in rs.recognised and romset.NO_OUTPUT_PLA in rs.recognised
+    assert not any("no micro PLA" in n or "no output PLA" in n for n in both.recognised)
+
+
+def test_a_default_output_pla_replaces_the_missing_output_pla_note(tmp_path):
+    rs = load_romset(make_zip(tmp_path / "mbdtower.zip", {"mp7332": bytes(4096)}))
+    rs = rs.with_plas(opla_note="warning: no output PLA: using glyphs")
+    assert rs.recognised[-1] == "warning: no output PLA: using glyphs"
+    assert romset.NO_OUTPUT_PLA not in rs.recognised
+
+
+def test_an_endless_device_is_refused_after_a_bounded_read():
+    with pytest.raises(RomError, match=r"^zero: more than 1048576 bytes"):
+        load_romset("/dev/zero")
+
+
+def test_a_pla_file_that_is_a_folder_is_refused(tmp_path):
+    with pytest.raises(RomError, match="is a folder .expected a PLA file."):
+        romset.load_pla_file(tmp_path)
+
+
+def test_files_too_big_to_be_a_rom_or_pla_are_not_read_from_a_folder(tmp_path):
+    members = tower_members()
+    members["huge.bin"] = bytes(romset.MAX_FILE_BYTES + 1)
+    rs = load_romset(make_folder(tmp_path / "mbdtower", members))
+    assert rs.name == "mbdtower" and len(rs.rom) == 4096

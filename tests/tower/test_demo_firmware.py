@@ -106,6 +106,12 @@ def test_choosing_the_players_plays_an_overture_then_flashes_1(session):
     assert shown[-2:] in (["  ", " 1"], [" 1", "  "]) and " 1" in shown
 
 
+def test_the_overtures_four_notes_are_four_tones(session):
+    _, events = session
+    notes = [e for e in of(events, "tone") if e["t"] > 20.0 and e["pulses"] > 2]
+    assert [round(e["freq_hz"]) for e in notes] == [263, 333, 391, 533]
+
+
 def test_every_key_press_gives_a_click_within_20_ms(session):
     _, events = session
     for press in of(events, "button", action="press"):

@@ -88,3 +88,11 @@ def test_make_board_picks_the_board_and_its_clock():
 def test_make_board_refuses_an_unknown_board():
     with pytest.raises(BoardError, match="'chess'"):
         make_board("chess", None)
+
+
+def test_each_chip_names_the_board_that_carries_it():
+    from emulator.boards import board_for_chip
+    from emulator.chips import TMS1000
+
+    assert [board_for_chip(c) for c in (TMS1400, TMS1100, TMS1000)] == \
+        ["darktower", "labyrinth", None]

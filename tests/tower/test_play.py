@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -134,3 +135,39 @@ def test_view_leaves_out_events_at_the_live_edge_that_may_still_change():
     view.update([{"t": 1.0, "type": "display", "text": "--"},
                  {"t": 1.99, "type": "display", "text": " -"}], now=2.0)
     assert view.text == "--"
+
+
+def test_play_records_the_wav_and_says_where(tmux, tmp_path):
+    wav_path = tmp_path / "p.wav"
+    cmd = (f"{sys.executable} -m towerlab play --firmware demo --silent --seconds 1 "
+           f"--wav {wav_path}; sleep 30")
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "200", "-y", "40",
+                           "-c", str(ROOT), cmd], check=True, timeout=10)
+    wait_for(tmux, f"wrote {wav_path} (1.0 s of sound)")
+    with wave.open(str(wav_path)) as w:
+        assert w.getnframes() == pytest.approx(w.getframerate(), rel=0.05)
+
+
+def test_the_wav_output_writes_through_a_fifo_and_leaves_it_a_fifo(tmp_path):
+    from rig.play import _WavFile
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        out = _WavFile(str(fifo))
+        out.file.write(b"RIFF")
+        out.close(keep=True)
+        assert os.read(reader, 16) == b"RIFF"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_session_ending_in_an_error_leaves_no_wav(tmp_path):
+    from rig.play import _WavFile
+
+    out = _WavFile(str(tmp_path / "p.wav"))
+    out.file.write(b"RIFF")
+    out.close(keep=False)
+    assert list(tmp_path.iterdir()) == []
