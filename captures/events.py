@@ -26,6 +26,7 @@ __all__ = [
 ]
 
 LAMPS = ("upper", "middle", "lower")
+MAX_LINE_CHARS = 1 << 20   # one event is ~100 characters; a longer line is not an event
 DISPLAY_CHARS = "0123456789CPL- "
 
 # Required fields per event type and their accepted Python types.
@@ -89,7 +90,11 @@ def dumps_event(ev: dict) -> str:
 
 def iter_events(fileobj: IO[str], name: str = "events") -> Iterator[dict]:
     """Yield validated events from a JSON-lines text stream; blank lines are skipped."""
-    for lineno, line in enumerate(fileobj, 1):
+    lines = iter(lambda: fileobj.readline(MAX_LINE_CHARS + 1), "")
+    for lineno, line in enumerate(lines, 1):
+        if len(line) > MAX_LINE_CHARS:
+            raise EventError(f"{name}:{lineno}: line longer than {MAX_LINE_CHARS} characters "
+                             f"(expected one JSON event per line)")
         line = line.strip()
         if not line:
             continue

@@ -116,9 +116,19 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     """Call ``write(f)`` on a temporary file next to ``path``, then rename it to ``path``;
     on any error remove the temporary file and re-raise (nothing is left half-written)."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CaptureError(f"{path}: is a folder (expected a file name to write)")
+    if os.path.exists(path) and not os.path.isfile(path):
+        # A device or FIFO (/dev/null, a pipe to another tool): write in place, never rename
+        # a file over it.
+        try:
+            with open(path, "wb") as f:
+                write(f)
+        except OSError as exc:
+            raise CaptureError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        return
+    path = os.path.realpath(path)      # a symlink stays a link; its target is replaced
+    folder = os.path.dirname(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part",
                                    dir=folder)

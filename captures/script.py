@@ -27,6 +27,9 @@ BUTTONS = (
 )
 
 
+MAX_SCRIPT_BYTES = 1 << 20   # a script is text of a few kB; more is not a script
+
+
 class ScriptError(ValueError):
     """A script line is malformed; the message is ``file:line: what was expected``."""
 
@@ -115,8 +118,11 @@ def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
 def read_script(path: str, buttons=BUTTONS) -> Script:
     """Read a script file; errors name the file and line (``buttons`` as in parse_script)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read(MAX_SCRIPT_BYTES + 1)     # bounded: /dev/zero never ends
+        if len(data) > MAX_SCRIPT_BYTES:
+            raise ScriptError(f"{path}: more than {MAX_SCRIPT_BYTES} bytes (expected a script)")
+        text = data.decode("utf-8-sig")
     except OSError as exc:
         raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

@@ -73,6 +73,10 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
         msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"towerlab: {msg}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("towerlab: out of memory (is an input file far larger than expected?)",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

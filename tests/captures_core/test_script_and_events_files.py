@@ -42,3 +42,45 @@ def test_script_with_unknown_button_names_the_line():
 def test_script_power_needs_on_or_off():
     with pytest.raises(ScriptError, match=r"s:1: power takes 'on' or 'off'"):
         parse_script("1 power maybe\n", "s")
+
+
+def test_a_script_that_never_ends_is_refused_in_one_line():
+    with pytest.raises(ScriptError, match=r"/dev/zero: more than 1048576 bytes"):
+        read_script("/dev/zero")
+
+
+def test_captures_written_to_a_device_keep_the_device(tmp_path):
+    import os
+    import stat
+
+    from captures.formats import atomic_write
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    import threading
+
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    atomic_write(fifo, lambda f: f.write(b"capture bytes"))
+    reader.join(5)
+    assert got == [b"capture bytes"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_captures_written_through_a_symlink_keep_the_link(tmp_path):
+    import os
+
+    from captures.formats import atomic_write
+
+    target = tmp_path / "real.sr"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.sr"
+    link.symlink_to(target)
+    atomic_write(link, lambda f: f.write(b"new"))
+    assert os.path.islink(link) and target.read_bytes() == b"new"
+
+
+def test_an_events_file_that_never_ends_is_refused_in_one_line():
+    with pytest.raises(EventError, match=r"/dev/zero:1: line longer than"):
+        read_events("/dev/zero")
