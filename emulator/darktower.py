@@ -45,17 +45,14 @@ from typing import Callable
 
 from captures.events import make_event
 from captures.model import DARKTOWER_CHANNELS
-from captures.script import BUTTONS, Power, Press, Script
+from captures.script import BUTTONS
+from emulator.keyqueue import BoardError, ScriptedKeys
 
 __all__ = [
     "BoardError", "DarkTowerBoard", "KEY_MATRIX", "CARD_IMAGES", "LAMP_PINS", "SEGMENT_PINS",
     "GLYPHS", "glyph_o_table", "glyph_output_pla", "write_glyph_output_pla", "segments_from_o",
     "card_image", "REEL_STEPS", "REEL_TICK_S", "reel_blind",
 ]
-
-
-class BoardError(ValueError):
-    """A board was driven with a bad value (unknown key, bad script action); one line."""
 
 
 # Key matrix (facts §12.3): button -> (R column, K bit).
@@ -147,7 +144,7 @@ def reel_blind(pos: int) -> bool:
     return not ((pos & 15) < 4 or pos < 12)
 
 
-class DarkTowerBoard:
+class DarkTowerBoard(ScriptedKeys):
     """The tower around a TMS1400 core: attaches to the core's pin callbacks.
 
     ``pins`` records every change of the pin word as ``(cycle, word)`` over
@@ -240,29 +237,6 @@ class DarkTowerBoard:
                 seconds: float | None = None) -> None:
         """Open ``button``'s contact from ``cycle`` (default: now)."""
         self._key(button, False, cycle, seconds)
-
-    def schedule(self, script: Script) -> None:
-        """Queue a script's presses and releases at their exact times (seconds -> cycles).
-
-        Power actions other than an initial ``0 power on`` are refused: a board cannot power
-        itself off (use ``rig.targets.EmulatorTower``).
-        """
-        for a in script.actions:
-            if isinstance(a, Power):
-                if a.on and a.t == 0:
-                    continue
-                raise BoardError(f"{script.name}: 'power {'on' if a.on else 'off'}' at "
-                                 f"{a.t:g} s cannot be scheduled on a board (use a tower)")
-            if isinstance(a, Press):
-                self._queue(self.cycle_at(a.t), 1, "press", a.button, a.t)
-                self._queue(self.cycle_at(a.t + a.hold), 0, "release", a.button, a.t + a.hold)
-
-    def cycle_at(self, seconds: float) -> int:
-        """Return the first cycle at or after ``seconds`` (rounded to 1 ns against float noise)."""
-        c = round(seconds * self.clock_hz * 1e6) / 1e6
-        return int(-(-c // 1))
-
-    # ---- time ----------------------------------------------------------------------------
 
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
@@ -450,11 +424,8 @@ class DarkTowerBoard:
         self._tick += 1
         self._update_word(self._unit_cycle(self._now))
 
-    def _queue(self, cycle: int, order: int, kind: str, button: str,
-               seconds: float | None = None) -> None:
-        self._check_button(button)
-        self._seq += 1
-        heapq.heappush(self._sched, (cycle, order, self._seq, kind, button, seconds))
+    def _check_key(self, key: str) -> None:
+        self._check_button(key)
 
     def _check_button(self, button: str) -> None:
         if button not in KEY_MATRIX:

@@ -24,7 +24,7 @@ import heapq
 from typing import Callable
 
 from captures.events import make_event
-from captures.script import Power, Press, Script
+from emulator.keyqueue import ScriptedKeys
 
 __all__ = ["LabyrinthBoard", "LABYRINTH_CHANNELS", "LABYRINTH_KEYS", "LABYRINTH_BUTTONS",
            "square_name"]
@@ -63,7 +63,7 @@ _K_SHIFT = LABYRINTH_CHANNELS.index("K1")
 _O_SHIFT = LABYRINTH_CHANNELS.index("O0")
 
 
-class LabyrinthBoard:
+class LabyrinthBoard(ScriptedKeys):
     """The Labyrinth around a TMS1100 core: attaches to the core's pin callbacks.
 
     ``pins`` records ``(cycle, word)`` over ``LABYRINTH_CHANNELS``; ``events`` holds button
@@ -128,23 +128,6 @@ class LabyrinthBoard:
         """Lift ``key`` from ``cycle`` (default: now)."""
         self._key(key, False, cycle, seconds)
 
-    def schedule(self, script: Script) -> None:
-        """Queue a script's presses/releases at their exact times (Dark Tower key names are
-        refused: the Labyrinth has its own keys, see ``LABYRINTH_KEYS``)."""
-        for a in script.actions:
-            if isinstance(a, Power):
-                if a.on and a.t == 0:
-                    continue
-                raise self._error(f"{script.name}: power actions cannot be scheduled on a board")
-            if isinstance(a, Press):
-                self._queue(self.cycle_at(a.t), 1, "press", a.button, a.t)
-                self._queue(self.cycle_at(a.t + a.hold), 0, "release", a.button, a.t + a.hold)
-
-    def cycle_at(self, seconds: float) -> int:
-        """Return the first cycle at or after ``seconds``."""
-        c = round(seconds * self.clock_hz * 1e6) / 1e6
-        return int(-(-c // 1))
-
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
         if self.cpu is not None:
@@ -185,16 +168,13 @@ class LabyrinthBoard:
         for fn in self._listeners:
             fn(cycle, word)
 
+    def _check_key(self, key: str) -> None:
+        self._check(key)
+
     def _check(self, key: str) -> None:
         if key not in LABYRINTH_KEYS:
             raise self._error(f"unknown Labyrinth key {key!r} (expected a square A1-H8 or one "
                               f"of {', '.join(LABYRINTH_BUTTONS)})")
-
-    def _queue(self, cycle: int, order: int, kind: str, key: str,
-               seconds: float | None = None) -> None:
-        self._check(key)
-        self._seq += 1
-        heapq.heappush(self._sched, (cycle, order, self._seq, kind, key, seconds))
 
     def _key(self, key: str, down: bool, cycle: int | None, seconds: float | None) -> None:
         self._check(key)
