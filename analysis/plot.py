@@ -62,29 +62,16 @@ def _check_path(path: str) -> str:
 
 
 def _save(fig, path: str) -> None:
-    """Save the figure to a temporary file next to ``path``, then rename it into place."""
-    import os
-    import tempfile
-
+    """Save the figure through captures.files.atomic_write (nothing half-written)."""
     import matplotlib.pyplot as plt
+
+    from captures.files import OutputError, atomic_write
+
     fmt = _check_path(path)
-    folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".plot.", suffix="." + fmt, dir=folder)
-    except OSError as exc:
-        plt.close(fig)
-        raise AnalysisError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format=fmt, dpi=110)
-        try:
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise AnalysisError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        atomic_write(path, lambda f: fig.savefig(f, format=fmt, dpi=110), binary=True)
+    except OutputError as exc:
+        raise AnalysisError(str(exc)) from None
     finally:
         plt.close(fig)
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Mapping, Union
 
@@ -113,41 +112,17 @@ def checked_blocks(capture: Capture, max_len: int = BLOCK) -> Iterator[Changes]:
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> None:
-    """Call ``write(f)`` on a temporary file next to ``path``, then rename it to ``path``;
-    on any error remove the temporary file and re-raise (nothing is left half-written)."""
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        raise CaptureError(f"{path}: is a folder (expected a file name to write)")
-    if os.path.exists(path) and not os.path.isfile(path):
-        # A device or FIFO (/dev/null, a pipe to another tool): write in place, never rename
-        # a file over it.
-        try:
-            with open(path, "wb") as f:
-                write(f)
-        except OSError as exc:
-            raise CaptureError(f"{path}: cannot write ({exc.strerror or exc})") from None
-        return
-    path = os.path.realpath(path)      # a symlink stays a link; its target is replaced
-    folder = os.path.dirname(path)
+    """Call ``write(f)`` on a temporary file next to ``path``, then rename it to ``path``
+    (captures.files.atomic_write); errors are CaptureError lines naming ``path``."""
+    from captures.files import OutputError
+    from captures.files import atomic_write as _atomic_write
+
+    if os.path.isdir(os.fspath(path)):
+        raise CaptureError(f"{os.fspath(path)}: is a folder (expected a file name to write)")
     try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".part",
-                                   dir=folder)
-    except OSError as exc:
-        raise CaptureError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        try:
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise CaptureError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        _atomic_write(path, write, binary=True)
+    except OutputError as exc:
+        raise CaptureError(str(exc)) from None
 
 
 def sniff_format(path: str | os.PathLike) -> str:

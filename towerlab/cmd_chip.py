@@ -8,9 +8,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import IO, Callable
+
+from captures.files import atomic_write, check_not_an_input, check_output_path
 
 __all__ = ["register", "cmd_trace", "cmd_asm", "cmd_disasm", "write_atomically",
            "check_output_path", "check_not_an_input"]
@@ -67,76 +67,9 @@ def _chip(name: str | None):
     return get_chip(name) if name else None
 
 
-def check_output_path(path: str) -> Path:
-    """Return ``path`` as a Path if a file can be written there; ValueError (one line) if it
-    is empty, a folder, or in a folder that does not exist."""
-    if not path:
-        raise ValueError("output file name is empty (expected a file name)")
-    target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"{path}: is a folder (expected a file name)")
-    folder = Path(os.path.abspath(path)).parent
-    if not folder.is_dir():
-        raise ValueError(f"{path}: folder {folder} does not exist")
-    return target
-
-
-def check_not_an_input(output: str | None, *inputs: str | None) -> None:
-    """Refuse (ValueError, one line) an ``output`` that is one of the command's ``inputs``:
-    writing it would destroy the source, a ROM dump or a script."""
-    if output is None:
-        return
-    real = os.path.realpath(output)
-    for path in inputs:
-        if path and os.path.isfile(path) and os.path.realpath(path) == real:
-            raise ValueError(f"{output}: is also an input of this command (expected a new "
-                             f"file name for the output)")
-
-
 def write_atomically(path: str, write: Callable[[IO], None], binary: bool = False) -> None:
-    """Call ``write(f)`` on a temporary sibling of ``path``, then rename it to ``path``, so
-    nothing is left half-written on error; ValueError (one line naming ``path``) when it
-    cannot be written.
-
-    An existing non-regular file (``/dev/stdout``, ``/dev/null``, a FIFO) is written in
-    place: renaming over it would replace the device with a plain file. A symlink to a
-    regular file is followed, so the link stays.
-    """
-    target = check_output_path(path)
-    mode = "wb" if binary else "w"
-    encoding = None if binary else "utf-8"
-    if target.exists() and not target.is_file():
-        try:
-            with open(target, mode, encoding=encoding) as f:
-                write(f)
-        except OSError as exc:
-            raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
-        return
-    real = Path(os.path.realpath(target))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".part", dir=real.parent)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, mode, encoding=encoding) as f:
-            write(f)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)       # as open() would have made it, not mkstemp's 0600
-        os.replace(tmp, real)
-    except OSError as exc:
-        _unlink_quietly(tmp)
-        raise ValueError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    """Write ``path`` through captures.files.atomic_write (text unless ``binary``)."""
+    atomic_write(path, write, binary=binary)
 
 
 def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:

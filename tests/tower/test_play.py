@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import time
+import uuid
 import wave
 from pathlib import Path
 
@@ -97,7 +98,7 @@ def tmux():
     path = shutil.which("tmux")
     if not path:
         pytest.skip("tmux not found: apt-get install -y tmux (make test does it as root)")
-    sock = f"towerlab-test-{os.getpid()}"
+    sock = f"towerlab-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # one tmux server per test
     yield [path, "-L", sock]
     subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
 
