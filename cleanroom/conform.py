@@ -54,8 +54,8 @@ from captures.tower import run_script
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
-           "compare", "conform", "load_reference", "read_reference_script", "resolve", "Decision", "estimate",
-           "Estimate", "ForcedChooser"]
+           "compare", "conform", "load_reference", "read_reference_script", "resolve",
+           "Decision", "estimate", "Estimate", "ForcedChooser"]
 
 
 class ConformError(CleanroomError):

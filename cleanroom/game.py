@@ -16,7 +16,8 @@ recording shows.  Decision names::
     brigands          brigands attacking in a MOVE/TOMB battle
     skirmish          True = the warriors win the skirmish
     battle_gold       gold found after a won battle or in a tomb (bags)
-    treasure          none, key, pegasus, sword, wizard
+    treasure          after a won battle, besides the gold: none, key, pegasus, sword, wizard
+    tomb_treasure     a tomb's or ruin's one treasure: gold, key, pegasus, sword, wizard
     sanctuary_warriors / sanctuary_gold / sanctuary_food   bonus amounts
     tower_brigands_L1 (L2, L3)  brigands in the Dark Tower (once per game; level 4 has 16)
     riddle            key order (levels 1-3, once per game)
@@ -144,6 +145,7 @@ class Game:
         self.riddle: tuple[str, ...] = param("level4_riddle")
         self.dragon_warriors = 0
         self.dragon_gold = 0
+        self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
         self.last_shown: list[tuple[str, str | None]] = []
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
@@ -296,11 +298,15 @@ class Game:
         while not self.over:
             p = self.player
             p.turns += 1
-            snapshot = replace(p)
             yield from self.sleep(delay)
             yield from self._feed(p)
             if self.over:
                 return
+            # CLEAR undoes the action, not the turn's rations (rulebook: Rations Of Food, each
+            # turn's food is eaten 'whether you move your warrior pawn or not')
+            snapshot = replace(p)
+            hoard = (self.dragon_warriors, self.dragon_gold)
+            self.curse_cast = False
             outcome = "again"
             while outcome == "again":
                 key = yield from self.prompt(f" {p.number}", ACTION_KEYS)
@@ -312,9 +318,11 @@ class Game:
                 delay = 0.0
                 continue
             if outcome == "undone":
-                self.players[self.current] = replace(snapshot)
+                self._undo(snapshot, hoard)
             else:
-                yield from self.end_of_turn(p, snapshot, outcome)
+                key = yield from self.end_of_turn(p, outcome)
+                if key == "CLEAR":
+                    self._undo(snapshot, hoard)
                 if self.over:
                     return
             self.current = (self.current + 1) % len(self.players)
@@ -335,10 +343,21 @@ class Game:
             yield from self.sound("low_food")
 
     def _min_warriors(self) -> int:
-        return 1 if len(self.players) > 1 else 0
+        """Return the fewest warriors a loss leaves (params ``min_warriors``)."""
+        return param("min_warriors")["multi" if len(self.players) > 1 else "solo"]
 
-    def end_of_turn(self, p: Player, snapshot: Player, delay):
-        """Flash the end-of-turn signal and wait for NO/END (or CLEAR to undo the turn)."""
+    def _undo(self, snapshot: Player, hoard: tuple[int, int]) -> None:
+        """Undo the turn's action (rulebook: The Clear Button): the player's inventory and the
+        dragon's hoard return to what they were before it, unless the action cursed another
+        player, which CLEAR does not undo (rulebook: Clear, EXCEPTION)."""
+        if self.curse_cast:
+            return
+        now = self.players[self.current]
+        self.players[self.current] = replace(snapshot, cursed_by=now.cursed_by)
+        self.dragon_warriors, self.dragon_gold = hoard
+
+    def end_of_turn(self, p: Player, delay):
+        """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key."""
         if delay is None:
             delay = param("end_signal_after_picture_s")
         while True:
@@ -350,8 +369,6 @@ class Game:
             delay = param("end_signal_after_picture_s")
         if key == "CLEAR":
             yield from self.sound("siren", delay=param("sound_after_click_s"))
-            keep_curse = self.players[self.current]
-            self.players[self.current] = replace(snapshot, cursed_by=keep_curse.cursed_by)
         else:
             yield from self.sound("end_turn", delay=param("sound_after_click_s"))
         return key
@@ -462,7 +479,7 @@ class Game:
         yield from self.sound("battle_horn", delay=param("sound_after_click_s"))
         yield from self.show("BRIGANDS", _two(brigands), remember=False)
         yield from self.sleep(param("battle_pause_s") - param("skirmish_gap_s"))
-        w = p.warriors
+        w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
         while True:
             yield from self.sleep(param("skirmish_gap_s"))
             if "NO/END" in e.held or "NO/END" in e.pressed_since:
@@ -482,13 +499,13 @@ class Game:
                 yield from self.show("BRIGANDS", _two(brigands))
                 yield from self.sound("death_march")
                 yield from self.show("WARRIORS", None)
-                if final and len(self.players) == 1:
-                    p.warriors = 0
-                    p.carry()
-                    yield from self._game_lost(p)
-                    return None
-                p.warriors = 1
+                # rulebook, A Battle With Brigands, IMPORTANT: a multi-player game always keeps
+                # 1 warrior; in a solo game all the men are taken and the game is over (the
+                # same for the Final Battle: CAUTION there)
+                p.warriors = self._min_warriors()
                 p.carry()
+                if p.warriors == 0:
+                    yield from self._game_lost(p)
                 return None
             # rulebook (REPEAT): the warriors left after a battle are not repeated
             yield from self.show("WARRIORS", _two(w), keep_lamp=True, remember=False)
@@ -501,12 +518,13 @@ class Game:
             yield ("sleep", snd - param("skirmish_gap_s"))
         p.warriors = w
         if final:
-            yield from self._victory(p)
+            yield from self._victory(p, siege=w0)
             return None
         return (yield from self._treasure(p, battle=True))
 
-    def _victory(self, p: Player):
-        """Show VICTORY with the victory tune, then flash the score (level4_riddle 101.267)."""
+    def _victory(self, p: Player, siege: int):
+        """Show VICTORY with the victory tune, then flash the score (level4_riddle 101.267);
+        ``siege`` = the warriors that began the Final Battle."""
         e = self.engine
         card, lamp = PICTURES["VICTORY"]
         if e.reel.card != card:
@@ -519,14 +537,16 @@ class Game:
         yield ("sleep", after + length)
         e.lamps_off()
         self.over = True
-        e.flash(_two(self._score(p)), at=e.now + param("score_after_tune_s"))
+        e.flash(_two(self._score(p.turns, siege)), at=e.now + param("score_after_tune_s"))
         yield ("key", frozenset())
 
-    def _score(self, p: Player) -> int:
-        """Return the score: fewer turns and fewer warriors at the siege score more (chosen)."""
-        if p.turns > 70:
+    def _score(self, turns: int, siege: int) -> int:
+        """Return the score 0-99 from the turns taken and the warriors that laid siege
+        (rulebook, Scoring: 'based both on the number of moves ... and the number of warriors
+        that you lay siege to the tower with'; the formula is chosen: params ``score``)."""
+        if turns > 70:
             return 0
-        return max(0, min(99, 140 - 2 * p.turns - p.warriors))
+        return max(0, min(99, 140 - 2 * turns - siege))
 
     def _game_lost(self, p: Player):
         self.over = True
@@ -534,20 +554,42 @@ class Game:
         yield ("key", frozenset())
 
     # ---- treasure (rulebook: Battle Treasures) -------------------------------------------
-    def _treasure(self, p: Player, battle: bool):
-        lo, hi = param("battle_gold")
-        found = self.pick("battle_gold", lo, hi, full=(0, 99))
-        p.gold = min(param("max_count"), p.gold + found)
-        p.carry()
-        yield from self.show("GOLD", _two(p.gold))
-        odds = dict(param("treasure_odds"))
+    def _treasure_odds(self, p: Player, name: str) -> dict[str, float]:
+        """Return the odds of parameter ``name`` less the treasures ``p`` cannot get: a key
+        only in a foreign kingdom whose key is missing (brass, silver, gold; never two of
+        one: rulebook, Three Magic Keys), a sword only without one, a wizard only with
+        someone to curse."""
+        odds = dict(param(name))
         if not (1 <= p.frontiers <= 3 and p.keys == p.frontiers - 1):
             odds.pop("key")
         if p.sword:
             odds.pop("sword")
         if len(self.players) == 1:
             odds.pop("wizard")
-        kind = self.choose("treasure", list(odds), list(odds.values()))
+        return odds
+
+    def _gold_found(self, p: Player):
+        """Add found gold and show the new total with GOLD (rulebook: Battle Treasures, gold:
+        'the number displayed is always the total bags of gold you own')."""
+        lo, hi = param("battle_gold")
+        found = self.pick("battle_gold", lo, hi, full=(0, 99))
+        p.gold = min(param("max_count"), p.gold + found)
+        p.carry()
+        yield from self.show("GOLD", _two(p.gold))
+
+    def _treasure(self, p: Player, battle: bool):
+        """Award treasure: after a won battle gold and maybe one more treasure; in a tomb or
+        ruin exactly one of the 5 treasures (rulebook: Tomb/Ruin, 'one of the 5 treasures as a
+        bonus')."""
+        if battle:
+            yield from self._gold_found(p)
+            odds = self._treasure_odds(p, "treasure_odds")
+            kind = self.choose("treasure", list(odds), list(odds.values()))
+        else:
+            odds = self._treasure_odds(p, "tomb_treasure_odds")
+            kind = self.choose("tomb_treasure", list(odds), list(odds.values()))
+            if kind == "gold":
+                yield from self._gold_found(p)
         if kind == "key":
             yield from self.show(KEYS[p.keys])
             p.keys += 1
@@ -579,6 +621,7 @@ class Game:
         victim.gold -= lg
         victim.carry()
         victim.cursed_by = p.number
+        self.curse_cast = True
         p.warriors = min(param("max_count"), p.warriors + lw)
         p.gold = min(param("max_count"), p.gold + lg)
         p.carry()
@@ -741,9 +784,16 @@ class Game:
 
     # ---- DARK TOWER (rulebook: The Dark Tower Button; Level 4 Dark Tower) ----------------
     def _dark_tower(self, p: Player):
-        if p.frontiers < 4 or p.keys < 3:
+        if p.keys < 3:
+            # rulebook: 'You must own all three keys to enter the tower' (no signal named;
+            # chosen: the KEY MISSING picture with the sad cue, as at a frontier)
             yield from self.sleep(param("lamp_after_click_s"))
             return (yield from self._picture_with_sound("KEY MISSING", "sad"))
+        if p.frontiers < 4:
+            # rulebook, Frontier footnote: without the last FRONTIER press 'the tower will warn
+            # you of your failure by emitting a sad-sounding musical signal'
+            yield from self.sound("sad", delay=param("sound_after_click_s"))
+            return 0.0
         yield from self.sound("dark_tower", delay=param("tune_after_click_s"))
         offer = list(param("riddle_offer_order"))
         stage, left, i = 1, offer, 0

@@ -92,7 +92,8 @@ _ROWS = [
     Param("beast_carries", 50, "bags", "rulebook: Beast", "rulebook"),
     Param("food_per_15_warriors", 15, "warriors", "rulebook: Rations Of Food (1 per 15)",
           "rulebook"),
-    Param("low_food_turns", 4, "turns", "rulebook: Low food warning", "rulebook"),
+    Param("low_food_turns", 4, "turns", "rulebook: Low food warning ('4 or less turns of food "
+          "left'); chosen: counted after this turn's rations are eaten", "rulebook"),
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
     Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4)", "rulebook"),
@@ -105,7 +106,9 @@ _ROWS = [
           "rulebook: The 4 Game Play Levels; Level 4 (16)", "rulebook; level4_riddle '16'"),
     Param("level4_inventory", dict(warriors=10, gold=30, food=25, beast=1, scout=1, healer=1,
                                    sword=1, keys=3, frontiers=4), "",
-          "rulebook: Level 4, Here Is What Has Been Preprogrammed", "rulebook; level4 captures"),
+          "rulebook: Level 4, Here Is What Has Been Preprogrammed (frontiers 4: chosen, "
+          "so DARK TOWER is open at once as the rulebook's lesson needs)",
+          "rulebook; level4 captures"),
     Param("level4_riddle", ("GOLD KEY", "SILVER KEY", "BRASS KEY"), "",
           "rulebook: Level 4 riddle", "rulebook; level4_riddle"),
     Param("key_order", ("BRASS KEY", "SILVER KEY", "GOLD KEY"), "",
@@ -133,13 +136,23 @@ _ROWS = [
           "rulebook battle example 4 -> 2 -> 1 -> 0", "rulebook; level4_riddle 16-8-4-2-1-0"),
     Param("warriors_after_loss", 1, "warriors lost per lost skirmish",
           "chosen; rulebook battle example", "level4_riddle 10-9-8"),
-    Param("battle_gold", (10, 30), "bags", "chosen: gold won after a battle", "no capture"),
+    Param("battle_gold", (10, 30), "bags", "chosen: gold won after a battle (the rulebook "
+          "says 'usually'; we always give some) or found in a tomb", "no capture"),
     Param("treasure_odds", dict(none=0.4, key=0.25, pegasus=0.1, sword=0.1, wizard=0.15),
-          "probability", "chosen: extra treasure after a won battle or at a tomb", "no capture"),
+          "probability", "chosen: extra treasure after a won battle's gold", "no capture"),
+    Param("tomb_treasure_odds", dict(gold=0.5, key=0.2, pegasus=0.1, sword=0.1, wizard=0.1),
+          "probability", "chosen: which one of the 5 treasures a tomb or ruin gives (rulebook "
+          "Tomb/Ruin: 'one of the 5 treasures'); impossible ones are left out", "no capture"),
     Param("sanctuary_bonus", dict(warriors=(5, 8), gold=(10, 20), food=(10, 20)), "",
           "chosen", "no capture"),
-    Param("retreat_loss", 1, "warriors", "rulebook: retreat loses at least one", "rulebook"),
-    Param("score", "min(99, max(0, 140 - 2 x turns - warriors at siege)), 0 if turns > 70",
+    Param("retreat_loss", 1, "warriors", "chosen: exactly 1 (rulebook: a retreat loses 'at "
+          "least one'); a retreat never takes the last warrior", "no capture"),
+    Param("min_warriors", dict(solo=0, multi=1), "warriors",
+          "rulebook: A Battle With Brigands, IMPORTANT (a lost battle leaves 1 warrior in a "
+          "multi-player game, none in a solo game, which ends it); chosen: the same floor for "
+          "plague and starvation", "rulebook; no capture"),
+    Param("score", "min(99, max(0, 140 - 2 x turns - warriors at siege)), 0 if turns > 70; "
+          "warriors at siege = those that begin the Final Battle",
           "points", "chosen; rulebook Scoring (few moves, few warriors)",
           "level4_riddle: 99 after 3 turns with 10 warriors"),
 ]

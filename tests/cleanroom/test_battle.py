@@ -46,13 +46,38 @@ def test_gold_beyond_6_bags_per_warrior_is_lost():
     assert player(tw).gold == 18
 
 
-def test_lost_battle_leaves_one_warrior_after_the_death_march():
+def test_lost_battle_in_a_multi_player_game_leaves_one_warrior_after_the_death_march():
+    """Rulebook, A Battle With Brigands: 'AFTER YOU LOSE A BATTLE IN A MULTIPLE PLAYER GAME,
+    THE TOWER IS PROGRAMMED TO ALWAYS LET YOU KEEP 1 WARRIOR'."""
+    tw = tower(1, 2, inventory=dict(warriors=3), move=["battle"], brigands=[20],
+               skirmish=[False, False])
+    obs = press(tw, "MOVE")
+    assert "death_march" in shown(obs, "sound")
+    assert shown(obs, "picture")[-1] == "WARRIORS"
+    assert player(tw).warriors == 1 and not tw.game.over
+    assert shown(obs, "display")[-1] == "-1"
+
+
+def test_lost_battle_in_a_solo_game_takes_every_warrior_and_ends_the_game():
+    """Rulebook, A Battle With Brigands: 'IN A SOLO PLAYER GAME, IF THE BATTLE SEQUENCE
+    CONTINUES TO THE END AND YOU LOSE, ALL YOUR MEN WILL BE TAKEN FROM YOU AND THE GAME WILL
+    BE OVER!' (a MOVE battle, not only the Final Battle)."""
     tw = tower(1, 1, inventory=dict(warriors=3), move=["battle"], brigands=[20],
                skirmish=[False, False])
     obs = press(tw, "MOVE")
     assert "death_march" in shown(obs, "sound")
     assert shown(obs, "picture")[-1] == "WARRIORS"
-    assert player(tw).warriors == 1
+    assert player(tw).warriors == 0 and tw.game.over
+    assert "-1" not in shown(obs, "display")
+
+
+def test_lost_tomb_battle_in_a_solo_game_also_ends_the_game():
+    """Rulebook, Tomb/Ruin: 'The same battle sequence described under the MOVE button will
+    happen here' (so the solo defeat rule too)."""
+    tw = tower(1, 1, inventory=dict(warriors=2), tomb=["battle"], brigands=[20],
+               skirmish=[False])
+    press(tw, "TOMB/RUIN")
+    assert player(tw).warriors == 0 and tw.game.over
 
 
 def test_holding_no_end_retreats_with_the_death_march_and_one_warrior_lost():

@@ -1,0 +1,126 @@
+"""Rules the rulebook audit (issue 6) found the game breaking, each checked against the passage
+of ../shared/reference/dark-tower-rulebook-1981.txt it quotes."""
+from __future__ import annotations
+
+from .util import player, press, shown, tower
+
+
+def test_tomb_treasure_is_exactly_one_of_the_five_treasures_without_gold():
+    """Tomb/Ruin: 'Or you may instantly discover one of the 5 treasures as a bonus without
+    fighting a battle' (a sword alone, no gold with it)."""
+    tw = tower(1, 1, inventory=dict(gold=20), tomb=["treasure"], tomb_treasure=["sword"])
+    obs = press(tw, "TOMB/RUIN")
+    assert shown(obs, "picture") == ["SWORD"]
+    assert player(tw).sword and player(tw).gold == 20
+
+
+def test_tomb_gold_treasure_shows_the_new_total_and_nothing_else():
+    """Sample game move 4: '15 bags of gold were found! So the display showed a total of 28'."""
+    tw = tower(1, 1, inventory=dict(gold=13), tomb=["treasure"], tomb_treasure=["gold"],
+               battle_gold=[15])
+    obs = press(tw, "TOMB/RUIN")
+    assert shown(obs, "picture") == ["GOLD"] and shown(obs, "display") == ["28", "-1"]
+
+
+def test_tomb_key_treasure_is_the_missing_key_of_the_kingdom():
+    """Battle Treasures: 'one magic key (always the one you need)'; treasures also come 'as a
+    bonus when you enter a tomb or ruin territory'."""
+    tw = tower(1, 1, inventory=dict(frontiers=2, keys=1), tomb=["treasure"],
+               tomb_treasure=["key"])
+    obs = press(tw, "TOMB/RUIN")
+    assert shown(obs, "picture") == ["SILVER KEY"] and player(tw).keys == 2
+
+
+def test_tomb_never_offers_a_key_in_the_home_kingdom():
+    """Three Magic Keys: 'YOU WILL NOT FIND A KEY IN YOUR HOME KINGDOM'."""
+    tw = tower(1, 1, tomb=["treasure"])
+    options = []
+    real = tw.game.chooser.choose
+
+    def spy(name, opts, weights, t):
+        if name == "tomb_treasure":
+            options.append(list(opts))
+        return real(name, opts, weights, t)
+
+    tw.game.chooser.choose = spy
+    press(tw, "TOMB/RUIN")
+    assert options and "key" not in options[0] and "wizard" not in options[0]
+
+
+def test_clear_undoes_the_move_but_not_the_rations_eaten_this_turn():
+    """Rations Of Food: 'Each turn you take, your warrior force consumes a certain amount of
+    food whether you move your warrior pawn or not'; CLEAR: 'Your turn is over'."""
+    tw = tower(1, 2, inventory=dict(warriors=10, food=25), move=["plague"])
+    assert player(tw).food == 24
+    press(tw, "MOVE", "CLEAR")
+    assert player(tw).warriors == 10 and player(tw).food == 24
+
+
+def test_clear_after_a_dragon_attack_takes_its_share_back_from_the_dragon():
+    """The Clear Button: CLEAR undoes an illegal move; the Dragon's hoard ('all the warriors
+    and gold that the fire-spitting beast has collected') must not keep what it took."""
+    tw = tower(1, 2, inventory=dict(warriors=8, gold=28), move=["dragon"])
+    press(tw, "MOVE")
+    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (2, 7)
+    press(tw, "CLEAR")
+    assert (player(tw).warriors, player(tw).gold) == (8, 28)
+    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (0, 0)
+
+
+def test_clear_after_slaying_the_dragon_gives_back_the_sword_and_the_hoard():
+    """Dragon Attacks: 'your Dragonsword is good for one attack only'; an illegal move that
+    used it is undone whole by CLEAR."""
+    tw = tower(1, 2, inventory=dict(warriors=8, gold=28), move=["dragon", "dragon"])
+    player(tw, 2).sword = True
+    press(tw, "MOVE", "NO/END", "MOVE")
+    assert (player(tw, 2).warriors, player(tw, 2).gold) == (12, 37)
+    press(tw, "CLEAR")
+    p = player(tw, 2)
+    assert (p.warriors, p.gold, p.sword) == (10, 30, True)
+    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (2, 7)
+
+
+def test_clear_does_not_undo_a_wizards_curse():
+    """The Clear Button, EXCEPTION: 'SHOULD AN ILLEGAL MOVE AWARD YOU THE TREASURE OF THE WIZARD
+    AND YOU CURSE ANOTHER PLAYER, PRESSING THE CLEAR BUTTON WILL NOT UNDO YOUR MISTAKE!'"""
+    tw = tower(1, 2, inventory=dict(warriors=10, gold=10), move=["battle"], brigands=[1],
+               skirmish=[True], battle_gold=[0], treasure=["wizard"])
+    victim = player(tw, 2)
+    victim.warriors, victim.gold = 20, 40
+    press(tw, "MOVE", "YES/BUY")
+    obs = press(tw, "CLEAR")
+    assert "siren" in shown(obs, "sound") and shown(obs, "display")[-1] == " 2"
+    assert (player(tw).warriors, player(tw).gold) == (15, 20)
+    assert (victim.warriors, victim.gold, victim.cursed_by) == (15, 30, 1)
+
+
+def test_dark_tower_without_the_last_frontier_only_sounds_the_sad_signal():
+    """Frontier, footnote: 'If you forget to press the FRONTIER button for the final time and
+    attempt to storm the Dark Tower, you will not be able to do so. The tower will warn you of
+    your failure by emitting a sad-sounding musical signal.'"""
+    tw = tower(1, 1, inventory=dict(frontiers=3, keys=3))
+    obs = press(tw, "DARK TOWER")
+    assert shown(obs, "picture") == [] and "sad" in shown(obs, "sound")
+    assert shown(obs, "display") == ["-1"]
+    press(tw, "NO/END", "FRONTIER", "NO/END")
+    assert shown(press(tw, "DARK TOWER"), "picture")[:1] == ["GOLD KEY"]
+
+
+def test_solo_player_losing_the_final_battle_is_not_given_a_warrior_back():
+    """The Final Battle, CAUTION: 'IF YOU ARE PLAYING SOLO AND YOU LOSE THE BATTLE, YOU WILL
+    LOSE ALL OF YOUR WARRIORS AND THE GAME WILL BE OVER.'"""
+    tw = tower(4, 1, skirmish=[False] * 12)
+    press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
+    assert player(tw).warriors == 0 and tw.game.over
+
+
+def test_score_counts_the_warriors_that_laid_siege_not_those_left_after_the_battle():
+    """Scoring: 'your score is based both on the number of moves it took you to circle the
+    board and the number of warriors that you lay siege to the tower with' (the formula is
+    chosen: 140 - 2 x 40 turns - 20 warriors = 40; the 17 survivors would give 43)."""
+    tw = tower(1, 1, inventory=dict(warriors=20, keys=3, frontiers=4, turns=40),
+               riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[17],
+               skirmish=[False] * 3 + [True] * 5)
+    obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
+    assert tw.game.over and player(tw).warriors == 17
+    assert shown(obs, "display")[-1] == "40"
