@@ -1,14 +1,15 @@
 """Run MAME 0.251 headless as an oracle for our TMS1000-family emulator.
 
-Machines: ``mbdtower`` (Dark Tower, TMS1400, the default) and ``mdndclab`` (D&D Computer
-Labyrinth, TMS1100), rows of :data:`MACHINES`. The harness builds a scratch romset, e.g.
-``roms/mbdtower/{mp7332, tms1100_common1_micro.pla, tms1400_mbdtower_output.pla}``, from a ROM
-image and two PLA texts, starts ``/usr/games/mame mbdtower -debug -debugger none
--autoboot_script X.lua`` under ``timeout -s KILL`` and parses what the Lua script (package
-data ``emulator/mame/*.lua``) writes. Method and pitfalls: ``mame-oracle.md`` §2, §4, §5; ROM
-set members: ``tms1400-facts.md`` §14.
+Machines: ``mbdtower`` (Dark Tower, TMS1400, the default), ``mdndclab`` (D&D Computer Labyrinth,
+TMS1100) and ``simon`` (MB Simon, a plain TMS1000), rows of :data:`MACHINES`. The harness builds a
+scratch romset, e.g. ``roms/mbdtower/{mp7332, tms1100_common1_micro.pla,
+tms1400_mbdtower_output.pla}`` or ``roms/simon/{tms1000.u1, tms1000_common3_micro.pla,
+tms1000_simon_output.pla}``, from a ROM image and two PLA texts, starts ``/usr/games/mame mbdtower
+-debug -debugger none -autoboot_script X.lua`` under ``timeout -s KILL`` and parses what the Lua
+script (package data ``emulator/mame/*.lua``) writes. Method and pitfalls: ``mame-oracle.md`` §2,
+§4, §5; ROM set members: ``tms1400-facts.md`` §14.
 
-Two modes:
+Modes:
 
 - **trace** (:meth:`MameOracle.trace`): the state before every instruction, as the canonical
   trace line ``n cycle c:p:pc op A=a X=x Y=y S=s SL=l PB=pb CB=cb R=rrrr O=oo`` (all hex), plus
@@ -20,6 +21,8 @@ Two modes:
   with the keys of a Dark Tower button script (captures.script) pressed as MAME sees them: from
   the 1/60 s frame boundary at or after the scripted time (:func:`frame_boundary`). A debugger
   registerpoint stops only before TDO/SETR/RSTR, so this runs at several times real time.
+- **dasm** (:meth:`MameOracle.disassemble`): MAME's disassembler text of every opcode byte
+  (the references in tests/data/mame_dasm/ are this of a ROM holding the bytes 00-FF).
 - **speed** (:meth:`MameOracle.speed`): MAME's own speed on an image (no debugger, no Lua),
   start-up timed apart.
 
@@ -43,14 +46,14 @@ from importlib import resources
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from emulator.chips import TMS1100, TMS1400, Chip
+from emulator.chips import TMS1000, TMS1100, TMS1400, Chip
 from emulator.darktower import KEY_MATRIX
 from emulator.trace import format_line  # noqa: F401 (re-exported)
 from emulator.pla import Pla, pla_text
 
 __all__ = [
     "MameError", "MameOracle", "MameMachine", "MameStep", "MameTrace", "MameSpeed", "PinChange",
-    "MBDTOWER", "MDNDCLAB", "MACHINES", "MAME_BINARY", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
+    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
     "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
     "format_line", "frame_boundary", "script_inputs", "mame_pla_texts",
 ]
@@ -59,7 +62,7 @@ MAME_BINARY = "/usr/games/mame"
 CLOCK_HZ = 425_000          # mbdtower CPU clock (tms1400-facts.md §10)
 FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (mame-oracle.md §5.8)
 ROM_SIZE = 4096             # mp7332 (tms1400-facts.md §14)
-MPLA_SIZE = 867             # tms1100_common1_micro.pla (both machines)
+MPLA_SIZE = 867             # tms1100_common1_micro.pla, tms1000_common3_micro.pla (all machines)
 OPLA_SIZE = 557             # tms1400_mbdtower_output.pla
 MPLA_FILE = "tms1100_common1_micro.pla"
 R_PINS = 0x7FF              # R0-R10; the R latch has hidden bits 11-15
@@ -69,8 +72,13 @@ R_PINS = 0x7FF              # R0-R10; the R latch has hidden bits 11-15
 class MameMachine:
     """One MAME machine the oracle runs: its chip, ROM-set members and inputs.
 
-    Sources: tms1400-facts.md §10 (clocks), §12.3 and §13.2 (input ports), §14 (ROM sets).
-    ``key_ports`` is the number of input ports ``IN.0`` .. ``IN.n-1`` (4 K bits each).
+    Sources: tms1400-facts.md §10 (clocks), §12.3 and §13.2 (input ports), §14 (ROM sets);
+    simon: MAME 0.251 ``-listroms simon`` / ``-listdevices simon`` (TMS1000 @ 325 kHz, ROM
+    ``tms1000.u1`` 1024 bytes, PLAs 867 / 365 bytes) and its input ports as MAME's Lua lists
+    them (IN.0 R0 "Game Select" switch, IN.1 R1 the four colour buttons, IN.2 R2 Start/Last/
+    Longest, IN.3 R9 "Difficulty" switch). ``key_ports`` is the number of input ports
+    ``IN.0`` .. ``IN.n-1`` (4 K bits each); ``switch_ports`` are those of them that hold
+    configuration switches, which the oracle leaves at MAME's defaults.
     """
     name: str
     chip: Chip
@@ -79,6 +87,8 @@ class MameMachine:
     opla_size: int
     clock_hz: int
     key_ports: int
+    mpla_file: str = MPLA_FILE
+    switch_ports: tuple[int, ...] = ()
 
     @property
     def rom_size(self) -> int:
@@ -90,12 +100,23 @@ class MameMachine:
         """Return the output-PLA term count MAME's device reads."""
         return self.chip.opla_terms
 
+    @property
+    def key_mask(self) -> int:
+        """Return the key-mask bits (4p + b) the oracle can press: every port but switches."""
+        mask = 0
+        for port in range(self.key_ports):
+            if port not in self.switch_ports:
+                mask |= 0xF << 4 * port
+        return mask
+
 
 MBDTOWER = MameMachine("mbdtower", TMS1400, "mp7332", "tms1400_mbdtower_output.pla", 557,
                        425_000, 3)
 MDNDCLAB = MameMachine("mdndclab", TMS1100, "m34012", "tms1100_mdndclab_output.pla", 365,
                        475_000, 18)
-MACHINES = {m.name: m for m in (MBDTOWER, MDNDCLAB)}
+SIMON = MameMachine("simon", TMS1000, "tms1000.u1", "tms1000_simon_output.pla", 365,
+                    325_000, 4, "tms1000_common3_micro.pla", (0, 3))
+MACHINES = {m.name: m for m in (MBDTOWER, MDNDCLAB, SIMON)}
 
 # KEY_MATRIX (emulator.darktower, tms1400-facts.md §12.3): button -> (R column, K bit). In
 # MAME's driver column p is input port IN.p, read while R line p is high.
@@ -252,9 +273,10 @@ def mame_pla_texts(mpla: Pla | None = None, opla: Pla | None = None,
     """Return the micro and output PLA file texts ``machine`` loads, padded to MAME's sizes.
 
     Sizes and term counts: micro PLA 867 bytes / 30 terms; output PLA 557 bytes / 32 terms
-    (mbdtower) or 365 / 20 (mdndclab) (mame-oracle.md §3). Defaults: the TI standard micro
-    decode (emulator.decode.standard_micro_pla) and, for mbdtower, the Dark Tower glyph output
-    PLA (emulator.darktower.glyph_output_pla), for mdndclab the identity output PLA. The
+    (mbdtower) or 365 / 20 (mdndclab, simon) (mame-oracle.md §3; ``mame -listroms simon``).
+    Defaults: the TI standard micro decode of the machine's chip
+    (emulator.decode.standard_micro_pla) and, for mbdtower, the Dark Tower glyph output PLA
+    (emulator.darktower.glyph_output_pla), for the others the identity output PLA. The
     oracle's methods also take Pla objects and convert them this way.
     """
     from emulator.darktower import glyph_output_pla
@@ -262,8 +284,8 @@ def mame_pla_texts(mpla: Pla | None = None, opla: Pla | None = None,
 
     if opla is None:
         opla = glyph_output_pla() if machine is MBDTOWER else ident_output_pla(machine.chip)
-    return (_as_text(standard_micro_pla(machine.chip) if mpla is None else mpla, MPLA_FILE,
-                     machine),
+    return (_as_text(standard_micro_pla(machine.chip) if mpla is None else mpla,
+                     machine.mpla_file, machine),
             _as_text(opla, machine.opla_file, machine))
 
 
@@ -271,7 +293,7 @@ def _as_text(pla, name: str, machine: MameMachine):
     """Return a Pla as ``machine``'s file text (exact size and term count); else leave it."""
     if not isinstance(pla, Pla):
         return pla
-    size, terms = ((MPLA_SIZE, 30) if name == MPLA_FILE
+    size, terms = ((MPLA_SIZE, 30) if name == machine.mpla_file
                    else (machine.opla_size, machine.opla_terms))
     try:
         return pla_text(pla, pad_to_bytes=size, term_count=terms)
@@ -281,13 +303,13 @@ def _as_text(pla, name: str, machine: MameMachine):
 
 def _check_inputs(rom: bytes, mpla_text, opla_text,
                   machine: MameMachine = MBDTOWER) -> tuple[str, str]:
-    mpla_text = _as_text(mpla_text, MPLA_FILE, machine)
+    mpla_text = _as_text(mpla_text, machine.mpla_file, machine)
     opla_text = _as_text(opla_text, machine.opla_file, machine)
     if not isinstance(rom, (bytes, bytearray)) or len(rom) != machine.rom_size:
         size = len(rom) if isinstance(rom, (bytes, bytearray)) else type(rom).__name__
         raise MameError(f"ROM image has {size} bytes (expected {machine.rom_size} for the "
                         f"{machine.chip.name.upper()} of {machine.name})")
-    for name, text, size in ((MPLA_FILE, mpla_text, MPLA_SIZE),
+    for name, text, size in ((machine.mpla_file, mpla_text, MPLA_SIZE),
                              (machine.opla_file, opla_text, machine.opla_size)):
         if not isinstance(text, str):
             raise MameError(f"{name}: expected PLA text (str), got {type(text).__name__}")
@@ -338,7 +360,7 @@ class MameOracle:
         folder = work / "roms" / self.machine.name
         folder.mkdir(parents=True)
         (folder / self.machine.rom_file).write_bytes(bytes(rom))
-        (folder / MPLA_FILE).write_bytes(mpla_text.encode("ascii"))
+        (folder / self.machine.mpla_file).write_bytes(mpla_text.encode("ascii"))
         (folder / self.machine.opla_file).write_bytes(opla_text.encode("ascii"))
         return work / "roms"
 
@@ -394,7 +416,8 @@ class MameOracle:
         """Return MAME's trace of ``steps`` instructions for each image, all in one MAME process.
 
         ``keys[i]`` is the key schedule of image i: masks with bit 4p+b = input port IN.p, K bit
-        b (12 bits on mbdtower, port p = KEY_MATRIX column; 72 on mdndclab, port = mux bit); the
+        b (12 bits on mbdtower, port p = KEY_MATRIX column; 72 on mdndclab, port = mux bit; 16
+        on simon, where only ports IN.1 and IN.2 hold buttons: ``machine.key_mask``); the
         first held from the start, each next one from the middle of the 1/60 s frame after the
         boundary that handed over the previous one. Default: no keys.
         """
@@ -413,13 +436,21 @@ class MameOracle:
             raise MameError(f"{len(keys)} key schedules for {len(roms)} images (expected one each)")
         bits = 4 * self.machine.key_ports
         job = [f"steps {steps}", f"clock {self.machine.clock_hz}",
-               f"romsize {self.machine.rom_size}", f"ports {self.machine.key_ports}"]
+               f"romsize {self.machine.rom_size}", f"ramsize {self.machine.chip.ram_size}",
+               f"ports {self.machine.key_ports}"]
+        if self.machine.switch_ports:
+            job.append("switches " + " ".join(map(str, self.machine.switch_ports)))
         for i, rom in enumerate(roms):
             job.append("rom " + bytes(rom).hex())
             masks = list(keys[i]) if keys is not None else []
             for m in masks:
                 if not isinstance(m, int) or not 0 <= m < 1 << bits:
                     raise MameError(f"image {i}: key mask {m!r} is not a {bits}-bit number")
+                if m & ~self.machine.key_mask:
+                    raise MameError(f"image {i}: key mask {m:X} presses bits "
+                                    f"{m & ~self.machine.key_mask:X}, which are configuration "
+                                    f"switches on {self.machine.name} (allowed bits: "
+                                    f"{self.machine.key_mask:X})")
             if masks:
                 job.append("keys " + " ".join(f"{m:X}" for m in masks))
         with self._scratch() as tmp:
@@ -464,6 +495,31 @@ class MameOracle:
             lines = self._run_lua(work, romdir, "pins.lua", "\n".join(job) + "\n")
         return _parse_pins(lines)
 
+    # -- disassembler -------------------------------------------------------------------------
+
+    def disassemble(self, rom: bytes, mpla_text: str | Pla | None = None,
+                    opla_text: str | Pla | None = None) -> dict[int, str]:
+        """Return ``{opcode byte: "MNEMONIC operand"}`` as MAME's debugger ``dasm`` shows them.
+
+        Runs the debugger's ``dasm`` over the whole ROM ``rom`` (every byte once; a byte seen
+        at several addresses must read the same). The PLAs default to the machine's
+        (:func:`mame_pla_texts`); they do not change the disassembly.
+        """
+        default_mpla, default_opla = mame_pla_texts(machine=self.machine)
+        mpla_text, opla_text = _check_inputs(
+            rom, default_mpla if mpla_text is None else mpla_text,
+            default_opla if opla_text is None else opla_text, self.machine)
+        with self._scratch() as tmp:
+            work = Path(tmp)
+            romdir = self._romset(work, rom, mpla_text, opla_text)
+            listing = work / "dasm.txt"
+            self._run_lua(work, romdir, "dasm.lua",
+                          f"romsize {self.machine.rom_size}\ndasm {listing}\n")
+            if not listing.exists():
+                raise MameError(f"{self.binary} {self.machine.name}: dasm wrote no listing")
+            lines = listing.read_text(encoding="ascii", errors="replace").splitlines()
+        return _parse_dasm(lines, self.machine.rom_size)
+
     # -- speed --------------------------------------------------------------------------------
 
     def speed(self, rom: bytes, mpla_text: str | Pla, opla_text: str | Pla,
@@ -501,6 +557,23 @@ class MameOracle:
             if wall < best:
                 best, output = wall, proc.stdout + proc.stderr
         return best, output
+
+
+_DASM = re.compile(r"^\s*[0-9A-F:]+:\s+([0-9A-F]{2})\s+(\S+)\s*(\S*)\s*$")
+
+
+def _parse_dasm(lines: list[str], size: int) -> dict[int, str]:
+    table: dict[int, str] = {}
+    for line in lines:
+        m = _DASM.match(line)
+        if not m:
+            raise MameError(f"MAME dasm: unexpected line {line[:60]!r}")
+        byte, text = int(m.group(1), 16), f"{m.group(2)} {m.group(3)}".rstrip()
+        if table.setdefault(byte, text) != text:
+            raise MameError(f"MAME dasm: opcode {byte:02X} shown as {table[byte]!r} and {text!r}")
+    if len(lines) != size:
+        raise MameError(f"MAME dasm listed {len(lines)} lines (expected {size}, one per byte)")
+    return table
 
 
 def _parse_trace(lines: list[str], count: int, steps: int) -> list[MameTrace]:

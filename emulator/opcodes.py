@@ -10,7 +10,10 @@ Sources:
 - TMS1100/1400 hard-wired instructions and the standard micro decode: ``tms1400-facts.md``
   §5.1-§5.3 and ``mame-oracle.md`` §3 (the TI standard instruction set, TI TMS1000 Series Data
   Manual, table 3).
-- TMS1000 map and micro-ops: TI TMS1000 Series Data Manual (1976), instruction table.
+- TMS1000 map and micro-ops: TI TMS1000 Series Data Manual (1976), instruction table; the
+  TMS1000 mnemonics are MAME 0.251's (``tests/data/mame_dasm/tms1000_opcodes.txt``, the
+  ``simon`` machine's disassembler), which spells the data manual's A6AAC/A8AAC/A10AAC as
+  A6ACC/A8ACC/A10ACC; the assembler accepts the data manual's spelling too.
 
 Operand encodings (all bit-reversed in the opcode, facts §0 item 7):
 ``c4`` 4-bit constant ``bitrev4(op & 0xF)``; ``x3`` 3-bit X ``bitrev3(op & 7)``;
@@ -116,12 +119,12 @@ def _tms1000_ops() -> list[Op]:
     acc = _m("CKP", "ATN", "C8", "AUTA")
     ops = [
         Op("COMX", 0x00, fixed="COMX"),
-        Op("A8AAC", 0x01, micro=acc),
+        Op("A8ACC", 0x01, micro=acc),
         Op("YNEA", 0x02, micro=_m("YTP", "ATN", "NE", "STSL")),
         Op("TAM", 0x03, micro=_m("STO")),
         Op("TAMZA", 0x04, micro=_m("STO", "AUTA")),
-        Op("A10AAC", 0x05, micro=acc),
-        Op("A6AAC", 0x06, micro=acc),
+        Op("A10ACC", 0x05, micro=acc),
+        Op("A6ACC", 0x06, micro=acc),
         Op("DAN", 0x07, micro=_m("CKP", "ATN", "CIN", "C8", "AUTA")),  # A + 14 + 1
         Op("TKA", 0x08, micro=_m("CKP", "AUTA")),
         Op("KNEZ", 0x09, micro=_m("CKP", "NE")),
@@ -191,10 +194,20 @@ def opcode_map(chip: Chip) -> tuple[tuple[Op, int | None], ...]:
     return tuple(table)
 
 
+# TI TMS1000 Series Data Manual spellings of TMS1000 mnemonics that MAME 0.251 spells otherwise
+# (data manual -> MAME); the assembler accepts both, listings use MAME's.
+_TMS1000_TI_SPELLINGS = {"A6AAC": "A6ACC", "A8AAC": "A8ACC", "A10AAC": "A10ACC"}
+
+
 @lru_cache(maxsize=None)
 def mnemonics(chip: Chip) -> dict[str, Op]:
-    """Return the chip's instruction forms by mnemonic."""
-    return {op.mnemonic: op for op, _ in opcode_map(chip)}
+    """Return the chip's instruction forms by mnemonic (on the TMS1000 also by the TI data
+    manual's spelling, ``A8AAC`` for MAME's ``A8ACC``)."""
+    table = {op.mnemonic: op for op, _ in opcode_map(chip)}
+    if chip.chapter_bits == 0:
+        for ti, mame in _TMS1000_TI_SPELLINGS.items():
+            table[ti] = table[mame]
+    return table
 
 
 _OPERAND_RANGE = {"c4": 16, "x3": 8, "x2": 4, "b2": 4, "a6": 64}

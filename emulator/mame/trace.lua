@@ -1,9 +1,10 @@
 -- TowerLab: per-instruction state trace of a TMS1000-family CPU in MAME 0.251 (headless):
--- mbdtower (TMS1400) or mdndclab (TMS1100).
+-- mbdtower (TMS1400), mdndclab (TMS1100) or simon (TMS1000).
 --
 -- Run by emulator/mame.py as MAME's -autoboot_script with -debug -debugger none. The job file
--- named by $TOWERLAB_MAME_JOB gives "steps", "clock" (Hz), "romsize", "ports" (input ports
--- IN.0..IN.n-1) and the ROM images; the first one is the romset's ROM file, the others are
+-- named by $TOWERLAB_MAME_JOB gives "steps", "clock" (Hz), "romsize", "ramsize" (nibbles),
+-- "ports" (input ports IN.0..IN.n-1), optionally "switches" (ports holding configuration
+-- switches, left at their defaults: simon's IN.0 and IN.3) and the ROM images; the first one is the romset's ROM file, the others are
 -- written into the :maincpu region before a soft reset. For each image the script
 -- single-steps the CPU and writes, before every instruction, one line
 --   n cycle ca pa pc op a x y status sl pb cb r o        (hex)
@@ -47,7 +48,8 @@ local data = cpu.spaces["data"]
 if region == nil then fail("no :maincpu region") end
 
 -- read the job
-local steps, CLOCK, ROMSIZE, PORTS = 0, nil, nil, 0
+local steps, CLOCK, ROMSIZE, PORTS, RAMSIZE = 0, nil, nil, 0, 128
+local switches = {}
 local progs = {}
 for line in io.lines(job_path) do
   local word, rest = line:match("^(%S+)%s*(.*)$")
@@ -59,6 +61,10 @@ for line in io.lines(job_path) do
     ROMSIZE = tonumber(rest)
   elseif word == "ports" then
     PORTS = tonumber(rest)
+  elseif word == "ramsize" then
+    RAMSIZE = tonumber(rest)
+  elseif word == "switches" then
+    for p in rest:gmatch("%d+") do switches[tonumber(p)] = true end
   elseif word == "rom" then
     progs[#progs + 1] = {rom = rest, keys = {}}
   elseif word == "keys" then
@@ -79,7 +85,9 @@ for p = 0, PORTS - 1 do
   local port = machine.ioport.ports[":IN." .. p]
   if port == nil then fail("no input port :IN." .. p) end
   fields[p] = {}
-  for b = 0, 3 do fields[p][b] = port:field(1 << b) end
+  if not switches[p] then
+    for b = 0, 3 do fields[p][b] = port:field(1 << b) end
+  end
 end
 -- a mask is a hex string (up to 72 bits): digit i from the right = port i's four K bits
 local function set_keys(hex)
@@ -108,7 +116,7 @@ local function start(index)
     for a = 0, ROMSIZE - 1 do
       region:write_u8(a, tonumber(rom:sub(2 * a + 1, 2 * a + 2), 16))
     end
-    for a = 0, 127 do data:write_u8(a, 0) end
+    for a = 0, RAMSIZE - 1 do data:write_u8(a, 0) end
     for _, k in ipairs({"m_a", "m_x", "m_y", "m_status_latch", "m_sr", "m_ps", "m_cs"}) do
       I[k]:write(0, 0)
     end

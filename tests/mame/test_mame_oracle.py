@@ -12,7 +12,7 @@ from captures.script import parse_script
 from emulator.asm import assemble
 from emulator.core import lfsr_order
 from emulator.mame import (CLOCK_HZ, KEY_MATRIX, MameError, MameOracle, PinChange,
-                           frame_boundary, script_inputs)
+                           frame_boundary, mame_pla_texts, script_inputs)
 from emulator.randrom import random_rom
 
 pytestmark = pytest.mark.mame
@@ -290,6 +290,13 @@ def test_mdndclab_refuses_a_dark_tower_button_script(mpla_text):
 
 
 def test_an_unknown_machine_is_named():
-    with pytest.raises(MameError, match="unknown MAME machine 'simon' .expected one of "
-                                        "mbdtower, mdndclab"):
-        MameOracle(machine="simon")
+    with pytest.raises(MameError, match="unknown MAME machine 'ssimon' .expected one of "
+                                        "mbdtower, mdndclab, simon"):
+        MameOracle(machine="ssimon")
+
+
+def test_simon_is_the_plain_tms1000_machine():
+    oracle = MameOracle(machine="simon")
+    assert oracle.machine.chip.name == "tms1000" and oracle.machine.rom_size == 1024
+    mpla, opla = mame_pla_texts(machine=oracle.machine)
+    assert (len(mpla), len(opla)) == (867, 365)

@@ -1,4 +1,4 @@
-"""Seeded random TMS1400 images (emulator.randrom) for the MAME cross-check."""
+"""Seeded random TMS1400/TMS1100/TMS1000 images (emulator.randrom) for the MAME cross-check."""
 from __future__ import annotations
 
 import pytest
@@ -66,9 +66,34 @@ def test_a_tms1100_image_is_2048_bytes_with_every_opcode():
     assert len(rom) == 2048 and set(rom) == set(range(256))
 
 
-def test_a_tms1000_image_is_rejected():
-    with pytest.raises(RandRomError, match="chip 'tms1000': random images are made for"):
-        random_rom(1, TMS1000)
+def test_tms1000_images_are_1024_bytes_and_four_hold_every_opcode():
+    roms = [random_rom(seed, TMS1000) for seed in range(4)]
+    assert {len(rom) for rom in roms} == {1024}
+    assert set().union(*roms) == set(range(256))
+
+
+def test_tms1000_key_scans_use_its_knez_opcode_09():
+    # TCY n; SETR; KNEZ is 09 on the TMS1000 (0E is IA there), in execution order.
+    order = lfsr_order()
+    rom = random_rom(3, TMS1000)
+    seqs = [[rom[base | pc] for pc in order] for base in range(0, 1024, 64)]
+    assert any(a & 0xF0 == 0x40 and b == 0x0D and c == 0x09
+               for seq in seqs for a, b, c in zip(seq, seq[1:], seq[2:]))
+
+
+def test_an_unknown_chip_is_rejected():
+    with pytest.raises(RandRomError, match="chip 'tms9999': random images are made for"):
+        random_rom(1, type("Chip", (), {"name": "tms9999"})())
+
+
+def test_key_masks_keep_to_the_allowed_bits():
+    masks = random_key_masks(3, 400, ports=4, allowed=0x0FF0)
+    assert all(m & ~0x0FF0 == 0 for m in masks) and any(masks)
+
+
+def test_allowed_bits_outside_the_ports_are_rejected():
+    with pytest.raises(RandRomError, match="allowed key bits 65536 must be a non-zero mask"):
+        random_key_masks(3, 10, ports=4, allowed=1 << 16)
 
 
 def test_key_masks_cover_the_ports_asked_for():
