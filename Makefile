@@ -39,6 +39,8 @@ test: venv sysdeps
 
 bench: venv sysdeps
 	$(PY) benchmarks/emulator_speed.py
+	$(PY) benchmarks/tower_speed.py
+	$(PY) benchmarks/decode_speed.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
