@@ -136,3 +136,4 @@ def test_make_cpu_picks_the_requested_core():
     assert type(make_cpu(TMS1400, rom, core="reference")) is Cpu
     with pytest.raises(ValueError, match="unknown core"):
         make_cpu(TMS1400, rom, core="turbo")
+
