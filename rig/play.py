@@ -28,11 +28,15 @@ import numpy as np
 from captures.events import dumps_event
 
 __all__ = ["KEYMAP", "HOLD_S", "TowerView", "digit_rows", "render_lines", "timeline_lines",
-           "tones_to_pcm", "Sound", "play", "PlayError"]
+           "tones_to_pcm", "Sound", "play", "PlayError", "SOUND_DEVICE", "APLAY_ARGS",
+           "live_sound_available"]
 
 HOLD_S = 0.2          # seconds a key stays pressed (terminals send no key-up)
 FRAME_S = 1 / 30      # screen refresh period, seconds
 RATE = 22050          # audio sample rate, Hz
+SOUND_DEVICE = "/dev/snd"     # ALSA's device folder: live sound only when it exists
+# aplay reads raw PCM on stdin: signed 16-bit little-endian, mono, RATE Hz.
+APLAY_ARGS = ("-q", "-t", "raw", "-f", "S16_LE", "-r", str(RATE), "-c", "1")
 
 # Keyboard key -> tower button, in panel order (MAME's mbdtower input ports).
 KEYMAP: dict[str, str] = {
@@ -189,6 +193,11 @@ def tones_to_pcm(events: Iterable[dict], start: float, end: float, rate: int = R
     return (out * 32767).astype(np.int16)
 
 
+def live_sound_available() -> bool:
+    """Tell whether live sound can play: ``SOUND_DEVICE`` exists and ``aplay`` is on PATH."""
+    return os.path.exists(SOUND_DEVICE) and shutil.which("aplay") is not None
+
+
 class Sound:
     """Audio out of a tower: live to ``aplay`` (when /dev/snd and aplay exist) and/or a WAV.
 
@@ -206,11 +215,11 @@ class Sound:
             self._wav.setnchannels(1)
             self._wav.setsampwidth(2)
             self._wav.setframerate(RATE)
-        self.live = bool(live and os.path.exists("/dev/snd") and shutil.which("aplay"))
+        self.live = bool(live and live_sound_available())
         if self.live:
             try:
                 self._proc = subprocess.Popen(
-                    ["aplay", "-q", "-t", "raw", "-f", "S16_LE", "-r", str(RATE), "-c", "1"],
+                    ["aplay", *APLAY_ARGS],
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             except OSError:
                 self.live = False
@@ -235,13 +244,22 @@ class Sound:
         if self._renderer is not None:
             from captures.model import Changes
 
+            # Render up to the tower's cycle, silence included (else the samples of a quiet
+            # stretch would only go out with the next edge, and aplay would play every tone
+            # late by that stretch). An edge at the current cycle may still change: held back.
             edges = self.tower.speaker_edges()
-            end = len(edges) - 1          # the newest edge may still change at its cycle
+            now = int(self.tower.cycle)
+            end = len(edges)
+            while end > self._fed and edges[end - 1][0] >= now:
+                end -= 1
             block = edges[self._fed:end]
             self._fed = max(self._fed, end)
             chunk = self._renderer.feed(Changes(
                 np.array([c for c, _ in block], dtype=np.int64),
                 np.array([lvl << 1 for _, lvl in block], dtype=np.uint64)))
+            # finish() renders the level held since the last edge up to ``now``; it may be
+            # called again (analysis.sound.SpeakerRenderer keeps its filter state).
+            chunk = np.concatenate([chunk, self._renderer.finish(now)])
             pcm = (np.clip(chunk, -1, 1) * 32767).astype(np.int16)
         else:
             now = self.tower.now
@@ -265,14 +283,22 @@ class Sound:
         if self._wav is not None:
             self._wav.close()
             self._wav = None
-        if self._proc is not None:
-            try:
-                self._proc.stdin.close()
-                self._proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                self._proc.kill()
-                self._proc.wait()
-            self._proc = None
+        self._stop_aplay()
+
+    def _stop_aplay(self) -> None:
+        """Close aplay's input and reap it (killed if it does not end within 5 s)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.stdin.close()
+        except OSError:          # a broken pipe: aplay is gone already
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
     def _out(self, pcm: np.ndarray) -> None:
         if not len(pcm):
@@ -284,9 +310,9 @@ class Sound:
             try:
                 self._proc.stdin.write(data)
                 self._proc.stdin.flush()
-            except OSError:
+            except OSError:          # aplay ended (device busy, killed): go on silent
                 self.live = False
-                self._proc = None
+                self._stop_aplay()
 
 
 def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: float | None = None,

@@ -8,7 +8,8 @@
 ;   any key: a click, the reel turns once (the sensor counts 7 small holes and the big one),
 ;   then the three windows light top to bottom, each with a beep, while "88" shows;
 ;   then "L1" flashes; NO/END steps L1-L4 (a click each), YES/BUY picks;
-;   then P1-P4 the same way; YES/BUY plays a short overture and " 1" flashes for ever.
+;   then P1-P4 the same way; YES/BUY plays the 16-note overture of the shared capture
+;   level_select (4.8 s) and " 1" flashes for ever.
 ;
 ; Needs the standard micro PLA (emulator.decode.standard_micro_pla) and the glyph output PLA
 ; (emulator.darktower.glyph_output_pla: A = 0-9 digits, 11 C, 12 P, 13 L, 14 -, 15 blank;
@@ -37,10 +38,18 @@
         .equ    G_BLANK, 15
         .equ    G_EIGHT, 8
 
+; rests of silence (thalf: 9 + 2*TFINE + 34*TCOARSE instructions)
+        .equ    OV_FINE, 0      ; before the overture
+        .equ    OV_COARSE, 2
+        .equ    RL_FINE, 0      ; tonel: four of these
+        .equ    RL_COARSE, 15
+        .equ    RS_FINE, 2      ; tones: one
+        .equ    RS_COARSE, 7
+
 ; RAM file 0
         .equ    LD, 0           ; left digit glyph
         .equ    RD, 1           ; right digit glyph
-        .equ    TFINE, 2        ; tone: fine half-period (2 instructions per unit)
+        .equ    TFINE, 2        ; tone: fine high half-period (2 instructions per unit)
         .equ    TCOARSE, 3      ; tone: coarse half-period (34 instructions per unit)
         .equ    PLO, 4          ; tone: pulses - 1, low nibble
         .equ    PHI, 5          ; tone: pulses - 1, high nibble
@@ -48,6 +57,7 @@
         .equ    CHI, 7          ; tick counter, high nibble
         .equ    VAL, 8          ; level / players being chosen (1-4)
         .equ    KEY0, 9         ; K of column 0 at the last READK
+        .equ    TLOW, 10        ; tone: fine low half-period (2 instructions per unit)
         .equ    KEY2, 11        ; K of column 2 at the last READK
         .equ    HOLES, 12       ; reel holes still to see
         .equ    NEWKEY, 13      ; 1 when SHOW saw a key go down
@@ -250,31 +260,156 @@ plyes:  LCALL   click
 
 ; ---------------------------------------------------------------------------------------
         .page   10
-; notes: TFINE, TCOARSE, PLO, PHI (period = 33 + 4*TFINE + 68*TCOARSE instructions)
-overture: TCY   TFINE
-        TCMIY   8               ; C4 (263 Hz) 0.2 s: 53 periods
-        TCMIY   3
+; the genuine overture (shared capture level_select, after P2 is chosen): 16 notes, each
+; TFINE, TCOARSE, PLO, PHI, TLOW (period = 36 + 2*(TFINE + TLOW) + 68*TCOARSE instructions,
+; PHI*16 + PLO + 1 periods), then a rest of about 30 ms (tonel) or 3.8 ms (tones)
+overture: TCY   TFINE           ; 1.3 ms after the click, as the genuine tower
+        TCMIY   OV_FINE
+        TCMIY   OV_COARSE
+        LCALL   thalf
+        TCY     TFINE           ;  1: 220.0 Hz (322 instructions) x 97
         TCMIY   4
-        TCMIY   3
-        LCALL   tone
-        TCY     TFINE
-        TCMIY   11              ; E4 (332 Hz) 0.2 s: 66 periods
-        TCMIY   2
-        TCMIY   1
         TCMIY   4
-        LCALL   tone
-        TCY     TFINE
-        TCMIY   3               ; G4 (391 Hz) 0.2 s: 78 periods
-        TCMIY   2
+        TCMIY   0
+        TCMIY   6
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tonel
+        TCY     TFINE           ;  2: 165.5 Hz (428 instructions) x 69
         TCMIY   13
+        TCMIY   5
+        TCMIY   4
+        TCMIY   4
+        TCY     TLOW
+        TCMIY   13
+        LCALL   tonel
+        TCY     TFINE           ;  3: 220.0 Hz (322 instructions) x 27
+        TCMIY   4
+        TCMIY   4
+        TCMIY   10
+        TCMIY   1
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tones
+        TCY     TFINE           ;  4: 165.5 Hz (428 instructions) x 27
+        TCMIY   13
+        TCMIY   5
+        TCMIY   10
+        TCMIY   1
+        TCY     TLOW
+        TCMIY   13
+        LCALL   tones
+        TCY     TFINE           ;  5: 220.0 Hz (322 instructions) x 35
+        TCMIY   4
+        TCMIY   4
+        TCMIY   2
+        TCMIY   2
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tonel
+        LBR     ov2
+
+; ---------------------------------------------------------------------------------------
+        .page   3
+ov2:    TCY     TFINE           ;  6: 256.6 Hz (276 instructions) x 97
+        TCMIY   9
+        TCMIY   3
+        TCMIY   0
+        TCMIY   6
+        TCY     TLOW
+        TCMIY   9
+        LCALL   tonel
+        TCY     TFINE           ;  7: 220.0 Hz (322 instructions) x 70
+        TCMIY   4
+        TCMIY   4
+        TCMIY   5
+        TCMIY   4
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tonel
+        TCY     TFINE           ;  8: 256.6 Hz (276 instructions) x 27
+        TCMIY   9
+        TCMIY   3
+        TCMIY   10
+        TCMIY   1
+        TCY     TLOW
+        TCMIY   9
+        LCALL   tones
+        TCY     TFINE           ;  9: 220.0 Hz (322 instructions) x 27
+        TCMIY   4
+        TCMIY   4
+        TCMIY   10
+        TCMIY   1
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tones
+        TCY     TFINE           ; 10: 260.4 Hz (272 instructions) x 35
+        TCMIY   8
+        TCMIY   3
+        TCMIY   2
+        TCMIY   2
+        TCY     TLOW
+        TCMIY   8
+        LCALL   tonel
+        TCY     TFINE           ; 11: 324.9 Hz (218 instructions) x 129
+        TCMIY   12
+        TCMIY   2
+        TCMIY   0
+        TCMIY   8
+        TCY     TLOW
+        TCMIY   11
+        LCALL   tonel
+        LBR     ov3
+
+; ---------------------------------------------------------------------------------------
+        .page   4
+ov3:    TCY     TFINE           ; 12: 165.5 Hz (428 instructions) x 53
+        TCMIY   13
+        TCMIY   5
+        TCMIY   4
+        TCMIY   3
+        TCY     TLOW
+        TCMIY   13
+        LCALL   tonel
+        TCY     TFINE           ; 13: 220.0 Hz (322 instructions) x 35
+        TCMIY   4
+        TCMIY   4
+        TCMIY   2
+        TCMIY   2
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tones
+        TCY     TFINE           ; 14: 165.5 Hz (428 instructions) x 27
+        TCMIY   13
+        TCMIY   5
+        TCMIY   10
+        TCMIY   1
+        TCY     TLOW
+        TCMIY   13
+        LCALL   tones
+        TCY     TFINE           ; 15: 220.0 Hz (322 instructions) x 35
+        TCMIY   4
+        TCMIY   4
+        TCMIY   2
+        TCMIY   2
+        TCY     TLOW
+        TCMIY   3
+        LCALL   tonel
+        TCY     TFINE           ; 16: 274.5 Hz (258 instructions) x 256
+        TCMIY   5
+        TCMIY   3
+        TCMIY   15
+        TCMIY   15
+        TCY     TLOW
         TCMIY   4
         LCALL   tone
-        TCY     TFINE
-        TCMIY   8               ; C5 (533 Hz) 0.48 s: 256 periods, the most one TONE plays
-        TCMIY   1               ; (two TONE calls in a row would stretch the period where
-        TCMIY   15              ; they meet, and a decoder hears two notes)
+        TCY     LD              ; blank for 16 ticks (0.15 s), then " 1"
+        TCMIY   G_BLANK
+        TCMIY   G_BLANK
+        TCY     CLO_
         TCMIY   15
-        LCALL   tone
+        TCMIY   0
+        LCALL   waitt
         LBR     final
 
 ; ---------------------------------------------------------------------------------------
@@ -317,14 +452,19 @@ flret:  RETN
 
 ; ---------------------------------------------------------------------------------------
         .page   8
-; a key click (440 Hz, 2 periods) and a beep (762 Hz, 33 periods)
-click:  TCY     TFINE
+; a key click (431.9 Hz, 2 periods of 164 instructions) and a beep (737.8 Hz, 33 periods of
+; 96 instructions): the genuine tower's, shared captures tower_test and level_select
+click:  TCY     TLOW
+        TCMIY   15
+        TCY     TFINE
         TCMIY   15
         TCMIY   1
         TCMIY   1
         TCMIY   0
         LBR     tone
-beep:   TCY     TFINE
+beep:   TCY     TLOW
+        TCMIY   15
+        TCY     TFINE
         TCMIY   15
         TCMIY   0
         TCMIY   0
@@ -437,17 +577,24 @@ shheld: TCY     KNOW
 
 ; ---------------------------------------------------------------------------------------
         .page   2
-; square wave on R10: (PHI*16 + PLO + 1) periods of 33 + 4*TFINE + 68*TCOARSE instructions;
-; the digits are dark while it sounds (TDO of the blank glyph)
+; square wave on R10: (PHI*16 + PLO + 1) periods of 36 + 2*(TFINE + TLOW) + 68*TCOARSE
+; instructions (high for 15 + 2*TFINE + 34*TCOARSE of them); the digits are dark while it sounds
+; (TDO of the blank glyph). Both halves take whole instruction counts at 425 kHz / 6, so the
+; period steps by 2 instructions: enough to land exactly on every pitch the genuine tower plays
+; in the shared captures tower_test and level_select (96, 164, 218 ... 428 instructions).
 tone:   CLA
         A15ACC
         TDO
 tn1:    TCY     SPK
         SETR
         CALL    thalf
+        TCY     SPK             ; pad: three instructions (the TMS1400 has no NOP)
+        TCY     SPK
+        TCY     SPK
         TCY     SPK
         RSTR
-        CALL    thalf
+        TCY     TLOW
+        CALL    thalfy
         TCY     PLO
         DMAN                    ; A = PLO - 1, status = PLO != 0
         BRANCH  tnlo
@@ -464,12 +611,30 @@ tnlo:   TAM                     ; pad to the length of the borrow path: every pe
         TCY     PHI
         TCY     PHI
         BRANCH  tn1
+; wait 9 + 2*TFINE + 34*TCOARSE instructions (thalfy: 8 + 2*M(Y) + 34*TCOARSE)
 thalf:  TCY     TFINE
-        TMA
+thalfy: TMA
         TCY     TCOARSE
         TMY
 tdly:   A15ACC
         BRANCH  tdly
         DYN
         BRANCH  tdly
+        RETN
+; a note of the overture, then a rest: tonel about 30 ms, tones about 3.8 ms (the gaps between
+; the genuine overture's notes, shared capture level_select)
+tonel:  CALL    tone
+        TCY     TFINE
+        TCMIY   RL_FINE
+        TCMIY   RL_COARSE
+        CALL    thalf
+        CALL    thalf
+        CALL    thalf
+        CALL    thalf
+        RETN
+tones:  CALL    tone
+        TCY     TFINE
+        TCMIY   RS_FINE
+        TCMIY   RS_COARSE
+        CALL    thalf
         RETN

@@ -26,8 +26,8 @@ def _session(core: str, script, seconds: float) -> EmulatorTower:
 
 def test_demo_session_pins_identical_on_both_cores():
     script = read_script(str(DEMO_SESSION))
-    ref = _session("reference", script, 24.0)
-    fast = _session("fast", script, 24.0)
+    ref = _session("reference", script, script.end_time())
+    fast = _session("fast", script, script.end_time())
     assert fast.core == "fast" and ref.core == "reference"
     assert len(ref.board.pins) > 1000
     assert fast.board.pins == ref.board.pins

@@ -4,7 +4,7 @@ tower test and choice of levels and players, as events.
 Golden file: tests/golden/demo_session.events.jsonl. Regenerate (after a deliberate change to
 the firmware, the board or the decoders) with::
 
-    towerlab run --firmware demo --script emulator/firmware/demo_session.txt --seconds 24 \\
+    towerlab run --firmware demo --script emulator/firmware/demo_session.txt --seconds 26 \\
         --events tests/golden/demo_session.events.jsonl --quiet
 """
 from __future__ import annotations
@@ -17,6 +17,8 @@ from captures.events import read_events
 from captures.script import read_script
 from captures.tower import run_script
 from rig.targets import EmulatorTower, demo_program
+
+from .capdata import events as capture_events
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SESSION = ROOT / "emulator" / "firmware" / "demo_session.txt"
@@ -98,18 +100,65 @@ def test_yes_buy_picks_the_level_then_players_step_the_same_way(session):
     assert sorted(set(shown), key=shown.index) == ["P1", "P2"]
 
 
-def test_choosing_the_players_plays_an_overture_then_flashes_1(session):
-    _, events = session
-    notes = [e for e in of(events, "tone") if e["t"] > 20.0 and e["pulses"] > 2]
-    assert [round(e["freq_hz"]) for e in notes][:3] == [263, 333, 391]
-    shown = texts(events, 20.0)
-    assert shown[-2:] in (["  ", " 1"], [" 1", "  "]) and " 1" in shown
+def genuine_overture():
+    """Return the tones after P2 is chosen in the shared capture level_select (its overture)."""
+    tones = of(capture_events("level_select"), "tone")
+    choose = [e for e in tones if e["pulses"] == 2][-1]      # the click of YES/BUY on P2
+    return [e for e in tones if e["t"] > choose["t"]]
 
 
-def test_the_overtures_four_notes_are_four_tones(session):
+def demo_overture(events):
+    return [e for e in of(events, "tone") if e["t"] > 20.0 and e["pulses"] > 2]
+
+
+def test_the_beep_is_the_genuine_towers_within_1_percent(session):
+    # shared capture tower_test: 737.8 Hz, 33 pulses after each lamp.
     _, events = session
-    notes = [e for e in of(events, "tone") if e["t"] > 20.0 and e["pulses"] > 2]
-    assert [round(e["freq_hz"]) for e in notes] == [263, 333, 391, 533]
+    genuine = [e for e in of(capture_events("tower_test"), "tone") if e["pulses"] > 2][0]
+    beeps = [e for e in of(events, "tone") if 3.1 < e["t"] < 12.0]
+    assert len(beeps) == 3
+    for beep in beeps:
+        assert abs(beep["freq_hz"] / genuine["freq_hz"] - 1) <= 0.01
+        assert beep["pulses"] == genuine["pulses"] == 33
+
+
+def test_the_key_click_is_the_genuine_towers_within_1_percent(session):
+    # shared capture tower_test: 431.9 Hz, 2 pulses on the first key.
+    _, events = session
+    genuine = of(capture_events("tower_test"), "tone")[0]
+    clicks = [e for e in of(events, "tone") if e["pulses"] == 2]
+    assert len(clicks) == len(of(events, "button", action="press")) == 6
+    for click in clicks:
+        assert abs(click["freq_hz"] / genuine["freq_hz"] - 1) <= 0.01
+
+
+def test_the_overture_plays_the_genuine_note_sequence(session):
+    _, events = session
+    ours, theirs = demo_overture(events), genuine_overture()
+    assert len(theirs) == 16
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert abs(a["freq_hz"] / b["freq_hz"] - 1) <= 0.01, (a, b)
+        assert abs(a["dur_s"] / b["dur_s"] - 1) <= 0.05, (a, b)
+
+
+def test_the_overtures_notes_start_when_the_genuine_ones_do_within_5_ms(session):
+    _, events = session
+    ours, theirs = demo_overture(events), genuine_overture()
+    click = [e for e in of(events, "tone") if e["pulses"] == 2][-1]["t"]
+    genuine_click = [e for e in of(capture_events("level_select"), "tone")
+                     if e["pulses"] == 2][-1]["t"]
+    assert len(ours) == len(theirs) == 16
+    for a, b in zip(ours, theirs):
+        assert abs((a["t"] - click) - (b["t"] - genuine_click)) <= 0.005, (a, b)
+
+
+def test_the_digits_stay_dark_through_the_overture_then_1_flashes(session):
+    _, events = session
+    end = demo_overture(events)[-1]
+    end_t = end["t"] + end["dur_s"]
+    assert texts(events, 20.0, end_t) == ["  "]
+    assert texts(events, end_t) == [" 1", "  ", " 1", "  "]
 
 
 def test_every_key_press_gives_a_click_within_20_ms(session):

@@ -172,3 +172,120 @@ def test_a_session_ending_in_an_error_leaves_no_wav(tmp_path):
     out.file.write(b"RIFF")
     out.close(keep=False)
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- live sound through aplay (a fake aplay on PATH; /dev/snd redirected) -------------------
+
+FAKE_APLAY = """#!/bin/sh
+# Fake aplay for the tests: record the arguments, then stdin, as they come.
+printf '%s\\n' "$@" > "{out}/args"
+exec cat > "{out}/pcm"
+"""
+
+
+@pytest.fixture
+def fake_aplay(tmp_path, monkeypatch):
+    """Put a fake ``aplay`` first on PATH and a stand-in sound device; return its output folder."""
+    import rig.play
+
+    bin_dir, out = tmp_path / "bin", tmp_path / "out"
+    bin_dir.mkdir()
+    out.mkdir()
+    script = bin_dir / "aplay"
+    script.write_text(FAKE_APLAY.format(out=out))
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    device = tmp_path / "snd"
+    device.mkdir()
+    monkeypatch.setattr(rig.play, "SOUND_DEVICE", str(device))
+    return out
+
+
+def wait_for_bytes(path: Path, size: int, timeout: float = 20.0) -> int:
+    """Return the size of ``path`` once it holds at least ``size`` bytes (or at ``timeout``)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if path.exists() and path.stat().st_size >= size:
+            break
+        time.sleep(0.05)
+    return path.stat().st_size if path.exists() else 0
+
+
+def live_tower_test(fake_aplay) -> tuple[np.ndarray, int]:
+    """Play the demo's tower test (key at 3.0 s, beeps from 6.46 s) for 10.2 s of tower time
+    live, pumping at the front-end's frame rate; return the PCM aplay got and its rate."""
+    from rig.play import FRAME_S, RATE
+
+    tower = EmulatorTower(firmware="demo")
+    sound = Sound(tower, live=True)
+    assert sound.name == "aplay"
+    actions = {round(3.0 / FRAME_S): tower.press, round(3.2 / FRAME_S): tower.release}
+    for frame in range(round(10.2 / FRAME_S)):          # 306 frames of 1/30 s
+        if frame in actions:
+            actions[frame]("YES/BUY")
+        tower.advance(FRAME_S)
+        sound.pump()
+    assert tower.now == pytest.approx(10.2)
+    sound.close()
+    tower.close()
+    return np.frombuffer((fake_aplay / "pcm").read_bytes(), dtype="<i2"), RATE
+
+
+def test_live_sound_is_off_without_a_sound_device(fake_aplay, monkeypatch, tmp_path):
+    import rig.play
+
+    monkeypatch.setattr(rig.play, "SOUND_DEVICE", str(tmp_path / "no-snd"))
+    sound = Sound(EmulatorTower(firmware="demo"), live=True)
+    assert sound.name == "silent"
+    sound.close()
+    assert not (fake_aplay / "args").exists()
+
+
+def test_live_sound_starts_aplay_on_raw_s16le_mono_at_the_render_rate(fake_aplay):
+    live_tower_test(fake_aplay)
+    args = (fake_aplay / "args").read_text().split("\n")[:-1]
+    assert args == ["-q", "-t", "raw", "-f", "S16_LE", "-r", "22050", "-c", "1"]
+
+
+def test_live_sound_streams_the_whole_session_silent_until_the_key(fake_aplay):
+    pcm, rate = live_tower_test(fake_aplay)
+    assert abs(len(pcm) - 10.2 * rate) < 0.01 * rate
+    assert np.abs(pcm[:int(2.9 * rate)]).max() < 100
+    assert np.abs(pcm[int(3.0 * rate):int(3.1 * rate)]).max() > 1000     # the click
+
+
+def test_live_sound_carries_the_beeps_at_the_genuine_pitch(fake_aplay):
+    # demo golden: beeps at 6.4608, 8.0953, 9.7298 s, 737.8 Hz for 0.0447 s (33 pulses)
+    pcm, rate = live_tower_test(fake_aplay)
+    for start in (6.4608, 8.0953, 9.7298):
+        beep = pcm[int((start + 0.005) * rate):int((start + 0.040) * rate)].astype(float)
+        assert np.abs(beep).max() > 1000
+        spectrum = np.abs(np.fft.rfft(beep * np.hanning(len(beep)), n=1 << 16))
+        peak = np.argmax(spectrum) * rate / (1 << 16)
+        assert abs(peak - 737.8) < 15
+    assert np.abs(pcm[int(7.0 * rate):int(8.0 * rate)]).max() < 100       # quiet between
+
+
+def test_live_sound_goes_out_through_silence_without_waiting_for_the_next_tone(fake_aplay):
+    from rig.play import RATE
+
+    tower = EmulatorTower(firmware="demo")
+    sound = Sound(tower, live=True)
+    tower.advance(2.5)                 # power-on: no speaker edge at all yet
+    sound.pump()
+    got = wait_for_bytes(fake_aplay / "pcm", int(2.49 * RATE) * 2)
+    sound.close()
+    tower.close()
+    assert got >= int(2.49 * RATE) * 2
+
+
+def test_live_sound_goes_silent_when_aplay_dies(fake_aplay, tmp_path):
+    (tmp_path / "bin" / "aplay").write_text("#!/bin/sh\nexit 1\n")
+    tower = EmulatorTower(firmware="demo")
+    sound = Sound(tower, live=True)
+    sound._proc.wait(timeout=10)
+    tower.advance(1.0)
+    sound.pump()
+    assert sound.name == "silent" and sound._proc is None
+    sound.close()
+    tower.close()
