@@ -111,3 +111,11 @@ def test_analog_export_is_refused(tmp_path):
     path.write_bytes(b"<SALEAE>" + bytes(4) + (1).to_bytes(4, "little"))
     with pytest.raises(CaptureError, match="type 1 is not digital"):
         open_capture(path)
+
+
+def test_csv_file_object_reads_the_same_as_its_path(tmp_path):
+    write_csv(_cap(), tmp_path / "digital.csv")
+    with open(tmp_path / "digital.csv", "rb") as f:
+        cap = read_saleae_csv(f)
+        assert same_changes(cap, read_saleae_csv(tmp_path / "digital.csv"))
+        assert same_changes(cap, _cap())            # a second pass over the same file object
