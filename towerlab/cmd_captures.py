@@ -226,44 +226,23 @@ def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
-def _positive(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not (v > 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number")
-    return v
+def _checked(convert, ok, what: str):
+    """Return an argparse type: ``convert(text)`` that must satisfy ``ok``, else one line."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1.0
-    if not (v >= 0 and math.isfinite(v)):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a time in seconds >= 0")
-    return v
-
-
-def _audio_rate(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if not 1000 <= v <= 192_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an audio rate of 1000-192000 Hz")
-    return v
-
-
-def _count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 0")
-    return v
+_positive = _checked(float, lambda v: v > 0 and math.isfinite(v), "a positive number")
+_seconds = _checked(float, lambda v: v >= 0 and math.isfinite(v), "a time in seconds >= 0")
+_audio_rate = _checked(int, lambda v: 1000 <= v <= 192_000, "an audio rate of 1000-192000 Hz")
+_count = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
