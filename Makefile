@@ -14,10 +14,12 @@ PYTEST_ARGS ?=
 
 venv: $(STAMP)
 
-$(STAMP): setup.cfg pyproject.toml
+# PYTHONWARNINGS=ignore: data-only folders (firmware, Lua scripts, shipped as package_data)
+# make setuptools warn at length during the editable install.
+$(STAMP): setup.cfg pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	PYTHONWARNINGS=ignore $(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
 
 # Install missing Debian packages when we are root; otherwise say what is missing.

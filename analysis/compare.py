@@ -263,6 +263,12 @@ def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> st
         tol = c.tolerance.time_s.get(d.a["type"], 0.0)
         lines.append(f"  {d.b['t']:.6f} s of {name_b} maps to {mapped:.6f} s: off by "
                      f"{(mapped - d.a['t']) * 1000:+.1f} ms (tolerance {tol * 1000:g} ms)")
+    if d.kind == "frequency" and d.a is not None and d.b is not None:
+        scaled = d.b["freq_hz"] / c.ratio
+        lines.append(f"  {d.b['freq_hz']:g} Hz of {name_b} on {name_a}'s clock (ratio "
+                     f"{c.ratio:.4f}) is {scaled:.1f} Hz: off by "
+                     f"{(scaled / d.a['freq_hz'] - 1) * 100:+.2f} % (tolerance "
+                     f"{c.tolerance.freq_rel * 100:g} %)")
     lines += [f"  ({head}, offset {c.offset:+.4f} s, fitted on {c.matched} paired events; "
               f"{c.tolerance.describe()})",
               f"  context {name_a}:"]

@@ -362,7 +362,39 @@ def _capture_folder(d: Path) -> Recording:
     meta = {"format": RECORDING_FORMAT, "version": RECORDING_VERSION, "target": "capture",
             "observed": list(ALL_OUTPUT_TYPES), "script_end_s": script.end_time(),
             "fault": None}
+    rom = _edges_rom_sha1(d / "edges.jsonl.gz")
+    if rom:
+        meta["rom_sha1"] = rom
     return Recording(d, meta, script, _read_events(d / "events.jsonl"))
+
+
+def _edges_rom_sha1(path: Path) -> str | None:
+    """Return the ROM SHA-1 named in an edges.jsonl.gz header (the shared captures carry
+    one), or None when there is no such file or field."""
+    import gzip
+
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            header = json.loads(f.readline(1 << 16))
+    except (OSError, ValueError, EOFError):
+        return None
+    rom = header.get("rom_sha1") if isinstance(header, dict) else None
+    return rom if isinstance(rom, str) else None
+
+
+def target_rom_sha1(spec: TargetSpec) -> str | None:
+    """Return the SHA-1 of the ROM image an emulator target runs (None for other targets)."""
+    import hashlib
+
+    if spec.target != "emu":
+        return None
+    if spec.romset:
+        from emulator.romset import load_romset
+        rom = load_romset(spec.romset).rom
+    else:
+        from rig.targets import demo_program
+        rom = bytes(demo_program().rom)
+    return hashlib.sha1(rom).hexdigest()
 
 
 def _write_json(path: Path, data: dict) -> None:
@@ -508,6 +540,7 @@ class CheckResult(Comparison):
     fault: str | None = None                # when the recording ends in a fault
     late_actions: int = 0                   # the recording's actions that ran late
     clock_note: str | None = None           # why --clock auto fell back to the nominal clock
+    rom_note: str | None = None             # the recording names another ROM than the target's
 
 
 def _replay(rec: Recording, spec: TargetSpec) -> tuple[list[dict], tuple[str, ...]]:
@@ -583,6 +616,14 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -
     rec = load_recording(path)
     fit = None
     note = None
+    rom_note = None
+    recorded_rom = rec.meta.get("rom_sha1")
+    if isinstance(recorded_rom, str):
+        ours = target_rom_sha1(spec)
+        if ours is not None and ours != recorded_rom:
+            rom_note = (f"the recording was made with ROM {recorded_rom[:12]}..., the target "
+                        f"runs {ours[:12]}... ({'--romset ' + spec.romset if spec.romset else 'the demo firmware'}): "
+                        f"differences are expected; pass --romset with that ROM")
     if auto_clock:
         try:
             clock, fit = fit_recorded_clock(rec, spec)
@@ -607,7 +648,7 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -
     return CheckResult(**vars(result), clock_hz=spec.clock_hz, clock_fit=fit,
                        compared_until=end, fault=rec.meta.get("fault"),
                        late_actions=int(rec.meta.get("late_actions") or 0),
-                       clock_note=note)
+                       clock_note=note, rom_note=rom_note)
 
 
 def check_cleanroom(path: str | os.PathLike):

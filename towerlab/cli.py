@@ -40,7 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser with every area's subcommands."""
     import importlib
 
-    parser = _OneLineParser(prog="towerlab", description=__doc__.splitlines()[0])
+    parser = _OneLineParser(
+        prog="towerlab",
+        description="TowerLab: emulate, probe, record, decode and compare Milton Bradley's "
+                    "Dark Tower (TMS1400) and its clean-room game. "
+                    "'towerlab COMMAND --help' says more about each command.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

@@ -252,9 +252,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
     cmap = dict(metavar="F", dest="channel_map", default=None,
                 help="channel map file (probe = SIGNAL lines)")
 
-    p = sub.add_parser("decode", help="decode a capture's pins into events (JSON lines)")
-    p.add_argument("capture")
-    p.add_argument("-o", "--output", required=True, metavar="EVENTS.jsonl")
+    p = sub.add_parser("decode", help="decode a capture's pins into events (JSON lines)",
+                       description="Decode the display, lamps, motor, reel, keypad and speaker "
+                                   "of a capture into events, as the shared captures' "
+                                   "events.jsonl define them.")
+    p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
+    p.add_argument("-o", "--output", required=True, metavar="EVENTS.jsonl",
+                   help="events file to write (JSON lines)")
     p.add_argument("--channel-map", **cmap)
     p.add_argument("--only", nargs="+", choices=list(DECODERS), metavar="DECODER",
                    help=f"run only these decoders ({', '.join(DECODERS)})")
@@ -266,8 +270,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
     p = sub.add_parser("plot", help="draw a timing diagram or a sound picture")
     p.add_argument("kind", choices=("timing", "sound"))
-    p.add_argument("capture")
-    p.add_argument("-o", "--output", required=True, metavar="F.png|svg")
+    p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
+    p.add_argument("-o", "--output", required=True, metavar="F.png|svg|pdf",
+                   help="picture to write; the extension picks the format")
     p.add_argument("--from", dest="start", type=_seconds, default=None, metavar="S",
                    help="window start (s, timing plot; default 0)")
     p.add_argument("--to", dest="end", type=_seconds, default=None, metavar="S",
@@ -275,18 +280,24 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--channel-map", **cmap)
     p.set_defaults(func=cmd_plot)
 
-    p = sub.add_parser("wav", help="render the speaker as a 16-bit WAV, as MAME does")
-    p.add_argument("capture")
-    p.add_argument("-o", "--output", required=True, metavar="F.wav")
+    p = sub.add_parser("wav", help="render the speaker as a 16-bit WAV, as MAME does",
+                       description="Render R10 AND NOT R4 as 16-bit mono PCM: box filter over "
+                                   "each output sample, low-pass, DC blocker (MAME's speaker).")
+    p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
+    p.add_argument("-o", "--output", required=True, metavar="F.wav", help="WAV file to write")
     p.add_argument("--rate", type=_audio_rate, default=44100,
                    help="output rate in Hz, 1000-192000 (44100)")
     p.add_argument("--gain", type=_positive, default=0.25, help="mixer gain (MAME: 0.25)")
     p.add_argument("--channel-map", **cmap)
     p.set_defaults(func=cmd_wav)
 
-    p = sub.add_parser("diff", help="compare two captures or events files by meaning")
-    p.add_argument("a")
-    p.add_argument("b")
+    p = sub.add_parser("diff", help="compare two captures or events files by meaning",
+                       description="Align the two event sequences, fit the clock ratio on the "
+                                   "matched events, and print the first difference with both "
+                                   "sides and context, or 'equivalent within tolerance'. "
+                                   "Exit status 0 equivalent, 1 a difference, 2 bad input.")
+    p.add_argument("a", help="reference: a capture or an events .jsonl file")
+    p.add_argument("b", help="compared: a capture or an events .jsonl file")
     p.add_argument("--time-tol", type=_positive, default=None, metavar="S",
                    help="lamp/motor/tone time tolerance in s (0.001)")
     p.add_argument("--window-tol", type=_positive, default=None, metavar="S",

@@ -67,7 +67,8 @@ def register(sub) -> None:
     p = sub.add_parser("demo", help="show the demo firmware's tower test and level selection",
                        description="Run the open demo firmware through a scripted session "
                                    "(tower test, level and player selection), print its "
-                                   "timeline and write events.jsonl, capture.sr and demo.wav.")
+                                   "timeline and write events.jsonl, capture.sr, demo.wav and "
+                                   "script.txt.")
     p.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
     p.set_defaults(func=cmd_demo)
 
@@ -389,5 +390,6 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     for line in timeline_lines(events):
         print(line, file=out)
     print(f"wrote {folder}/events.jsonl ({len(events)} events), {folder}/capture.sr, "
-          f"{folder}/demo.wav", file=out)
+          f"{folder}/demo.wav and {folder}/script.txt (the session, for rig and conform)",
+          file=out)
     return 0

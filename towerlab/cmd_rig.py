@@ -106,6 +106,8 @@ def cmd_check(args, out: IO[str]) -> int:
             print(conformed.describe(), file=out)
         return 0 if conformed.conforms else 1
     result = check(args.recording, _spec(args), auto_clock=args.clock == "auto")
+    if result.rom_note:
+        print(f"note: {result.rom_note}", file=out)
     print(format_comparison(result, "recording", args.target), file=out)
     if result.late_actions and not result.equivalent:
         print(f"note: {result.late_actions} key/power actions of the recording reached the box after their "

@@ -98,3 +98,12 @@ def test_clock_fit_outside_a_plausible_range_falls_back_to_the_same_clock():
     # Unrelated events paired by accident: the raw fit would be negative.
     ratio, offset = fit_clock_ratio([(1.0, 5.0), (2.0, 4.0), (3.0, 3.0), (4.0, 2.0)])
     assert (ratio, offset) == (1.0, 0.0)
+
+
+def test_a_frequency_difference_shows_the_other_tone_on_this_clock():
+    from analysis.compare import compare_events, format_comparison
+
+    a = [{"t": 1.0, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046, "pulses": 2}]
+    b = [{"t": 1.0, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046, "pulses": 2}]
+    report = format_comparison(compare_events(a, b, ratio=0.98, offset=0.02), "A", "B")
+    assert "431.9 Hz of B on A's clock (ratio 0.9800) is 440.7 Hz: off by +2.04 %" in report

@@ -302,3 +302,16 @@ def test_clock_auto_without_a_plausible_fit_compares_at_the_nominal_clock_and_sa
     code, out, _ = _run(["rig", "check", rec, "--target", "emu", "--clock", "auto"], capsys)
     assert code == 1 and out.startswith("first difference")
     assert "note: --clock auto: " in out and "compared at 425 kHz" in out
+
+
+def test_checking_a_genuine_capture_against_the_demo_firmware_says_the_roms_differ(tmp_path):
+    import io
+
+    from towerlab.cli import main
+
+    out = io.StringIO()
+    code = main(["rig", "check", str(TOWER_TEST), "--target", "emu"], out)
+    first = out.getvalue().splitlines()[0]
+    assert code == 1
+    assert first.startswith("note: the recording was made with ROM 7edbff437da3...")
+    assert "the demo firmware" in first and "pass --romset" in first
