@@ -213,9 +213,14 @@ class Difference:
 
     def describe(self) -> str:
         """Return a multi-line report: what differs, both sides, and context."""
-        ref = self.reference.describe() if self.reference else "(nothing)"
+        ref = (f"{self.reference.describe()} at {self.reference.t:.3f} s" if self.reference
+               else "(nothing)")
         if self.game is not None:
-            game = self.game.describe()
+            game = f"{self.game.describe()} at {self.game.t:.3f} s"
+            if self.reference is not None and self.game.describe() == \
+                    self.reference.describe():
+                game += (f" (the same item {1000 * (self.game.t - self.reference.t):+.0f} ms "
+                         f"away: outside the time tolerance)")
         elif self.nearest is not None:
             game = (f"(nothing within tolerance; nearest like it: {self.nearest.describe()} "
                     f"at {self.nearest.t:.3f} s)")

@@ -232,3 +232,13 @@ def test_a_reference_without_display_is_compared_on_what_it_observed():
     assert not resolve(script, no_display).conforms
     result = resolve(script, no_display, types=("lamp", "motor", "reel", "tone"))
     assert result.conforms, result.describe()
+
+
+def test_a_difference_in_time_alone_shows_both_times_and_says_so():
+    from cleanroom.conform import Difference, Item
+
+    ref = Item(t=3.033, kind="reel", value=7)
+    game = Item(t=3.083, kind="reel", value=7)
+    text = Difference(ref.t, ref, game, [ref]).describe()
+    assert "reference: reel card_pos 7 at 3.033 s" in text
+    assert "game:      reel card_pos 7 at 3.083 s (the same item +50 ms away" in text
