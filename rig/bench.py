@@ -57,7 +57,7 @@ class VirtualBench:
     """A virtual tower, the simulated button box and the simulated analyser on one clock."""
 
     def __init__(self, tower_factory: Callable[[], object], probe: tuple[str, ...] = PROBE_16,
-                 slice_s: float = 0.005, max_speed: float = 5.0, tower_speed: float = 1.0,
+                 slice_s: float = 0.005, max_speed: float = 2.0, tower_speed: float = 1.0,
                  firmware=None, fifo_bytes: int = 1 << 16, box_clock_error: float = 0.0):
         self._factory = tower_factory
         self.tower = None

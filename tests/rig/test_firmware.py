@@ -32,9 +32,10 @@ def test_a_press_with_a_hold_closes_the_key_for_that_long(host):
 def test_scheduled_actions_keep_their_device_time_spacing(host):
     box, sim = host
     now = box.status().now_us
-    box.press("MOVE", at_us=now + 100_000)
-    box.release("MOVE", at_us=now + 100_000 + 123_457)
-    sim.wait_until(sim.sim.now_us + 400_000)
+    # 1 s ahead (0.25 s of wall time at the bench's 4x): both commands surely arrive first.
+    box.press("MOVE", at_us=now + 1_000_000)
+    box.release("MOVE", at_us=now + 1_000_000 + 123_457)
+    sim.wait_until(now + 1_300_000)
     (closed, opened), = sim.key_intervals("MOVE")
     assert opened - closed == pytest.approx(123_457, abs=30)
 
@@ -127,9 +128,9 @@ def test_queued_actions_on_one_key_keep_their_order(host):
     box, sim = host
     now = box.status().now_us
     for k in range(3):
-        box.press("INVENTORY", at_us=now + 100_000 + k * 50_000)
-        box.release("INVENTORY", at_us=now + 120_000 + k * 50_000)
-    sim.wait_until(sim.sim.now_us + 400_000)
+        box.press("INVENTORY", at_us=now + 1_000_000 + k * 50_000)
+        box.release("INVENTORY", at_us=now + 1_020_000 + k * 50_000)
+    sim.wait_until(now + 1_300_000)
     spans = sim.key_intervals("INVENTORY")
     assert [round((b - a) / 1000) for a, b in spans] == [20, 20, 20]
     assert [round((spans[k + 1][0] - spans[k][0]) / 1000) for k in range(2)] == [50, 50]
@@ -147,9 +148,10 @@ def test_a_full_schedule_is_refused_not_dropped(host):
 def test_release_all_now_cancels_scheduled_presses(host):
     box, sim = host
     now = box.status().now_us
-    box.press("FRONTIER", hold_ms=10, at_us=now + 50_000)
+    # Far enough ahead that the release-all surely arrives first, however busy the host is.
+    box.press("FRONTIER", hold_ms=10, at_us=now + 1_000_000)
     box.release_all()
-    sim.wait_until(sim.sim.now_us + 150_000)
+    sim.wait_until(now + 1_200_000)
     assert sim.key_intervals("FRONTIER") == [] and not box.status().pending
 
 
