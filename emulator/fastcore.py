@@ -25,7 +25,7 @@ import sys
 from typing import Callable, Iterator
 
 from emulator.chips import Chip
-from emulator.core import Cpu, CpuError, _cki_constant
+from emulator.core import LFSR_NEXT, Cpu, CpuError, _cki_constant
 from emulator.decode import fixed_table, micro_table, output_table
 from emulator.opcodes import FIXED_ACTIONS
 from emulator.pla import Pla
@@ -98,7 +98,7 @@ class FastCpu:
         self.on_r: Callable[[int, int], object] | None = None
         self.on_o: Callable[[int, int], object] | None = None
         self._read_k: Callable[[int], int] | None = None
-        self._orform = False
+        self._stops = (0, 0)                 # (R mask, O mask) the caller watches
         self._core.reset(0, True)
         self._deliver()
 
@@ -127,7 +127,6 @@ class FastCpu:
         self._read_k = None
         self._core.set_k_callback(None)
         self._core.set_k(kconst & 0xF, r, o)
-        self._orform = True
         self._update_stops()
 
     def set_stops(self, r_mask: int, o_mask: int) -> None:
@@ -140,7 +139,7 @@ class FastCpu:
         if self._read_k is not None:
             self._core.set_stop(0x7FF, 0xFF)  # the callback must see every pin change
         else:
-            self._core.set_stop(*getattr(self, "_stops", (0, 0)))
+            self._core.set_stop(*self._stops)
 
     def take_edges(self) -> list[tuple[int, int, int]]:
         """Return and clear the buffered pin changes ``(cycle, kind, value)`` (kind 0 R, 1 O)."""
@@ -178,7 +177,7 @@ class FastCpu:
         """
         core = self._core
         consuming = self.on_r is not None or self.on_o is not None
-        user_stops = getattr(self, "_stops", (0, 0)) != (0, 0)
+        user_stops = self._stops != (0, 0)
         total = 0
         while True:
             total += core.run(cycle)
@@ -231,7 +230,6 @@ class FastCpu:
     @property
     def pc(self) -> int:
         """Return the PC of the next instruction to execute (as MAME's debugger shows it)."""
-        from emulator.core import LFSR_NEXT
         return LFSR_NEXT.index(self._get("pc"))
 
     @property

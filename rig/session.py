@@ -638,13 +638,10 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -
     # Reel positions are inferred (dead reckoning between sensor holes on a probe, frame-polled
     # on the emulator's board): fit the clock on the pin-exact types, then compare everything.
     exact = tuple(t for t in types if t != "reel") or types
+    # (A fit outside analysis.compare.RATIO_RANGE comes back as the same clock, 1.0 / 0.0.)
     first = compare_events(a, b, Tolerance(types=exact))
-    ratio, offset = first.ratio, first.offset
-    if not 0.5 <= ratio <= 2.0:
-        # Too little in common to fit a clock (a negative or doubled clock means nothing):
-        # compare on the same clock, so the first difference is where they part.
-        ratio, offset = 1.0, 0.0
-    result = compare_events(a, b, Tolerance(types=types), ratio=ratio, offset=offset)
+    result = compare_events(a, b, Tolerance(types=types), ratio=first.ratio,
+                            offset=first.offset)
     return CheckResult(**vars(result), clock_hz=spec.clock_hz, clock_fit=fit,
                        compared_until=end, fault=rec.meta.get("fault"),
                        late_actions=int(rec.meta.get("late_actions") or 0),

@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import IO, Callable
+from typing import IO
 
 from captures.files import atomic_write, check_not_an_input, check_output_path
 
-__all__ = ["register", "cmd_trace", "cmd_asm", "cmd_disasm", "write_atomically",
-           "check_output_path", "check_not_an_input"]
+__all__ = ["register", "cmd_trace", "cmd_asm", "cmd_disasm"]
 
 # Traces at least this long (instructions, a few seconds) show a progress bar on a terminal.
 _PROGRESS_STEPS = 200_000
@@ -65,11 +64,6 @@ def register(sub) -> None:
 def _chip(name: str | None):
     from emulator.chips import get_chip
     return get_chip(name) if name else None
-
-
-def write_atomically(path: str, write: Callable[[IO], None], binary: bool = False) -> None:
-    """Write ``path`` through captures.files.atomic_write (text unless ``binary``)."""
-    atomic_write(path, write, binary=binary)
 
 
 def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
@@ -135,7 +129,7 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
             f.write(line + "\n")
 
     if args.output is not None:
-        write_atomically(args.output, write)
+        atomic_write(args.output, write, binary=False)
     else:
         write(out)
     return 0
@@ -155,9 +149,9 @@ def cmd_asm(args: argparse.Namespace, out: IO[str]) -> int:
             raise ValueError(f"{args.listing}: given as both -o and --listing (expected two "
                              f"files)")
     program = assemble_file(args.source, _chip(args.chip))
-    write_atomically(args.output, lambda f: f.write(program.rom), binary=True)
+    atomic_write(args.output, lambda f: f.write(program.rom), binary=True)
     if args.listing is not None:
-        write_atomically(args.listing, lambda f: f.write(program.listing))
+        atomic_write(args.listing, lambda f: f.write(program.listing), binary=False)
     print(f"{args.output}: {len(program.rom)} bytes for a {program.chip.name.upper()}", file=out)
     return 0
 
@@ -176,7 +170,7 @@ def cmd_disasm(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"towerlab: {note}", file=sys.stderr)
     text = (disassemble_listing if args.listing else disassemble)(rs.rom, rs.chip)
     if args.output is not None:
-        write_atomically(args.output, lambda f: f.write(text))
+        atomic_write(args.output, lambda f: f.write(text), binary=False)
     else:
         out.write(text)
     return 0

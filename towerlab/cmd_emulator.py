@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from captures.files import atomic_write, check_not_an_input, check_output_path
+
 __all__ = ["register", "cmd_run", "cmd_play", "cmd_demo", "DEMO_SESSION"]
 
 DEMO_SESSION = (Path(__file__).resolve().parent.parent / "emulator" / "firmware"
@@ -112,19 +114,10 @@ def _tower(args: argparse.Namespace):
                          core=getattr(args, "core", "fast"))
 
 
-def _atomic(path: str, write, binary: bool = False) -> None:
-    """Write ``path`` through a temporary file, so a failure leaves nothing half-written."""
-    from towerlab.cmd_chip import write_atomically
-
-    write_atomically(path, write, binary=binary)
-
-
 def _check_outputs(events_path: str | None, sr_path: str | None,
                    wav_path: str | None, inputs: tuple = ()) -> None:
     """Refuse unusable output names before any work is done (one line naming the file):
     folders, missing folders, one file for two outputs, an output that is one of ``inputs``."""
-    from towerlab.cmd_chip import check_not_an_input, check_output_path
-
     for path in (events_path, sr_path, wav_path):
         if path is not None:
             check_output_path(path)
@@ -148,7 +141,7 @@ def _write_outputs(tower, events: list[dict], events_path: str | None, sr_path: 
 
     _check_outputs(events_path, sr_path, wav_path)
     if events_path is not None:
-        _atomic(events_path, lambda f: write_events(events, f))
+        atomic_write(events_path, lambda f: write_events(events, f), binary=False)
     if sr_path is not None:
         from captures.formats import write_capture
 
@@ -156,7 +149,7 @@ def _write_outputs(tower, events: list[dict], events_path: str | None, sr_path: 
     if wav_path is not None:
         from analysis.sound import write_wav
 
-        _atomic(wav_path, lambda f: write_wav(tower.speaker_capture(), f), binary=True)
+        atomic_write(wav_path, lambda f: write_wav(tower.speaker_capture(), f), binary=True)
 
 
 def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
@@ -256,7 +249,7 @@ def _batch_one(job: tuple) -> tuple[str, int, str]:
     events = run_script(tower, read_script(script_path, board_keys(args.board)),
                         until=args.seconds)
     tower.close()
-    _atomic(path, lambda f: write_events(events, f))
+    atomic_write(path, lambda f: write_events(events, f), binary=False)
     return script_path, len(events), path
 
 
@@ -338,7 +331,6 @@ def cmd_play(args: argparse.Namespace, out: IO[str]) -> int:
     from rig.play import play
 
     if args.wav is not None:
-        from towerlab.cmd_chip import check_output_path
 
         check_output_path(args.wav)
     _resolve_board(args)
@@ -386,7 +378,8 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     tower.close()
     _write_outputs(tower, events, str(folder / "events.jsonl"), str(folder / "capture.sr"),
                    str(folder / "demo.wav"))
-    _atomic(str(folder / "script.txt"), lambda f: f.write(DEMO_SESSION.read_text()))
+    atomic_write(str(folder / "script.txt"), lambda f: f.write(DEMO_SESSION.read_text()),
+                 binary=False)
     for line in timeline_lines(events):
         print(line, file=out)
     print(f"wrote {folder}/events.jsonl ({len(events)} events), {folder}/capture.sr, "
