@@ -87,10 +87,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from emulator.chips import TMS1400, Chip, get_chip
-from emulator.core import LFSR_NEXT, lfsr_order
+from emulator.core import lfsr_order
 from emulator.opcodes import Op, decode, encode, format_operand, mnemonics
 
-__all__ = ["AsmError", "Program", "PageBuffers", "assemble", "assemble_file", "next_pc",
+__all__ = ["AsmError", "Program", "PageBuffers", "assemble", "assemble_file",
            "PC_ORDER", "rom_offset", "format_address", "ALIASES", "MAX_SOURCE_BYTES"]
 
 ALIASES = {"BR": "BRANCH", "TBIT1": "TBIT"}
@@ -104,16 +104,7 @@ MAX_SOURCE_BYTES = 16 << 20   # a 4 KB ROM's source is far smaller
 _RESET = (0, 15, 0)  # chapter, page, pc of the first fetch after reset (facts §0 item 5)
 
 
-def next_pc(pc: int) -> int:
-    """Return the program counter after ``pc`` (6-bit LFSR, ``tms1400-facts.md`` §2.1)."""
-    return LFSR_NEXT[pc]
-
-
-def _pc_order() -> tuple[int, ...]:
-    return tuple(lfsr_order())
-
-
-PC_ORDER: tuple[int, ...] = _pc_order()  # the 64 raw pc values in execution order, from 00
+PC_ORDER: tuple[int, ...] = tuple(lfsr_order())  # the 64 raw pc values in execution order
 _PC_INDEX = {pc: i for i, pc in enumerate(PC_ORDER)}
 
 

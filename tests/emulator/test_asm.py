@@ -10,9 +10,9 @@ import textwrap
 import pytest
 
 import emulator.asm
-from emulator.asm import (PC_ORDER, AsmError, assemble, assemble_file, format_address, next_pc,
-                          rom_offset)
+from emulator.asm import PC_ORDER, AsmError, assemble, assemble_file, format_address, rom_offset
 from emulator.chips import TMS1000, TMS1100, TMS1400
+from emulator.core import LFSR_NEXT
 
 
 def asm(text: str, chip=TMS1400):
@@ -39,12 +39,12 @@ def test_pc_order_is_the_lfsr_sequence_of_the_facts_file():
 
 def test_pc_order_visits_all_64_values_and_wraps_from_20_to_00():
     assert sorted(PC_ORDER) == list(range(64))
-    assert next_pc(0x20) == 0x00
+    assert LFSR_NEXT[0x20] == 0x00
 
 
 def test_lfsr_exceptions_at_1f_and_3f():
-    assert next_pc(0x1F) == 0x3F
-    assert next_pc(0x3F) == 0x3E
+    assert LFSR_NEXT[0x1F] == 0x3F
+    assert LFSR_NEXT[0x3F] == 0x3E
 
 
 def test_rom_offset_is_chapter_times_1024_plus_page_times_64_plus_raw_pc():

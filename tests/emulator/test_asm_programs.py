@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from emulator.asm import assemble_file, next_pc, rom_offset
+from emulator.asm import assemble_file, rom_offset
 from emulator.chips import TMS1400, Chip, get_chip
+from emulator.core import LFSR_NEXT
 from emulator.opcodes import bitrev, decode
 from tests.conftest import MAME, require_tool
 
@@ -60,7 +61,7 @@ class Model:
         """Execute one instruction; return its opcode."""
         chip = self.chip
         byte = self.rom[self.address()]
-        self.pc = next_pc(self.pc)
+        self.pc = LFSR_NEXT[self.pc]
         op, value = self.decoded[byte]
         fixed, micro = op.fixed, op.micro
         big = chip.stack_depth > 1
