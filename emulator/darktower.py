@@ -203,6 +203,10 @@ class DarkTowerBoard(ScriptedKeys):
     def write_r(self, cycle: int, r: int) -> None:
         """Take the chip's 11 R latches at ``cycle`` (after SETR/RSTR and reset)."""
         self.advance_to(cycle)
+        self._apply_r(cycle, r)
+
+    def _apply_r(self, cycle: int, r: int) -> None:
+        """Take R at ``cycle`` once every board event due by then has been processed."""
         old = self.r
         self.r = r & 0x7FF
         if self.r >> 9 & 1:                 # R9: any R write with the motor bit starts the reel
@@ -217,6 +221,10 @@ class DarkTowerBoard(ScriptedKeys):
     def write_o(self, cycle: int, o: int) -> None:
         """Take the chip's 8 O pins at ``cycle`` (after TDO and reset)."""
         self.advance_to(cycle)
+        self._apply_o(cycle, o)
+
+    def _apply_o(self, cycle: int, o: int) -> None:
+        """Take O at ``cycle`` once every board event due by then has been processed."""
         if (o & 0xFF) != self.o:
             self.o = o & 0xFF
             self._update_word(cycle)
@@ -261,6 +269,7 @@ class DarkTowerBoard(ScriptedKeys):
         cpu = self.cpu
         cpu.on_r = cpu.on_o = None
         write_r, write_o = self.write_r, self.write_o
+        apply_r, apply_o = self._apply_r, self._apply_o
         while cpu.cycle < cycle:
             self.advance_to(cpu.cycle + 1)
             t_next = min(self._tick * self._tick_units, self._frame * self._frame_units)
@@ -270,51 +279,14 @@ class DarkTowerBoard(ScriptedKeys):
             cpu.set_k_orform(8 if self.sensor else 0,
                              bytes((self.keys[0], self.keys[1], self.keys[2])))
             cpu.run_until(min(cycle, first_seen - 1))
-            edges = cpu.take_edges()
-            if not edges:
-                continue
-            # Edges before ``first_seen`` see no board event: apply them without advance_to.
-            k_sensor = 8 if self.sensor else 0
-            sensor_bit = _SENSOR_BIT if k_sensor else 0
-            keys = self.keys
-            k0, k1, k2 = keys[0], keys[1], keys[2]
-            pins, speaker, listeners = self.pins, self.speaker, self._listeners
+            # Edges before ``first_seen`` see no board event: no advance_to needed.
             last = 0
-            for c, kind, value in edges:
+            for c, kind, value in cpu.take_edges():
                 if c >= first_seen:
                     (write_r if kind == 0 else write_o)(c, value)
-                    continue
-                last = c
-                r = self.r
-                if kind == 0:
-                    old, r = r, value & 0x7FF
-                    self.r = r
-                    if r & 0x200:
-                        self.running = True
-                    level = (r >> 8 & 1) & ~(r >> 4) & 1
-                    if level != self._led_level:
-                        self._led_change(c)
-                    spk = (r >> 10 & 1) & ~(r >> 4) & 1
-                    if spk != speaker[-1][1]:
-                        speaker.append((c, spk))
-                    if old == r:
-                        continue
                 else:
-                    value &= 0xFF
-                    if value == self.o:
-                        continue
-                    self.o = value
-                k = (k0 if r & 1 else 0) | (k1 if r & 2 else 0) | (k2 if r & 4 else 0) | k_sensor
-                word = (r << _R_SHIFT) | (self.o << _O_SHIFT) | (k << _K_SHIFT) | sensor_bit
-                if word == self._word:
-                    continue
-                self._word = word
-                if pins[-1][0] == c:
-                    pins[-1] = (c, word)
-                else:
-                    pins.append((c, word))
-                for fn in listeners:
-                    fn(c, word)
+                    (apply_r if kind == 0 else apply_o)(c, value)
+                    last = c
             if last:
                 self._now = max(self._now, last * _UNITS)
 
