@@ -49,15 +49,15 @@ def _check_path(path: str) -> str:
     """Return the image format of ``path`` (png, svg, pdf); raise AnalysisError if it is
     none of them, is a folder, or is in a folder that does not exist (checked before any
     work is done)."""
-    import os
+    from captures.files import OutputError, check_output_path
 
     ext = str(path).lower().rsplit(".", 1)[-1]
     if ext not in ("png", "svg", "pdf"):
         raise AnalysisError(f"{path}: plot output must end in .png, .svg or .pdf")
-    if os.path.isdir(path):
-        raise AnalysisError(f"{path}: is a folder (expected a file name to write)")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise AnalysisError(f"{path}: cannot write (no such folder)")
+    try:
+        check_output_path(path)
+    except OutputError as exc:
+        raise AnalysisError(str(exc)) from None
     return ext
 
 

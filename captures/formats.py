@@ -117,8 +117,6 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     from captures.files import OutputError
     from captures.files import atomic_write as _atomic_write
 
-    if os.path.isdir(os.fspath(path)):
-        raise CaptureError(f"{os.fspath(path)}: is a folder (expected a file name to write)")
     try:
         _atomic_write(path, write, binary=True)
     except OutputError as exc:

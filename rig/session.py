@@ -398,9 +398,10 @@ def target_rom_sha1(spec: TargetSpec) -> str | None:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from captures.files import atomic_write
+
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    atomic_write(path, lambda f: f.write(text), binary=False)
 
 
 class _Watched:
