@@ -83,6 +83,11 @@ _ROWS = [
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
     Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
+    Param("picture_after_click_s", 0.013, "s", "corpus: MOVE's beep or motor 13-14 ms after "
+          "the key click (l1_p1_s01 37.05, 270.15; 30 sessions)", "measured"),
+    Param("cue_tail_s", 0.442, "s", "corpus: the Death March and the cursed cue keep their "
+          "picture lit 0.442 s after the last note (l1_p1_s01 66.95, l1_p2_s05 368.53)",
+          "measured"),
     # --- rules (rulebook) -----------------------------------------------------------------
     Param("start_warriors", 10, "", "rulebook: The Object / score charts", "rulebook"),
     Param("start_gold", 30, "bags", "rulebook: score charts", "rulebook"),
@@ -127,8 +132,9 @@ _ROWS = [
           "probability", "chosen", "no capture"),
     Param("tomb_odds", dict(deserted=0.35, battle=0.40, treasure=0.25), "probability",
           "chosen", "no capture"),
-    Param("brigands_per_warrior", (0.5, 1.5), "brigands/warrior",
-          "chosen: battle brigands = warriors x uniform range, at least 1", "no capture"),
+    Param("brigands_spread", 2, "brigands", "corpus: the brigands of a MOVE or TOMB/RUIN "
+          "battle are the warriors' number give or take 2 (62 battles, all within)",
+          "corpus, 62 battles"),
     Param("skirmish_win", "warriors / (warriors + brigands)", "probability", "chosen",
           "level4_riddle: 5 of 7 skirmishes won (95 % interval 0.36-0.92); the model's mean "
           "over those skirmishes, 0.62, is inside"),
@@ -136,13 +142,11 @@ _ROWS = [
           "rulebook battle example 4 -> 2 -> 1 -> 0", "rulebook; level4_riddle 16-8-4-2-1-0"),
     Param("warriors_after_loss", 1, "warriors lost per lost skirmish",
           "chosen; rulebook battle example", "level4_riddle 10-9-8"),
-    Param("battle_gold", (10, 30), "bags", "chosen: gold won after a battle (the rulebook "
-          "says 'usually'; we always give some) or found in a tomb", "no capture"),
+    Param("battle_gold", (8, 20), "bags", "corpus: gold found after a won battle or in a "
+          "tomb, before the 6-bags-per-warrior limit (13-20 in most, 8 and 9 once each)",
+          "corpus"),
     Param("treasure_odds", dict(none=0.4, key=0.25, pegasus=0.1, sword=0.1, wizard=0.15),
           "probability", "chosen: extra treasure after a won battle's gold", "no capture"),
-    Param("tomb_treasure_odds", dict(gold=0.5, key=0.2, pegasus=0.1, sword=0.1, wizard=0.1),
-          "probability", "chosen: which one of the 5 treasures a tomb or ruin gives (rulebook "
-          "Tomb/Ruin: 'one of the 5 treasures'); impossible ones are left out", "no capture"),
     Param("sanctuary_bonus", dict(warriors=(5, 8), gold=(10, 20), food=(10, 20)), "",
           "chosen", "no capture"),
     Param("retreat_loss", 1, "warriors", "chosen: exactly 1 (rulebook: a retreat loses 'at "

@@ -55,7 +55,7 @@ def test_end_of_turn_no_end_passes_to_the_next_player():
 def test_plague_takes_two_warriors_without_a_healer():
     tw = tower(1, 1, inventory=dict(warriors=10), move=["plague"])
     obs = press(tw, "MOVE")
-    assert shown(obs, "picture") == ["PLAGUE", "WARRIORS"] and "08" in shown(obs, "display")
+    assert shown(obs, "picture") == ["PLAGUE", "WARRIOR"] and "08" in shown(obs, "display")
 
 
 def test_multi_player_keeps_at_least_one_warrior():
@@ -186,7 +186,7 @@ def test_repeat_shows_the_last_pictures_again_without_ending_the_turn():
     tw = tower(1, 1, inventory=dict(warriors=10), move=["plague", "safe"])
     press(tw, "MOVE", "NO/END")
     obs = press(tw, "REPEAT")
-    assert shown(obs, "picture") == ["PLAGUE", "WARRIORS"]
+    assert shown(obs, "picture") == ["PLAGUE", "WARRIOR"]
     assert shown(obs, "display")[-1] == " 1"
 
 

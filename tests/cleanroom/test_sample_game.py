@@ -8,7 +8,7 @@ from .util import player, press, shown, tower
 
 START = dict(warriors=8, gold=13, food=25, scout=True, healer=True, keys=3, frontiers=3)
 OUTCOMES = dict(move=["safe", "dragon", "lost", "plague"], tomb=["deserted", "treasure"],
-                battle_gold=[15], tomb_treasure=["gold"], warrior_price=[5], haggle=[True],
+                battle_gold=[15], treasure=["none"] * 3, warrior_price=[5], haggle=[True],
                 riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[20],
                 skirmish=[True] * 12)
 
