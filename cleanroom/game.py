@@ -409,7 +409,7 @@ class Game:
         odds = param("move_odds")
         event = self.choose("move", list(odds), list(odds.values()))
         if event == "safe":
-            yield from self.sound("safe", delay=param("sound_after_click_s"))
+            yield from self.sound("beep", delay=param("sound_after_click_s"))
             return None
         if event == "battle":
             return (yield from self._battle(p, self._brigands_for(p), final=False))
@@ -632,7 +632,7 @@ class Game:
         p.cursed_by = None
         yield from self.sleep(param("lamp_after_click_s"))
         yield from self.show("CURSED", keep_lamp=True)
-        yield from self.sound("sad")
+        yield from self.sound("cursed")
         self.engine.lamps_off()
         yield from self.show("WARRIORS", _two(p.warriors))
         yield from self.show("GOLD", _two(p.gold))
