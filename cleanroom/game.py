@@ -414,7 +414,7 @@ class Game:
         event = self.choose("move", list(odds), list(odds.values()))
         if event == "safe":
             # a short beep right after the click, then the end-of-turn signal
-            yield from self.sound("safe", delay=param("picture_after_click_s"))
+            yield from self.sound("beep", delay=param("picture_after_click_s"))
             return None
         if event == "battle":
             return (yield from self._battle(p, self._brigands_for(p), final=False))
@@ -425,7 +425,7 @@ class Game:
                 yield from self.show("LOST")
                 yield from self.show("SCOUT")
                 return "extra"
-            yield from self._picture_with_sound("LOST", "sad", tail=False)
+            yield from self._picture_with_sound("LOST", "sad")
             return None
         if event == "plague":
             if p.healer:
@@ -434,7 +434,7 @@ class Game:
                 yield from self.show("HEALER")
                 p.warriors = min(param("max_count"), p.warriors + param("plague_warriors"))
             else:
-                yield from self._picture_with_sound("PLAGUE", "death_march", tail=True)
+                yield from self._picture_with_sound("PLAGUE", "death_march")
                 p.warriors = max(self._min_warriors(), p.warriors - param("plague_warriors"))
                 p.carry()
             yield from self.show("WARRIOR", _two(p.warriors))
@@ -442,14 +442,26 @@ class Game:
                 yield from self._game_lost(p)
             return None
         # dragon
-        yield from self._picture_with_sound("DRAGON", "dragon", tail=False)
         if p.sword:
-            yield from self.show("SWORD")
+            # the sword slays it: the dragon's cue runs on into a falling glide while SWORD
+            # is lit; the sword is spent and the hoard won (corpus l4_p3_s38 177.77)
+            e = self.engine
+            lamp_at = yield from self._turn_to("DRAGON")
+            self.last_shown.append(("DRAGON", None))
+            start = lamp_at + param("cue_after_lamp_s")
+            end = start + e.sound("dragon_slain", at=start)
+            sword_at = start + self._notes_length("dragon")
+            e.lamp(PICTURES["DRAGON"][1], False, at=sword_at)
+            e.lamp(PICTURES["SWORD"][1], True, at=sword_at)
+            self.last_shown.append(("SWORD", None))
+            yield ("sleep", end - e.now)
+            e.lamps_off()
             p.sword = False
             p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
             p.gold = p.gold + self.dragon_gold
             self.dragon_warriors = self.dragon_gold = 0
         else:
+            yield from self._picture_with_sound("DRAGON", "dragon")
             share = param("dragon_share")
             lw, lg = p.warriors // share, p.gold // share
             p.warriors = max(self._min_warriors(), p.warriors - lw)
@@ -461,10 +473,10 @@ class Game:
         yield from self.show("GOLD", _two(p.gold))
         return None
 
-    def _picture_with_sound(self, picture: str, cue: str, tail: bool = False):
+    def _picture_with_sound(self, picture: str, cue: str):
         """Light ``picture`` and play ``cue`` with it (no beep); the lamp goes off when the
-        cue ends, or ``cue_tail_s`` later when ``tail`` (the Death March and the lost-skirmish
-        cue keep the picture lit a little longer: corpus l1_p1_s01 66.95, l1_p2_s05 368.53).
+        cue's notes end plus its tail (the Death March and the cursed cue keep the picture lit
+        0.44 s longer; LOST, DRAGON, PEGASUS go dark as the notes end: cleanroom/cues.py).
 
         Returns the end-of-turn signal delay (level4_bazaar 69.310: BAZAAR CLOSED).
         """
@@ -472,10 +484,8 @@ class Game:
         lamp_at = yield from self._turn_to(picture)
         self.last_shown.append((picture, None))
         e.display("  ", at=lamp_at)
-        length = self._notes_length(cue)
-        e.sound(cue, at=lamp_at + param("cue_after_lamp_s"))
-        off = lamp_at + param("cue_after_lamp_s") + length + \
-            (param("cue_tail_s") if tail else 0.0)
+        start = lamp_at + param("cue_after_lamp_s")
+        off = start + e.sound(cue, at=start)
         yield ("sleep", off - e.now)
         e.lamps_off()
         return param("end_signal_after_cue_s")
@@ -512,7 +522,7 @@ class Game:
                 # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44)
                 p.warriors = max(1, w - param("retreat_loss"))
                 p.carry()
-                yield from self._picture_with_sound("WARRIORS", "death_march", tail=True)
+                yield from self._picture_with_sound("WARRIORS", "death_march")
                 return None
             won = self.choose("skirmish", [True, False], [w, brigands])
             if won:
@@ -521,7 +531,7 @@ class Game:
                 # multi-player keeps 1 warrior; solo loses every one (rulebook, IMPORTANT)
                 p.warriors = self._min_warriors()
                 p.carry()
-                yield from self._picture_with_sound("WARRIORS", "death_march", tail=True)
+                yield from self._picture_with_sound("WARRIORS", "death_march")
                 if p.warriors == 0:
                     yield from self._game_lost(p)
                 return None
@@ -613,7 +623,7 @@ class Game:
             yield from self.show("SWORD")
             p.sword = True
         elif kind == "pegasus":
-            yield from self._picture_with_sound("PEGASUS", "pegasus", tail=False)
+            yield from self._picture_with_sound("PEGASUS", "pegasus")
         elif kind == "wizard":
             yield from self.show("WIZARD")
             yield from self._curse(p)
@@ -651,7 +661,7 @@ class Game:
         warriors and gold the curse left (corpus l1_p2_s05 368.53, l1_p3_s35 88.10)."""
         p.cursed_by = None
         yield from self.sleep(param("sound_after_click_s"))
-        yield from self._picture_with_sound("CURSED", "skirmish_lost", tail=True)
+        yield from self._picture_with_sound("CURSED", "cursed")
         yield from self.show("WARRIOR", _two(p.warriors))
         yield from self.show("GOLD", _two(p.gold))
         return None

@@ -52,7 +52,7 @@ def test_1_frontier_plays_the_frontier_sound_and_counts_the_fourth_frontier(game
 
 def test_2_safe_move_beeps_and_ends_the_turn(game):
     _, steps = game
-    assert shown(steps[2], "sound")[:1] == ["safe"]
+    assert shown(steps[2], "sound")[:1] == ["beep"]
     assert shown(steps[2], "picture") == []
     assert "-1" in shown(steps[2], "display")
 
