@@ -462,6 +462,7 @@ class Game:
             self.dragon_warriors = self.dragon_gold = 0
         else:
             yield from self._picture_with_sound("DRAGON", "dragon")
+            yield from self.sleep(param("motor_after_dragon_s"))
             share = param("dragon_share")
             lw, lg = p.warriors // share, p.gold // share
             p.warriors = max(self._min_warriors(), p.warriors - lw)

@@ -87,6 +87,9 @@ _ROWS = [
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
     Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
+    Param("motor_after_dragon_s", 0.012, "s", "corpus: the reel turns on to WARRIOR 12-13 ms "
+          "after the DRAGON lamp goes dark (l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)",
+          "measured"),
     Param("picture_after_click_s", 0.013, "s", "corpus: MOVE's beep or motor 13-14 ms after "
           "the key click (l1_p1_s01 37.05, 270.15; 30 sessions)", "measured"),
     Param("start_warriors", 10, "", "rulebook: The Object / score charts", "rulebook"),
