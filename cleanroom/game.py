@@ -147,6 +147,7 @@ class Game:
         self.dragon_gold = 0
         self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
         self.last_shown: list[tuple[str, str | None]] = []
+        self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 
@@ -389,6 +390,7 @@ class Game:
             yield from self.sound("siren", delay=param("sound_after_click_s"))
             return "undone"
         self.last_shown = []
+        self._shown_turn = (p.number, p.turns)
         handler = {
             "MOVE": self._move, "TOMB/RUIN": self._tomb, "SANCTUARY/CITADEL": self._sanctuary,
             "BAZAAR": self._bazaar, "FRONTIER": self._frontier, "INVENTORY": self._inventory,
@@ -399,7 +401,15 @@ class Game:
         return (yield from handler(p))
 
     def _repeat(self):
+        """Show again the beeped pictures (with their numbers) of this turn's action; nothing
+        but the click before this turn's first action (corpus: REPEAT at ` N` never shows
+        anything, l1_p4_s21 49.03; at `-N` it repeats the numbers, not the pictures shown
+        with a cue: after a plague only WARRIOR 08, l2_p1_s02 144.7; after a tomb GOLD and
+        SWORD, l1_p3_s35 235.8; after LOST nothing, l2_p2_s06 365.6)."""
         shown = list(self.last_shown)
+        p = self.player
+        if self._shown_turn != (p.number, p.turns):
+            shown = []
         yield from self.sleep(param("lamp_after_click_s"))
         for picture, text in shown:
             yield from self.show(picture, text, remember=False)
@@ -447,13 +457,11 @@ class Game:
             # is lit; the sword is spent and the hoard won (corpus l4_p3_s38 177.77)
             e = self.engine
             lamp_at = yield from self._turn_to("DRAGON")
-            self.last_shown.append(("DRAGON", None))
             start = lamp_at + param("cue_after_lamp_s")
             end = start + e.sound("dragon_slain", at=start)
             sword_at = start + self._notes_length("dragon")
             e.lamp(PICTURES["DRAGON"][1], False, at=sword_at)
             e.lamp(PICTURES["SWORD"][1], True, at=sword_at)
-            self.last_shown.append(("SWORD", None))
             yield ("sleep", end - e.now)
             e.lamps_off()
             p.sword = False
@@ -483,7 +491,6 @@ class Game:
         """
         e = self.engine
         lamp_at = yield from self._turn_to(picture)
-        self.last_shown.append((picture, None))
         e.display("  ", at=lamp_at)
         start = lamp_at + param("cue_after_lamp_s")
         off = start + e.sound(cue, at=start)
@@ -643,6 +650,8 @@ class Game:
             if key == "YES/BUY":
                 break
             i = (i + 1) % len(others)
+        # the curse's totals replace what REPEAT shows (WIZARD is not repeated: l3_p3_s11 353.6)
+        self.last_shown = []
         victim = self.players[others[i] - 1]
         share = param("curse_share")
         lw, lg = victim.warriors // share, victim.gold // share
