@@ -552,7 +552,7 @@ class Game:
             e.sound(cue)
             yield ("sleep", self._notes_length(cue))
             if brigands == 0:
-                yield from self.sleep(param("victory_gap_s"))
+                yield from self.sleep(param("victory_gap_s" if final else "gold_after_battle_s"))
                 break
             yield from self.sleep(param("skirmish_gap_s"))
         p.warriors = w
