@@ -98,7 +98,9 @@ class Engine:
         self.events.append(make_event(t, type, **fields))
 
     def _put_display(self, t: float, text: str) -> None:
-        t = round(_frame_ceil(t), 6)
+        t = round(self._frame_of_change(t, text), 6)
+        if self._disp and t < self._disp[-1]["t"]:
+            t = self._disp[-1]["t"]     # changes stay in order: the later one wins the frame
         if self._disp and abs(self._disp[-1]["t"] - t) < 1e-6:
             # Two changes inside one 1/60 s frame: the decoder reports only the later one.
             ev = self._disp.pop()
@@ -111,6 +113,24 @@ class Engine:
             ev = make_event(t, "display", text=text)
             self.events.append(ev)
             self._disp.append(ev)
+
+    def _frame_of_change(self, t: float, text: str) -> float:
+        """Return the 1/60 s window start at which the decoder reports a change to ``text`` at
+        ``t`` seconds (tests/data/captures/README.md): a text that lights up is seen in the
+        window where it is driven for more than 2 % of it, a blank from the first window where
+        the old text is not, and a text replacing another in the window where it is driven
+        longer."""
+        frame = param("frame_s")
+        w = math.floor(t / frame + 1e-9) * frame
+        into = (t - w) / frame
+        shown = self._disp[-1]["text"] if self._disp else "  "
+        if not text.strip():
+            cut = 0.02           # blank: the old text lit for more than 2 % keeps the window
+        elif not shown.strip():
+            cut = 0.98           # lighting up: more than 2 % of the window shows it
+        else:
+            cut = 0.5
+        return w if into <= cut + 1e-9 else w + frame
 
     def display(self, text: str, at: float | None = None) -> None:
         """Show ``text`` (two characters) steadily from ``at`` (default now).

@@ -43,8 +43,8 @@ _ROWS = [
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
     Param("reel_tick_s", 0.027, "s", "tms1400-facts.md §12.4 (MAME reel model)", "definition"),
     Param("picture_s", 1.5963, "s", "tower_test: each lamp 1.596 s; all captures", "measured"),
-    Param("number_after_lamp_s", 0.03, "s", "level4_bazaar: '07' 0.04 s after the lamp",
-          "measured"),
+    Param("number_after_lamp_s", 0.046, "s", "all 34 recordings: the number is first driven "
+          "0.046 s after its picture's lamp (1842 pictures; 5 at 0.054)", "measured"),
     Param("tick_lit_s", 11073 / 3 / 425000, "s", "all 34 recordings: the key-wait loop "
           "(one key scan + 3 digit refreshes) takes 11064-11082 cycles at 425 kHz while a digit "
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
