@@ -16,8 +16,9 @@ and no ticks at all while a tone sounds (the chip is busy making the square wave
 bit toggles, and a flashing text is shown while the bit is on.  The timer is never restarted:
 a new flashing text (the next menu entry, the next prompt after a sound) takes the running
 phase, is shown at once while the bit is on and at the next toggle while it is off.  The key
-scan runs every ``scan_ticks`` ticks while the game waits for
-a key; a key is taken at the second scan that sees it closed (debounce).
+scan runs every ``scan_ticks`` ticks from the moment the game starts waiting for a key (the
+first scan one loop pass after it); a key is taken at the second scan that sees it closed
+(a debounce).
 
 Commands a flow may yield::
 
@@ -86,6 +87,7 @@ class Engine:
         self._tk_t = 0.0
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
         self._in_loop = False               # in the key-wait loop (else tick_busy_s ticks)
+        self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
@@ -229,10 +231,11 @@ class Engine:
 
     def _key_taken_at(self, t: float) -> float:
         """Return when a key closed at ``t`` is taken: the second key scan after it (scans
-        every ``scan_ticks`` ticks), plus the click's set-up."""
+        every ``scan_ticks`` ticks from the loop's entry), plus the click's set-up."""
         k = param("scan_ticks")
         self._sync_ticks(t)
-        first = (math.floor(self._ticks / k + 1e-9) + 1) * k
+        base = self._loop_ticks0
+        first = base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
         target = first + k * (param("debounce_scans") - 1)
         # walk across flash toggles: their phases tick at different rates
         n = param("flash_ticks")
@@ -442,6 +445,7 @@ class Engine:
             if kind == "key":
                 self._sync_ticks(self.now)
                 self._in_loop = True
+                self._loop_ticks0 = self._ticks
                 self._wake = None
                 self._wait_keys = frozenset(cmd[1])
                 self.pressed_since.clear()
