@@ -28,17 +28,24 @@ cleanroom.game).  The resolver replays the script with a list of forced choices:
 beyond the list take their first option.  Starting from an empty list it takes the first
 decision not yet forced, replays once per candidate option (likeliest first), and keeps the
 option whose replay differs from the reference latest (or not at all); ties keep the likelier
-option.  Numbers (prices, brigands, gold) have every displayable value as an option, so a
-recording outside the game's chosen range still resolves (and ``--stats`` flags it).  It repeats
-until the replay conforms or every decision is forced.  Unforced decisions take their
-likeliest option.  Each decision therefore takes the
-value the reference displays, as far as the reference shows it; decisions the reference never
-reveals keep their first option and are marked unrevealed.
+option.  Only the options the rules allow are tried: those the game offers with a weight above
+0 (``allowed``; a price drawn from 4-10 is never resolved to 12, however the game lists its
+options), so a wrong rule cannot hide behind the search: a recording outside the rules does not
+conform.  It repeats until the replay conforms or every decision is forced.  Unforced decisions
+take their likeliest option.  Each decision therefore takes the value the reference displays, as
+far as the reference shows it; decisions the reference never reveals keep their first option
+and are marked unrevealed.
 
-Statistics (``estimate``): over many references, the resolved decisions that were revealed are
-counted per name; yes/no odds and each outcome's share get Wilson 95 % intervals and are
-checked against the parameter table (cleanroom.params); counts and prices are checked against
-their ranges.
+What the rules predict and what chance decided (``Result.rule_items``, ``random_items``): a
+matched item is decided by a random choice when it follows a decision with two or more allowed
+options, before the next button press and the next such decision, and is not shown the same
+(kind, value, time within the tolerance) when that decision takes its next likeliest allowed
+option instead (one more replay per such decision).  Every other matched item (key clicks, pictures, totals, cues, the
+timing of all of them) is predicted by the rules from the script and the earlier decisions.
+
+Statistics over many recordings, read from what the genuine tower showed rather than from the
+game, are in cleanroom.stats (``towerlab conform --stats``).  ``estimate`` still summarises
+resolved decisions (the odds the game took on conforming references).
 """
 from __future__ import annotations
 
@@ -48,14 +55,14 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from captures.events import EventError, read_events
-from captures.script import Script, ScriptError, read_script
+from captures.script import Press, Script, ScriptError, read_script
 from captures.tower import run_script
 
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script", "resolve",
-           "Decision", "estimate", "Estimate", "ForcedChooser"]
+           "Decision", "estimate", "Estimate", "ForcedChooser", "allowed", "wilson"]
 
 
 class ConformError(CleanroomError):
@@ -238,22 +245,41 @@ class Difference:
 
 @dataclass
 class Result:
-    """The outcome of one comparison."""
+    """The outcome of one comparison.
+
+    ``matched_items``: the game's items that matched reference items (in time order);
+    ``rule_items`` / ``random_items``: how many of them the rules predicted and how many a
+    random decision decided (set by ``resolve``; module doc), None after a bare ``compare``;
+    ``decided_items``: the latter.
+    """
     conforms: bool
     difference: Difference | None
     matched: int
     total: int
     decisions: list = field(default_factory=list)
+    matched_items: list = field(default_factory=list, repr=False)
+    rule_items: int | None = None
+    random_items: int | None = None
+    decided_items: list = field(default_factory=list, repr=False)
 
     @property
     def diff_time(self) -> float:
         """Return the time of the first difference, or infinity when the towers conform."""
         return math.inf if self.difference is None else self.difference.t
 
+    def counts(self) -> str:
+        """Return the item counts: matched, predicted by rules, decided by a random choice."""
+        text = f"{self.matched} of {self.total} items matched"
+        if self.rule_items is not None:
+            random_decisions = sum(1 for d in self.decisions if len(d.options) > 1)
+            text += (f": {self.rule_items} predicted by rules, {self.random_items} decided by "
+                     f"{random_decisions} random choices")
+        return text
+
     def describe(self) -> str:
-        """Return "conforms" with the item count, or the first difference."""
+        """Return "conforms" with the item counts, or the first difference."""
         if self.conforms:
-            return f"conforms ({self.matched} of {self.total} items matched)"
+            return f"conforms ({self.counts()})"
         return self.difference.describe()
 
 
@@ -309,8 +335,9 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     extra = next((g for j, g in enumerate(got) if not used[j] and g.t < end - tol.time_s and
                   (missing is None or g.t < missing.t)), None)
     matched = sum(used)
+    matched_items = [g for j, g in enumerate(got) if used[j]]
     if missing is None and extra is None:
-        return Result(True, None, matched, len(ref))
+        return Result(True, None, matched, len(ref), matched_items=matched_items)
     if extra is not None and (missing is None or extra.t < missing.t):
         pos = _index_near(ref, extra.t)
         diff = Difference(extra.t, None, extra, ref[max(0, pos - 3):pos + 3])
@@ -322,7 +349,7 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
                     key=lambda g: abs(g.t - missing.t), default=None)
         diff = Difference(missing.t, missing, other if other and abs(other.t - missing.t) < 1
                           else None, ref[max(0, pos - 3):pos + 4], nearest)
-    return Result(False, diff, matched, len(ref))
+    return Result(False, diff, matched, len(ref), matched_items=matched_items)
 
 
 def _index_near(items: list[Item], t: float) -> int:
@@ -344,21 +371,43 @@ class Decision:
     weights: list | None = None
 
 
+def allowed(options: Sequence, weights: Sequence[float] | None) -> tuple[list, list | None]:
+    """Return the options the rules allow (weight above 0) and their weights.
+
+    ``weights`` None means every option is allowed with the same weight.  A decision whose
+    weights are all 0 is a defect of the game, reported as a ConformError.
+    """
+    if weights is None:
+        return list(options), None
+    if len(weights) != len(options):
+        raise ConformError(f"decision with {len(options)} options but {len(weights)} weights "
+                           f"(expected one weight per option)")
+    keep = [(o, w) for o, w in zip(options, weights) if w > 0]
+    if not keep:
+        raise ConformError(f"decision over {list(options)[:6]}: every weight is 0 (expected "
+                           f"at least one option the rules allow)")
+    return [o for o, _ in keep], [w for _, w in keep]
+
+
 class ForcedChooser:
-    """Take decisions from a list, then each remaining decision's likeliest option; log them."""
+    """Take decisions from a list, then each remaining decision's likeliest option; log them.
+
+    Only the options the rules allow (``allowed``) are taken or logged: a forced value outside
+    them is ignored and the likeliest allowed option is taken instead.
+    """
 
     def __init__(self, forced: Sequence = ()):
         self.forced = list(forced)
         self.calls: list[Decision] = []
 
     def choose(self, name: str, options: Sequence, weights, t: float):
-        """Return the forced value for this decision if it is a valid option, else the first."""
+        """Return the forced value for this decision if the rules allow it, else the likeliest."""
         i = len(self.calls)
+        options, weights = allowed(options, weights)
         value = _ranked(options, weights)[0]
         if i < len(self.forced) and self.forced[i] in options:
             value = self.forced[i]
-        self.calls.append(Decision(t, name, list(options), value, False,
-                                   list(weights) if weights is not None else None))
+        self.calls.append(Decision(t, name, options, value, False, weights))
         return value
 
 
@@ -435,7 +484,37 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     for i, d in enumerate(calls):
         d.revealed = revealed[i] if i < len(revealed) else False
     result.decisions = list(calls)
+    _count_items(result, script, end, clock_ratio, tol)
     return result
+
+
+def _count_items(result: Result, script: Script, end: float, clock_ratio: float,
+                 tol: Tolerance) -> None:
+    """Set ``result.rule_items`` and ``random_items`` (module doc: one replay per decision)."""
+    presses = sorted(a.t for a in script.actions if isinstance(a, Press))
+    taken = [d.value for d in result.decisions]
+    limit = result.diff_time
+    decided: set[int] = set()
+    matched = result.matched_items
+    for i, d in enumerate(result.decisions):
+        if len(d.options) < 2 or d.t > limit:
+            continue
+        later = [e.t for e in result.decisions[i + 1:] if len(e.options) > 1 and e.t > d.t + 1e-9]
+        until = min([end, next((t for t in presses if t > d.t + 1e-9), end)] + later[:1])
+        inside = [k for k, g in enumerate(matched) if d.t - 1e-9 <= g.t < until]
+        if not inside:
+            continue
+        other = next(o for o in _ranked(d.options, d.weights) if o != d.value)
+        ev, _ = _replay(script, taken[:i] + [other] + taken[i + 1:], until, clock_ratio)
+        alt = summarize([e for e in ev if e["t"] <= until + 1e-6], until)
+        for k in inside:
+            g = matched[k]
+            if not any(_same(g, a, tol) and abs(a.t - g.t) <= _window(g, a, tol)
+                       for a in alt if abs(a.t - g.t) <= tol.flash_s):
+                decided.add(k)
+    result.decided_items = [matched[k] for k in sorted(decided)]
+    result.random_items = len(decided)
+    result.rule_items = len(matched) - len(decided)
 
 
 def load_reference(folder: str) -> tuple[Script, list[dict]]:
