@@ -40,8 +40,9 @@ What the rules predict and what chance decided (``Result.rule_items``, ``random_
 matched item is decided by a random choice when it follows a decision with two or more allowed
 options, before the next button press and the next such decision, and is not shown the same
 (kind, value, time within the tolerance) when that decision takes its next likeliest allowed
-option instead (one more replay per such decision).  Every other matched item (key clicks, pictures, totals, cues, the
-timing of all of them) is predicted by the rules from the script and the earlier decisions.
+option instead (one more replay per such decision).  Every other matched item (key clicks,
+pictures, totals, cues, the timing of all of them) is predicted by the rules from the script
+and the earlier decisions.
 
 Statistics over many recordings, read from what the genuine tower showed rather than from the
 game, are in cleanroom.stats (``towerlab conform --stats``).  ``estimate`` still summarises
