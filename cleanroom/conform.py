@@ -272,7 +272,8 @@ class Result:
         """Return the item counts: matched, predicted by rules, decided by a random choice."""
         text = f"{self.matched} of {self.total} items matched"
         if self.rule_items is not None:
-            random_decisions = sum(1 for d in self.decisions if len(d.options) > 1)
+            random_decisions = sum(1 for d in self.decisions
+                                   if len(d.options) > 1 and d.t <= self.diff_time)
             text += (f": {self.rule_items} predicted by rules, {self.random_items} decided by "
                      f"{random_decisions} random choices")
         return text

@@ -25,7 +25,8 @@ How each quantity is read (corpus README: how the sessions were played):
   riddle of the keys: the Final Battle), then per skirmish the WARRIORS and BRIGANDS
   numbers it left and its cue (276.7 + 407.1 Hz won, 278.9 + 203.5 Hz lost):
   ``brigands_per_warrior`` (brigands / warriors at the start; the warriors are the first
-  number shown, plus one when the first skirmish was lost), ``skirmish`` (won or not, with the
+  number shown, plus one when the first skirmish was lost; ``brigands_minus_warriors`` the
+  difference, shown without a chosen value), ``skirmish`` (won or not, with the
   game's chance w / (w + b) before it), ``brigands_after_win`` (halved?),
   ``warriors_after_loss``, ``battle_rounds`` (skirmishes until the end);
 - totals need the player's totals before the event: each player starts with the rulebook's
@@ -412,6 +413,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
         elif battle is not None:
             add("brigands_per_warrior", lv, round(battle.brigands / battle.warriors, 4),
                 battle.start)
+            add("brigands_minus_warriors", lv, battle.brigands - battle.warriors, battle.start)
         if battle is not None:
             add("battle_rounds", "all levels", len(battle.skirmishes), battle.start)
             for (t, won, wb, bb, w, b) in battle.skirmishes:
@@ -515,7 +517,7 @@ class Row:
         else:
             est = f"{self.count} of {self.total} agree"
         chosen = "" if self.chosen is None else f"  chosen {self.chosen!s}"
-        return (f"{self.quantity:20} {self.situation:10} {self.outcome:9} n={self.total:<4} "
+        return (f"{self.quantity:20} {self.situation:17} {self.outcome:9} n={self.total:<4} "
                 f"{est}{chosen}  {verdict}")
 
 
@@ -592,6 +594,16 @@ def estimate_all(observations: Iterable[Observation]) -> list[Row]:
             mean = sum(o.chance for o in obs) / len(obs)
             rows.append(Row(q, "all levels", "won", "model", k, len(obs), lo, hi,
                             round(mean, 3), "skirmish_win", lo <= mean <= hi))
+            # the same by the game's chance w / (w + b): how the odds depend on the forces
+            for a, b in ((0.0, 0.35), (0.35, 0.5), (0.5, 0.65), (0.65, 1.01)):
+                these = [o for o in obs if a <= o.chance < b]
+                if these:
+                    k = sum(1 for o in these if o.value)
+                    lo, hi = wilson(k, len(these))
+                    mean = sum(o.chance for o in these) / len(these)
+                    rows.append(Row(q, f"w/(w+b) {a:.2f}-{min(b, 1.0):.2f}", "won", "model",
+                                    k, len(these), lo, hi, round(mean, 3), "skirmish_win",
+                                    None))
         elif q in ("brigands_after_win", "warriors_after_loss", "dragon_warriors",
                    "dragon_gold", "haggle_step", "citadel_double"):
             if q == "haggle_step":
