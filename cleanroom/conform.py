@@ -251,7 +251,7 @@ class Result:
     ``matched_items``: the game's items that matched reference items (in time order);
     ``rule_items`` / ``random_items``: how many of them the rules predicted and how many a
     random decision decided (set by ``resolve``; module doc), None after a bare ``compare``;
-    ``decided_items``: the latter.
+    ``decided_items``: the latter; ``full``: False for the resolver's partial comparisons.
     """
     conforms: bool
     difference: Difference | None
@@ -262,6 +262,7 @@ class Result:
     rule_items: int | None = None
     random_items: int | None = None
     decided_items: list = field(default_factory=list, repr=False)
+    full: bool = True
 
     @property
     def diff_time(self) -> float:
@@ -430,6 +431,37 @@ def _replay(script: Script, forced: Sequence, until: float, clock_ratio: float =
     return events, chooser.calls
 
 
+PROBE_SPAN_S = 20.0
+PROBE_MARGIN_S = 2.0
+
+
+def _probe(script: Script, reference: Sequence[dict], forced: Sequence, tol: Tolerance,
+           end: float, types, clock_ratio: float, t0: float, stop: float = math.inf):
+    """Replay with ``forced`` just far enough to know where it first differs from ``reference``.
+
+    Replays to ``t0`` + 20 s and compares what both showed until then; while nothing differs
+    before the last 2 s (items there may have partners after the cut), doubles the span,
+    until the session's end or until the replay is known to match beyond ``stop``.  Returns
+    (time of the first difference, result, decisions); the result is None when the replay
+    matched beyond ``stop`` (and the time is then only a lower bound), and partial
+    (``result.full`` False) when the replay stopped before the end.
+    """
+    span = PROBE_SPAN_S
+    while True:
+        h = min(end, t0 + span)
+        events, calls = _replay(script, forced, h, clock_ratio)
+        if h >= end:
+            res = compare(reference, events, tol, end, types)
+            return res.diff_time, res, calls
+        res = compare([e for e in reference if e["t"] <= h], events, tol, h, types)
+        if not res.conforms and res.diff_time < h - PROBE_MARGIN_S:
+            res.full = False
+            return res.diff_time, res, calls
+        if h - PROBE_MARGIN_S > stop:
+            return h - PROBE_MARGIN_S, None, calls
+        span *= 2
+
+
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
             end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
             types: Sequence[str] | None = None) -> Result:
@@ -448,27 +480,35 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     forced: list = []
     revealed: list[bool] = []
     runs = 0
-    events, calls = _replay(script, forced, end, clock_ratio)
-    result = compare(reference, events, tol, end, types)
+
+    def probe(choices: list, t0: float, stop: float = math.inf):
+        return _probe(script, reference, choices, tol, end, types, clock_ratio, t0, stop)
+
+    diff, result, calls = probe(forced, 0.0)
     while not result.conforms and len(forced) < len(calls) and runs < max_runs:
         k = len(forced)
         dec = calls[k]
-        if dec.t > result.diff_time + 1e-9:
+        if dec.t > diff + 1e-9:
             break
         scores = []
         best = None
         for option in _ranked(dec.options, dec.weights):
             runs += 1
-            ev, cl = _replay(script, forced + [option], end, clock_ratio)
-            res = compare(reference, ev, tol, end, types)
-            scores.append(res.diff_time)
-            if best is None or res.diff_time > best[0]:
-                best = (res.diff_time, option, res, cl)
+            d, res, cl = probe(forced + [option], dec.t, best[0] if best else math.inf)
+            if res is None:             # matches beyond the best so far: find where it differs
+                d, res, cl = probe(forced + [option], dec.t)
+            scores.append(d)
+            if best is None or d > best[0]:
+                best = (d, option, res, cl)
             if res.conforms:
                 break
         forced.append(best[1])
         revealed.append(len(set(scores)) > 1)
-        result, calls = best[2], best[3]
+        diff, result, calls = best[0], best[2], best[3]
+    if not result.full:
+        # the search stopped at a difference found in a partial replay: compare the whole
+        events, calls = _replay(script, forced, end, clock_ratio)
+        result = compare(reference, events, tol, end, types)
     if result.conforms:
         # Decisions the search did not need: revealed if another option would not conform.
         taken = [d.value for d in calls]
@@ -478,9 +518,7 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
                 if option == taken[i] or runs >= max_runs:
                     continue
                 runs += 1
-                ev, _ = _replay(script, taken[:i] + [option] + taken[i + 1:], end,
-                                clock_ratio)
-                if not compare(reference, ev, tol, end, types).conforms:
+                if not probe(taken[:i] + [option] + taken[i + 1:], calls[i].t)[1].conforms:
                     revealed[i] = True
                     break
     for i, d in enumerate(calls):
