@@ -664,8 +664,8 @@ def rows_data(rows: Sequence[Row]) -> list[tuple]:
 
 def rows_markdown(rows: Sequence[Row]) -> str:
     """Return the estimates as a Markdown table."""
-    out = ["| quantity | situation | outcome | n | estimate, 95 % interval | chosen | verdict |",
-           "|---|---|---|---|---|---|---|"]
+    out = ["| parameter | quantity | situation | outcome | n | estimate, 95 % interval | chosen "
+           "| verdict |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.kind in ("share", "model"):
             est = f"{r.count}/{r.total} = {r.count / r.total:.3f} [{r.low:.3f}, {r.high:.3f}]"
@@ -676,8 +676,9 @@ def rows_markdown(rows: Sequence[Row]) -> str:
         else:
             est = f"{r.count} of {r.total} agree"
         verdict = {True: "ok", False: "OUTSIDE", None: "-"}[r.ok]
-        out.append(f"| {r.quantity} | {r.situation} | {r.outcome} | {r.total} | {est} | "
-                   f"{'' if r.chosen is None else r.chosen} | {verdict} |")
+        chosen = "" if r.chosen is None else str(r.chosen)
+        out.append(f"| {r.param and '`' + r.param + '`'} | {r.quantity} | {r.situation} | "
+                   f"{r.outcome} | {r.total} | {est} | {chosen} | {verdict} |")
     return "\n".join(out) + "\n"
 
 

@@ -119,13 +119,17 @@ def _stats(args, out: IO[str]) -> int:
     for folder in _progress(folders, out, "reading recordings"):
         observations.extend(observe_folder(folder))
     rows = estimate_all(observations)
+    bad = [r for r in rows if r.ok is False]
+    if args.markdown:
+        from cleanroom.stats import rows_markdown
+        out.write(rows_markdown(rows))
+        return 1 if bad else 0
     out.write(f"{len(folders)} recordings, {len(observations)} observations of random "
               f"outcomes\n")
     if not rows:
         out.write("no random outcome was shown in these recordings\n")
     for row in rows:
         out.write(row.describe() + "\n")
-    bad = [r for r in rows if r.ok is False]
     if bad:
         out.write(f"{len(bad)} chosen values outside their 95 % intervals: "
                   f"{', '.join(sorted({r.param for r in bad}))}\n")
@@ -171,6 +175,8 @@ def register(sub) -> None:
     p.add_argument("--write-evidence", metavar="PARAMS_PY", default=None,
                    help="with --stats: write the estimates into this cleanroom/params.py's "
                         "evidence block")
+    p.add_argument("--markdown", action="store_true",
+                   help="with --stats: print only the estimates, as a Markdown table")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=50.0,

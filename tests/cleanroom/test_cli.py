@@ -158,3 +158,8 @@ def test_conform_write_evidence_without_stats_exits_2(capsys, tmp_path):
     code, _ = run("conform", "--reference", str(CAPTURES / "tower_test"), "--write-evidence",
                   str(tmp_path / "p.py"))
     assert code == 2 and "--write-evidence goes with --stats" in capsys.readouterr().err
+
+
+def test_conform_stats_prints_a_markdown_table():
+    code, text = run("conform", "--stats", str(CAPTURES), "--markdown")
+    assert code == 0 and "| `haggle_success` | haggle | all levels | success | 5 |" in text

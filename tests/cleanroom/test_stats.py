@@ -232,3 +232,13 @@ def test_replacing_the_evidence_keeps_the_rest_of_the_file():
 def test_a_folder_without_events_is_one_line_naming_it(tmp_path):
     with pytest.raises(StatsError, match="no events.jsonl"):
         observe_folder(str(tmp_path))
+
+
+def test_the_docs_estimates_table_is_what_the_corpus_gives(corpus_observations):
+    """Regenerate with: towerlab conform --stats tests/data/corpus --markdown (below the
+    '## Estimates' paragraph of docs/corpus-statistics.md, without the first line)."""
+    from cleanroom.stats import rows_markdown
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "corpus-statistics.md").read_text()
+    table = "| parameter |" + doc.split("\n| parameter |", 1)[1]
+    assert table == rows_markdown(estimate_all(corpus_observations))
