@@ -278,6 +278,8 @@ _EVIDENCE_ROWS: list[tuple] = [
      14, 55, 0.1581, 0.383, None, None),
     ('move_odds', 'move', 'level 4', 'dragon', 'share',
      3, 55, 0.0187, 0.1485, None, None),
+    ('', 'retreat', 'all levels', 'went on', 'share',
+     24, 24, 0.862, 1.0, None, None),
     ('sanctuary_bonus', 'sanctuary_warriors', 'all levels', 'range', 'range',
      3, 3, 0, 14, 5, 7),
     ('scout_price', 'scout_price', 'all levels', 'range', 'range',

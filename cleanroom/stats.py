@@ -28,7 +28,8 @@ How each quantity is read (corpus README: how the sessions were played):
   number shown, plus one when the first skirmish was lost; ``brigands_minus_warriors`` the
   difference, shown without a chosen value), ``skirmish`` (won or not, with the
   game's chance w / (w + b) before it), ``brigands_after_win`` (halved?),
-  ``warriors_after_loss``, ``battle_rounds`` (skirmishes until the end);
+  ``warriors_after_loss``, ``battle_rounds`` (skirmishes until the end), ``retreat``
+  (NO/END pressed during a battle: whether more skirmishes followed);
 - totals need the player's totals before the event: each player starts with the rulebook's
   10 warriors and 30 gold and every WARRIOR(S) or GOLD number shown in that player's action
   updates them; a value becomes unknown where the recording does not show it (a curse
@@ -416,6 +417,12 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
             add("brigands_minus_warriors", lv, battle.brigands - battle.warriors, battle.start)
         if battle is not None:
             add("battle_rounds", "all levels", len(battle.skirmishes), battle.start)
+            retreat = next((q for q in presses[i + 1:] if q.button == "NO/END" and
+                            battle.start <= q.t <= battle.end), None)
+            if retreat is not None:
+                # NO/END during a battle (rulebook: a retreat): did the skirmishes go on?
+                on = any(s[0] > retreat.t for s in battle.skirmishes)
+                add("retreat", "all levels", "went on" if on else "ended", retreat.t)
             for (t, won, wb, bb, w, b) in battle.skirmishes:
                 add("skirmish", "all levels", won, t, chance=wb / (wb + bb))
                 if won:
@@ -437,20 +444,19 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
             bazaar = {"shown": set(), "current": None, "price": None}
         in_bazaar = bazaar is not None and (p.button == "BAZAAR" or not turn_prompt)
         if in_bazaar and pics:
-            first = pics[0] if pics else None
+            first = pics[0]
             if p.button == "HAGGLE" and p.prompt == "--" and bazaar["current"] not in \
                     (None, "FOOD"):
-                if first is not None and first.name == "BAZAAR CLOSED":
+                if first.name == "BAZAAR CLOSED":
                     add("haggle", "all levels", False, p.t)
                     bazaar = None
-                elif first is not None and first.name == bazaar["current"] and \
-                        first.number is not None:
+                elif first.name == bazaar["current"] and first.number is not None:
                     add("haggle", "all levels", True, p.t)
                     if bazaar["price"] is not None:
                         add("haggle_step", "all levels", bazaar["price"] - first.number, p.t)
                     bazaar["price"] = first.number
-            elif first is not None and first.name in BAZAAR_ITEMS and first.number is not None \
-                    and p.button in ("BAZAAR", "NO/END", "REPEAT"):
+            elif first.name in BAZAAR_ITEMS and first.number is not None and \
+                    p.button in ("BAZAAR", "NO/END", "REPEAT"):
                 if first.name not in bazaar["shown"]:
                     bazaar["shown"].add(first.name)
                     add(PRICE_NAMES[first.name], "all levels", first.number, first.t)
@@ -580,7 +586,7 @@ def estimate_all(observations: Iterable[Observation]) -> list[Row]:
                 mean = sum(o.chance.get(outcome, 0.0) for o in obs) / len(obs)
                 rows.append(Row(q, "all levels", outcome, "model", k, len(obs), lo, hi,
                                 round(mean, 3), name, lo <= mean <= hi))
-        elif q == "tomb_extra":
+        elif q in ("tomb_extra", "retreat"):
             rows += _share_rows(obs, q, None, None)
         elif q == "haggle":
             k = sum(1 for o in obs if o.value)
