@@ -1,4 +1,4 @@
-"""Check the clean-room game against a recording, trace for trace, and estimate its odds.
+"""Check the clean-room game against a recording, trace for trace.
 
 A reference is a folder with ``script.txt`` (the button session) and ``events.jsonl`` (what the
 tower showed, captures.events vocabulary).  ``conform(script, events)`` replays the script on
@@ -45,8 +45,7 @@ pictures, totals, cues, the timing of all of them) is predicted by the rules fro
 and the earlier decisions.
 
 Statistics over many recordings, read from what the genuine tower showed rather than from the
-game, are in cleanroom.stats (``towerlab conform --stats``).  ``estimate`` still summarises
-resolved decisions (the odds the game took on conforming references).
+game, are in cleanroom.stats (``towerlab conform --stats``).
 """
 from __future__ import annotations
 
@@ -63,7 +62,7 @@ from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script", "resolve",
-           "Decision", "estimate", "Estimate", "ForcedChooser", "allowed", "wilson"]
+           "Decision", "ForcedChooser", "allowed", "wilson"]
 
 
 class ConformError(CleanroomError):
@@ -597,93 +596,14 @@ def conform(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     return resolve(script, reference, tol, clock_ratio=clock_ratio)
 
 
-# ---- statistics over many references -----------------------------------------------------
-@dataclass
-class Estimate:
-    """The observed frequency of one outcome with a 95 % interval and the game's value."""
-    name: str
-    outcome: str
-    count: int
-    total: int
-    low: float
-    high: float
-    expected: Any
-    ok: bool | None
-
-    def describe(self) -> str:
-        """Return one table line."""
-        share = self.count / self.total if self.total else float("nan")
-        verdict = {True: "ok", False: "OUTSIDE", None: "-"}[self.ok]
-        return (f"{self.name:18} {self.outcome:10} {self.count:4}/{self.total:<4} "
-                f"{share:6.3f} [{self.low:6.3f}, {self.high:6.3f}]  game {self.expected!s:>16}"
-                f"  {verdict}")
-
-
+# ---- intervals ----------------------------------------------------------------------------
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Return the Wilson score interval for ``k`` successes in ``n`` trials."""
+    """Return the Wilson score interval (95 % by default) for ``k`` successes in ``n``
+    trials; it starts at exactly 0 when k = 0 and ends at exactly 1 when k = n."""
     if n == 0:
         return 0.0, 1.0
     p = k / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
-def _allowed(d: Decision) -> list:
-    """Return the options the game itself would pick (weight above 0)."""
-    if not d.weights:
-        return list(d.options)
-    return [o for o, w in zip(d.options, d.weights) if w > 0]
-
-
-def estimate(decisions: Sequence[Decision]) -> list[Estimate]:
-    """Count revealed decisions per name and check them against the game's odds and ranges.
-
-    Weighted decisions (haggle, skirmish, move, tomb, treasure): each outcome's count gets a
-    Wilson 95 % interval, and the game's expected share (the mean of its weights at those
-    decisions) must lie inside it.  Numbers (prices, brigands, gold): every observed value must
-    lie in the game's range (``count`` of ``total`` do), and the game's expected mean inside the
-    observed mean's 95 % interval (``low``-``high``).
-    """
-    by_name: dict[str, list[Decision]] = {}
-    for d in decisions:
-        if d.revealed:
-            by_name.setdefault(d.name, []).append(d)
-    out: list[Estimate] = []
-    for name, ds in sorted(by_name.items()):
-        n = len(ds)
-        ranged = all(d.weights and set(d.weights) <= {0.0, 1.0} for d in ds)
-        if all(d.weights for d in ds) and not ranged:
-            outcomes = []
-            for d in ds:
-                for o in d.options:
-                    if o not in outcomes:
-                        outcomes.append(o)
-            for o in outcomes:
-                k = sum(1 for d in ds if d.value == o)
-                shares = [d.weights[d.options.index(o)] / sum(d.weights)
-                          if o in d.options and sum(d.weights) else 0.0 for d in ds]
-                expected = sum(shares) / n
-                lo, hi = wilson(k, n)
-                out.append(Estimate(name, str(o), k, n, lo, hi, round(expected, 3),
-                                    lo <= expected <= hi))
-            continue
-        values = [d.value for d in ds]
-        inside = sum(1 for d in ds if d.value in _allowed(d))
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        if not numeric:
-            out.append(Estimate(name, f"{len(set(map(str, values)))} kinds", inside, n, 0.0,
-                                1.0, f"{len(_allowed(ds[0]))} options", inside == n))
-            continue
-        # mean with a 95 % normal interval; the game's expected mean is its uniform range's
-        mean = sum(values) / n
-        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-        half = 1.96 * sd / math.sqrt(n) if n > 1 else math.inf
-        expected = sum(sum(_allowed(d)) / len(_allowed(d)) for d in ds) / n
-        lo_opt = min(min(_allowed(d)) for d in ds)
-        hi_opt = max(max(_allowed(d)) for d in ds)
-        ok = inside == n and (n < 2 or sd == 0 or mean - half <= expected <= mean + half)
-        out.append(Estimate(name, f"mean {mean:.1f}", inside, n, mean - half, mean + half,
-                            f"{lo_opt}-{hi_opt}, mean {expected:.1f}", ok))
-    return out
+    return (0.0 if k == 0 else max(0.0, mid - half)), (1.0 if k == n else min(1.0, mid + half))

@@ -48,12 +48,13 @@ disagreement.
 from __future__ import annotations
 
 import bisect
-import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from captures.events import EventError, read_events
 
+from .conform import wilson
 from .params import PARAMS
 from .reel import CARDS
 from .tower import CleanroomError
@@ -77,17 +78,6 @@ PRICE_NAMES = {"WARRIOR": "warrior_price", "FOOD": "food_price", "BEAST": "beast
 TREASURES = {"GOLD": "gold", "BRASS KEY": "key", "SILVER KEY": "key", "GOLD KEY": "key",
              "PEGASUS": "pegasus", "SWORD": "sword", "WIZARD": "wizard"}
 MOVE_PICTURES = {"LOST": "lost", "PLAGUE": "plague", "DRAGON": "dragon"}
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Return the Wilson score interval (95 % by default) for ``k`` successes in ``n`` trials."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (0.0 if k == 0 else max(0.0, mid - half)), (1.0 if k == n else min(1.0, mid + half))
 
 
 def range_interval(values: Sequence[float], alpha: float = 0.025
@@ -690,8 +680,6 @@ def rows_markdown(rows: Sequence[Row]) -> str:
 
 def observe_folder(folder: str) -> list[Observation]:
     """Read ``folder``/events.jsonl and return its observations (source = the folder name)."""
-    import os
-
     path = os.path.join(folder, "events.jsonl")
     if not os.path.isfile(path):
         raise StatsError(f"{folder}: no events.jsonl (expected a recording folder)")

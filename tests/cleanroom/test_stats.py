@@ -168,11 +168,9 @@ def test_the_stored_evidence_is_what_the_corpus_gives(corpus_observations):
 
 
 def _checked_rows():
-    from cleanroom.stats import observe_folder as read
-
     obs = []
     for name in SESSIONS:
-        obs.extend(read(str(CORPUS / name)))
+        obs.extend(observe_folder(str(CORPUS / name)))
     return [r for r in estimate_all(obs) if r.ok is not None]
 
 
