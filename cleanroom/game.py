@@ -165,6 +165,7 @@ class Game:
         self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
         self.last_shown: list[tuple[str, str | None]] = []
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
+        self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 
@@ -420,10 +421,15 @@ class Game:
             yield from self._repeat()
             return "again"
         if key == "CLEAR":
+            if self._acted_turn != (p.number, p.turns):
+                # nothing to undo before the turn's first action: the click alone (corpus
+                # l3_p1_s27 49.0, l1_p2_s29 40.7; after a Scout's extra move the siren
+                # sounds, l4_p4_s24 63.6)
+                return "again"
             yield from self.sound("siren", delay=param("sound_after_click_s"))
             return "undone"
         self.last_shown = []
-        self._shown_turn = (p.number, p.turns)
+        self._shown_turn = self._acted_turn = (p.number, p.turns)
         handler = {
             "MOVE": self._move, "TOMB/RUIN": self._tomb, "SANCTUARY/CITADEL": self._sanctuary,
             "BAZAAR": self._bazaar, "FRONTIER": self._frontier, "INVENTORY": self._inventory,
@@ -467,6 +473,7 @@ class Game:
                 # with a Scout: LOST and SCOUT with their beeps, then another turn
                 yield from self.show("LOST")
                 yield from self.show("SCOUT")
+                self._acted_turn = (p.number, p.turns + 1)    # the extra turn continues this one
                 return "extra"
             yield from self._picture_with_sound("LOST", "sad")
             return None

@@ -1,0 +1,176 @@
+"""MOVE, battles, tombs, treasures, curses, REPEAT and CLEAR as the genuine tower shows them in
+the corpus (tests/data/corpus; the session and time of an example are named in each test)."""
+from __future__ import annotations
+
+import pytest
+
+from cleanroom.game import dragon_takes, skirmish_chance
+
+from .util import player, press, shown, tower
+
+
+def test_a_safe_move_is_one_beep_and_the_end_of_turn_signal():
+    """l1_p1_s01 37.05: click, beep 13 ms later, flashing -1."""
+    tw = tower(1, 1, move=["safe"])
+    obs = press(tw, "MOVE")
+    assert shown(obs, "sound") == ["beep"] and shown(obs, "picture") == []
+    assert shown(obs, "display")[-1] == "-1"
+
+
+def test_lost_plays_the_sad_cue_with_its_picture():
+    """l1_p1_s01 270.15: LOST with the falling sad cue, no number."""
+    tw = tower(1, 1, move=["lost"])
+    obs = press(tw, "MOVE")
+    assert shown(obs, "picture") == ["LOST"] and "sad" in shown(obs, "sound")
+
+
+def test_lost_with_a_scout_shows_lost_and_scout_and_gives_another_turn():
+    """l4_p1_s04 281.12: LOST and SCOUT with beeps, then ` 1` flashes again."""
+    tw = tower(1, 1, inventory=dict(scout=True), move=["lost"])
+    obs = press(tw, "MOVE")
+    assert shown(obs, "picture") == ["LOST", "SCOUT"] and "sad" not in shown(obs, "sound")
+    assert shown(obs, "display")[-1] == " 1"
+
+
+def test_plague_plays_the_death_march_and_shows_the_warriors_on_card_6():
+    """l1_p1_s01 66.95: PLAGUE with the Death March, then WARRIOR 08."""
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["plague"])
+    obs = press(tw, "MOVE")
+    assert shown(obs, "picture") == ["PLAGUE", "WARRIOR"] and "08" in shown(obs, "display")
+    assert "death_march" in shown(obs, "sound")
+
+
+def test_plague_with_a_healer_beeps_and_adds_two_warriors():
+    """l4_p1_s04 99.05: PLAGUE and HEALER with beeps, WARRIOR 12."""
+    tw = tower(1, 1, inventory=dict(warriors=10, healer=True), move=["plague"])
+    obs = press(tw, "MOVE")
+    assert shown(obs, "picture") == ["PLAGUE", "HEALER", "WARRIOR"]
+    assert "12" in shown(obs, "display") and "death_march" not in shown(obs, "sound")
+
+
+@pytest.mark.parametrize("warriors, taken", [(2, 1), (5, 1), (6, 1), (8, 2), (10, 2),
+                                             (11, 2), (12, 2), (14, 3)])
+def test_the_dragon_takes_a_fifth_of_the_warriors_rounded_at_least_one(warriors, taken):
+    """l2_p2_s06 217: 12 warriors become 10; l1_p3_s09 319: 2 become 1."""
+    assert dragon_takes(warriors, 0)[0] == taken
+
+
+def test_the_dragon_takes_a_quarter_of_the_gold_rounded_down():
+    """l1_p1_s01 168.50: 30 bags become 23 (corpus 26 of 26)."""
+    assert dragon_takes(0, 30)[1] == 7
+
+
+def test_the_sword_slays_the_dragon_and_the_hoard_is_won():
+    """l4_p3_s38 177.77: DRAGON, then SWORD lit during the glide, then WARRIOR and GOLD."""
+    tw = tower(1, 1, inventory=dict(warriors=10, gold=30, sword=True), move=["dragon"])
+    tw.game.dragon_warriors, tw.game.dragon_gold = 2, 6
+    obs = press(tw, "MOVE")
+    assert shown(obs, "picture") == ["DRAGON", "SWORD", "WARRIOR", "GOLD"]
+    assert "dragon_slain" in shown(obs, "sound")
+    assert (player(tw).warriors, player(tw).gold, player(tw).sword) == (12, 36, False)
+
+
+def test_battle_brigands_are_the_warriors_give_or_take_two():
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["battle"], brigands=[12],
+               skirmish=[True] * 8, battle_gold=[13], treasure=["none"])
+    seen = []
+    real = tw.game.chooser.choose
+
+    def spy(name, options, weights, t):
+        if name == "brigands":
+            seen.append([o for o, w in zip(options, weights) if w > 0])
+        return real(name, options, weights, t)
+
+    tw.game.chooser.choose = spy
+    press(tw, "MOVE")
+    assert seen == [[8, 9, 10, 11, 12]]
+
+
+def test_each_skirmish_shows_warriors_then_brigands_then_its_cue():
+    """l1_p1_s01 181.08: BRIGANDS 07; WARRIORS 06, BRIGANDS 03, won; ... BRIGANDS 00; GOLD."""
+    tw = tower(1, 1, inventory=dict(warriors=6, gold=30), move=["battle"], brigands=[7],
+               skirmish=[True, True, True], battle_gold=[6], treasure=["none"])
+    obs = press(tw, "MOVE")
+    assert [t for t in shown(obs, "display") if t.isdigit()] == \
+        ["07", "06", "03", "06", "01", "06", "00", "36"]
+    assert shown(obs, "sound").count("skirmish_won") == 3
+    assert shown(obs, "picture")[-1] == "GOLD"
+
+
+def test_a_battle_is_lost_when_a_lost_skirmish_would_leave_one_warrior():
+    """l1_p3_s09 127.82: ... WARRIORS 02, BRIGANDS 11, lost; WARRIORS lit with the Death
+    March and no number; the player keeps 1 warrior (several players)."""
+    tw = tower(1, 2, inventory=dict(warriors=3), move=["battle"], brigands=[5],
+               skirmish=[False, False])
+    obs = press(tw, "MOVE")
+    assert [t for t in shown(obs, "display") if t.isdigit()] == ["05", "02", "05"]
+    assert shown(obs, "picture")[-1] == "WARRIORS" and "death_march" in shown(obs, "sound")
+    assert player(tw).warriors == 1
+
+
+def test_a_short_no_end_press_during_a_battle_does_not_retreat():
+    """24 of 24 corpus battles with a brief NO/END went on to the end (l1_p3_s09 42.35)."""
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["battle"], brigands=[10],
+               skirmish=[True] * 4, battle_gold=[13], treasure=["none"])
+    tw.press("MOVE")
+    tw.advance(0.2)
+    tw.release("MOVE")
+    tw.advance(4.5)                         # the first BRIGANDS picture is lit
+    obs = press(tw, "NO/END")
+    assert shown(obs, "display").count("00") == 1 and "GOLD" in shown(obs, "picture")
+
+
+def test_skirmish_odds_grow_with_the_square_of_the_forces():
+    assert skirmish_chance(10, 10) == pytest.approx(1 / 1.64)
+    assert skirmish_chance(20, 10) > 0.85 > skirmish_chance(10, 10) > 0.5 > skirmish_chance(5, 10)
+
+
+def test_a_tomb_battle_follows_the_creaking_door():
+    """l1_p1_s01 90.58: creak, battle horn, BRIGANDS."""
+    tw = tower(1, 1, inventory=dict(warriors=10), tomb=["battle"], brigands=[9],
+               skirmish=[True] * 4, battle_gold=[13], treasure=["none"])
+    obs = press(tw, "TOMB/RUIN")
+    sounds = shown(obs, "sound")
+    assert sounds.index("creak_open") < sounds.index("battle_horn")
+
+
+def test_a_deserted_tomb_creaks_shut_and_shows_nothing():
+    """l2_p2_s33 113.08."""
+    tw = tower(1, 1, tomb=["deserted"])
+    obs = press(tw, "TOMB/RUIN")
+    assert shown(obs, "picture") == [] and "creak_close" in shown(obs, "sound")
+
+
+def test_the_curse_prompt_starts_at_the_next_player_and_skips_the_curser():
+    """l4_p4_s24 211.60: player 3 is offered C4, then C1."""
+    tw = tower(1, 4, move=["safe", "safe"], tomb=["treasure"], battle_gold=[13],
+               treasure=["wizard"])
+    press(tw, "MOVE", "NO/END", "MOVE", "NO/END")          # players 1 and 2
+    obs = press(tw, "TOMB/RUIN", "NO/END", "NO/END", "NO/END")
+    flashing = [t for t in shown(obs, "display") if t.startswith("C")]
+    assert flashing[:4] == ["C4", "C1", "C2", "C4"]
+
+
+def test_the_cursed_player_sees_cursed_with_its_cue_then_warriors_and_gold():
+    """l1_p2_s05 368.53: CURSED with the lost-skirmish notes, WARRIOR 06, GOLD 36."""
+    tw = tower(1, 2, move=["safe"])
+    player(tw).cursed_by = 2
+    obs = press(tw, "MOVE")
+    assert shown(obs, "picture") == ["CURSED", "WARRIOR", "GOLD"]
+    assert "cursed" in shown(obs, "sound")
+
+
+def test_clear_before_the_turns_first_action_only_clicks():
+    """l3_p1_s27 49.0: CLEAR at ` 1` with nothing done: the click, no siren, ` 1` again."""
+    tw = tower(1, 1, move=["safe"])
+    obs = press(tw, "CLEAR")
+    assert shown(obs, "sound") == [] and shown(obs, "display")[-1] == " 1"
+    assert [e for e in tw.events() if e.get("cue") == "click"][-1]["t"] > 0
+
+
+def test_clear_after_the_action_sounds_the_siren_and_passes_the_turn():
+    """l1_p1_s01 76.1: a plague, CLEAR at -1: siren, then ` 1` (the next turn)."""
+    tw = tower(1, 2, move=["plague"])
+    press(tw, "MOVE")
+    obs = press(tw, "CLEAR")
+    assert "siren" in shown(obs, "sound") and shown(obs, "display")[-1] == " 2"
