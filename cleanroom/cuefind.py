@@ -40,14 +40,18 @@ from typing import Iterable, Mapping, Sequence
 
 from captures.events import read_events
 
+from .reel import CARDS
+
 __all__ = ["RUN_GAP_S", "CLICK_HZ", "FREQ_FRAC", "TIME_S", "Note", "Context", "Run",
            "Cluster", "is_key_click", "tone_runs", "same_notes", "cluster", "match",
-           "read_runs", "unmatched", "count_cues", "CueFindError"]
+           "read_runs", "unmatched", "count_cues", "notes_literal", "report",
+           "CueFindError"]
 
 RUN_GAP_S = 0.35
-"""Longest silence inside one cue, seconds.  Over the 34 recordings the silences between the
+"""Longest silence inside one run, seconds.  Over the 34 recordings the silences between the
 notes of a tune are at most 0.25 s (the pause in the Dark Tower tune); the shortest silence
-between a cue and the next sound that is not the key click is 0.39 s."""
+between a cue and the next sound is 0.39 s, except after the key click (split off anyway) and
+after the tomb's creak, which the next cue follows 0.1 s later (cut apart by the catalogue)."""
 
 CLICK_HZ = 431.9
 """The key click's frequency, Hz (2 pulses, 4.6 ms; every recording)."""
@@ -74,6 +78,15 @@ class Context:
     display_after: str | None   # first different text shown after the run's start
     card: int | None            # reel card_pos as the run began
     lamps: tuple[str, ...]      # lamps lit as the run began (upper, middle, lower order)
+    then: str | None = None     # the first display, lamp or motor change after the run ends
+    then_s: float | None = None  # from the run's end to that change
+
+    @property
+    def picture(self) -> str | None:
+        """Return the picture lit as the run began (one lamp on a card), or None."""
+        if len(self.lamps) != 1 or self.card is None:
+            return None
+        return CARDS.get((self.card, self.lamps[0]))
 
 
 @dataclass(frozen=True)
@@ -166,8 +179,8 @@ def tone_runs(events: Iterable[Mapping], session: str = "", gap_s: float = RUN_G
             pieces.append((best[0], g[i:i + best[1]]))
             i += best[1]
     ctx = _Contexts(evs)
-    return [Run(session, round(float(g[0]["t"]), 6), _notes(g), ctx.at(g[0]["t"]), name)
-            for name, g in pieces]
+    return [Run(session, round(float(g[0]["t"]), 6), _notes(g),
+                ctx.at(g[0]["t"], g[-1]["t"] + g[-1]["dur_s"]), name) for name, g in pieces]
 
 
 def _notes(tones: Sequence[Mapping]) -> tuple[Note, ...]:
@@ -195,7 +208,7 @@ class _Contexts:
         self.card: int | None = None
         self.lamps = {n: 0 for n in _LAMP_ORDER}
 
-    def at(self, t0: float) -> Context:
+    def at(self, t0: float, end: float) -> Context:
         evs = self.evs
         while self.i < len(evs):
             e = evs[self.i]
@@ -224,9 +237,23 @@ class _Contexts:
                 break
             if after is None and e["type"] == "display" and e["text"] != self.display:
                 after = e["text"]
+        then = then_s = None
+        for e in evs[self.i:]:
+            if e["t"] > end and e["type"] in ("display", "lamp", "motor"):
+                then = _describe_change(e)
+                then_s = round(e["t"] - end, 4)
+                break
         since = None if self.button is None else round(t0 - self.button_t, 4)
         return Context(self.button, since, self.display, after, card,
-                       tuple(n for n in _LAMP_ORDER if lamps[n]))
+                       tuple(n for n in _LAMP_ORDER if lamps[n]), then, then_s)
+
+
+def _describe_change(e: Mapping) -> str:
+    if e["type"] == "display":
+        return f"display {e['text']!r}"
+    if e["type"] == "lamp":
+        return f"{e['lamp']} lamp {'on' if e['on'] else 'off'}"
+    return f"motor {'on' if e['on'] else 'off'}"
 
 
 def _same_note(a: Note, b: Note, freq_frac: float, time_s: float, last: bool) -> bool:
@@ -315,3 +342,43 @@ def notes_literal(notes: Sequence[Note], indent: int = 8, per_line: int = 4) -> 
     lines = [", ".join(one(n) for n in notes[i:i + per_line])
              for i in range(0, len(notes), per_line)]
     return "(\n" + ",\n".join(pad + ln for ln in lines) + ",\n" + pad[:-4] + ")"
+
+
+def _top(counter: dict, n: int = 3) -> str:
+    items = sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))[:n]
+    return ", ".join(f"{k} {v}" for k, v in items) if items else "-"
+
+
+def report(runs: Sequence[Run], order: Sequence[str] = ()) -> str:
+    """Return a text report of named ``runs`` (from ``tone_runs`` with a catalogue): per cue its
+    count, recordings, the key before it, the picture lit, what follows it (the first display,
+    lamp or motor change and its delay after the cue, 10 ms bins), then every run no cue fits,
+    clustered, with its context and its notes as a literal for cleanroom.cues."""
+    names = list(order) + sorted({r.name for r in runs if r.name is not None} - set(order))
+    lines = [f"{len({r.session for r in runs})} recordings, {len(runs)} tone runs, "
+             f"{sum(r.name is not None for r in runs)} named, "
+             f"{sum(r.name is None for r in runs)} not in the catalogue"]
+    for name in names:
+        mine = [r for r in runs if r.name == name]
+        if not mine:
+            lines.append(f"{name}: not heard")
+            continue
+        keys: dict = {}
+        pics: dict = {}
+        then: dict = {}
+        for r in mine:
+            c = r.context
+            keys[c.button] = keys.get(c.button, 0) + 1
+            pics[c.picture] = pics.get(c.picture, 0) + 1
+            nxt = None if c.then is None else f"{c.then.split(chr(39))[0].strip()} " \
+                                               f"+{round(c.then_s, 2):.2f} s"
+            then[nxt] = then.get(nxt, 0) + 1
+        lines.append(f"{name}: {len(mine)} in {len({r.session for r in mine})} recordings; "
+                     f"key before: {_top(keys)}; picture: {_top(pics)}; then: {_top(then)}")
+    left = [r for r in runs if r.name is None]
+    for c in cluster(left):
+        r = c.runs[0]
+        lines.append(f"NOT IN THE CATALOGUE: {len(c.runs)} x {len(r.notes)} notes, first in "
+                     f"{r.session} at {r.t:.3f} s; {r.context}")
+        lines.append("    notes=" + notes_literal(r.notes, indent=8))
+    return "\n".join(lines) + "\n"

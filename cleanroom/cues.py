@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-__all__ = ["Cue", "Variant", "CUES", "catalogue", "sound_rows"]
+__all__ = ["Cue", "Variant", "CUES", "catalogue", "sound_rows", "describe_notes", "cues_markdown"]
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,8 @@ _CUES = [
         (
             (431.9, 0.0046, 0.0),
         ),
-        when=('the key click: every key the game reads, 26-50 ms after the chip sees it, before '
-              'whatever the key starts'),
+        when=('the key click: every key the game reads, 26-50 ms after the chip sees it, before'
+              ' whatever the key starts'),
         tail="not a pause of its own: the key's flow goes on",
         example=('l1_p1_s01', 4.711402),
         sessions={
@@ -105,9 +105,10 @@ _CUES = [
         (
             (737.8, 0.0447, 0.0),
         ),
-        when=('a picture is shown: 0.4 ms after its lamp lights (a number, if any, follows 30-40 '
-              'ms later and both stay 1.6 s); also the safe MOVE, with no picture, 14 ms after the'
-              " key click, then the end-of-turn signal; and each of the tower test's three lamps"),
+        when=('a picture is shown: 0.4 ms after its lamp lights (a number, if any, follows '
+              '30-40 ms later and both stay 1.6 s); also the safe MOVE, with no picture, 6-20 '
+              'ms (median 14) after the key click, then the end-of-turn signal; and each of the'
+              " tower test's three lamps"),
         tail="the lamp's 1.6 s is the flow's own wait",
         example=('l1_p1_s01', 8.183384),
         sessions={
@@ -124,8 +125,8 @@ _CUES = [
         (
             (278.9, 0.1183, 0.0001), (544.9, 0.1193, 0.0002), (1041.7, 0.1238, 0.0),
         ),
-        when=("NO/END ends the turn: 6 ms after the key click; the next player's number then "
-              'flashes'),
+        when=("NO/END ends the turn: 5.4 ms after the key click; the next player's number "
+              "flashes 0-30 ms after it ends (the flash timer's phase)"),
         tail="the next player's number follows at once",
         example=('l1_p1_s01', 25.707732),
         sessions={
@@ -146,8 +147,9 @@ _CUES = [
             (220.0, 0.1591, 0.0038), (165.5, 0.1631, 0.0038), (220.0, 0.1591, 0.0296),
             (274.5, 0.9324, 0.0),
         ),
-        when=("the player count is chosen with YES/BUY (the game starts; player 1's number flashes"
-              ' after it), and the victory: VICTORY lit 1 ms before it, the score after'),
+        when=('the player count is chosen with YES/BUY, 6.0 ms after the key click (the game '
+              "starts; player 1's number flashes after it), and the victory: 1.0 ms after the "
+              'VICTORY lamp, the score flashing after it'),
         tail='shared capture level_select: the turn prompt follows at once',
         example=('l1_p1_s01', 15.538734),
         sessions={
@@ -165,7 +167,8 @@ _CUES = [
             (310.7, 0.2607, -0.0032), (297.6, 0.2755, 0.0001), (247.6, 0.3312, -0.004),
             (297.6, 0.2722, 0.0), (310.7, 0.2607, -0.0032), (297.6, 0.5443, 0.469),
         ),
-        when="BAZAAR, 13 ms after the key click; the first offer's picture follows",
+        when=("BAZAAR, 12.9 ms after the key click; the reel then turns to the first offer's "
+              'picture (beep and price)'),
         tail='corpus: the reel starts 0.47 s after the tune (75 of 93)',
         example=('l1_p1_s01', 27.400367),
         sessions={
@@ -181,8 +184,9 @@ _CUES = [
             (520.8, 0.1555, 0.0001), (787.0, 0.3189, 0.0572), (520.8, 0.1555, 0.0001),
             (787.0, 0.3189, 0.442),
         ),
-        when=("a battle begins: MOVE into a battle, a tomb's battle (0.1 s after the creak), the "
-              'Final Battle (YES/BUY on the right last key); the BRIGANDS count follows'),
+        when=("a battle begins: MOVE into a battle (17 ms after the key click), a tomb's battle"
+              ' (0.1 s after creak_open), the Final Battle (6 ms after YES/BUY on the right '
+              'last key); the reel then turns to BRIGANDS and their count'),
         tail='corpus: the reel starts 0.44 s after it (97 of 97)',
         example=('l1_p1_s01', 181.13536),
         sessions={
@@ -197,8 +201,9 @@ _CUES = [
         (
             (276.7, 0.2927, 0.0002), (407.1, 0.4348, 0.482),
         ),
-        when=('a skirmish is won: after the WARRIORS and BRIGANDS counts, the BRIGANDS lamp still '
-              'lit until the cue starts'),
+        when=('a skirmish is won: 0.6 ms after the BRIGANDS lamp goes off (each skirmish shows '
+              'WARRIORS and BRIGANDS with their counts, 1.6 s each, then its cue); the next '
+              "skirmish's WARRIORS lamp lights 0.48 s after the cue"),
         tail='corpus: the next lamp 0.48 s after it (268 of 361)',
         example=('l1_p1_s01', 104.093468),
         sessions={
@@ -233,8 +238,8 @@ _CUES = [
             (232.9, 0.2147, -0.0043), (201.2, 0.2435, 0.0227), (198.4, 0.494, 0.0002),
             (201.2, 0.2435, 0.44),
         ),
-        when=('the PLAGUE picture (lit 2 ms before); a lost battle or a retreat, with the WARRIORS'
-              ' picture'),
+        when=('the PLAGUE picture (1.3 ms after its lamp), and a lost battle or a retreat (with'
+              ' the WARRIORS picture); the lamp goes off 0.44 s after the cue'),
         tail='corpus: the lamp goes off 0.44 s after it (40 of 42)',
         example=('l1_p1_s01', 69.014419),
         sessions={
@@ -249,8 +254,9 @@ _CUES = [
             (357.7, 0.1817, 0.0001), (305.3, 0.2129, 0.0001), (266.3, 0.2441, 0.0001),
             (236.0, 0.2796, -0.0042), (212.0, 0.3113, -0.0046), (192.5, 0.3377, 0.0),
         ),
-        when=('LOST, KEY MISSING and BAZAAR CLOSED pictures (lit 2 ms before; the lamp goes off as'
-              ' the cue ends) and, with no picture, a wrong key in the riddle of the keys'),
+        when=('the LOST, KEY MISSING and BAZAAR CLOSED pictures (1.9 ms after the lamp, which '
+              'goes off as the cue ends), and with no picture a refused haggle or a wrong key '
+              'in the riddle of the keys (7-16 ms after the key click)'),
         tail='corpus: the lamp goes off as it ends (96 of 106)',
         example=('l1_p1_s01', 142.913962),
         sessions={
@@ -292,8 +298,8 @@ _CUES = [
             (1041.7, 0.0221, 0.0002), (1864.0, 0.0048, 0.0001), (1041.7, 0.0221, 0.0002),
             (1864.0, 0.0048, 0.0001), (1041.7, 0.0221, 0.0),
         ),
-        when=('the DRAGON picture (lit 2 ms before; off as the cue ends): the dragon takes its '
-              'share; the WARRIOR and GOLD totals follow'),
+        when=('the DRAGON picture (1.5 ms after its lamp, which goes off as the cue ends): the '
+              'dragon takes its share; the WARRIOR and GOLD totals follow'),
         tail='corpus: the lamp goes off as it ends',
         example=('l1_p1_s01', 169.724645),
         sessions={
@@ -341,8 +347,8 @@ _CUES = [
             (150.1, 1.0195, 0.0),
         ),
         when=("the DRAGON picture when the player owns the sword: the dragon's notes, then a "
-              "falling glide while the SWORD lamp is lit (from 1.096 s); the hoard's totals "
-              "follow"),
+              "falling glide while the SWORD lamp is lit (from 1.096 s to the cue's end); the "
+              "hoard's totals follow"),
         tail='corpus: the SWORD lamp goes off as it ends',
         example=('l3_p1_s03', 149.364089),
         sessions={
@@ -356,7 +362,8 @@ _CUES = [
             (1041.7, 0.0547, 0.0007), (1311.7, 0.0465, 0.0001), (2083.3, 0.0326, 0.0002),
             (2213.5, 0.0325, 0.0001), (2529.8, 0.0312, 0.0),
         ),
-        when='the PEGASUS picture as a treasure (lit 1 ms before; off as the cue ends)',
+        when=('the PEGASUS picture as a treasure (1.0 ms after its lamp, which goes off as the '
+              'cue ends)'),
         tail='corpus: the lamp goes off as it ends',
         example=('l1_p1_s01', 204.473087),
         sessions={
@@ -391,8 +398,8 @@ _CUES = [
             (None, 0.0, 0.0889), (None, 0.0, 0.09), (None, 0.0, 0.0911),
             (None, 0.0, 0.0921), (None, 0.0, 0.0933), (None, 0.0, 0.1),
         ),
-        when=('TOMB/RUIN, right after the key click (the door creaks open); 0.1 s later the battle'
-              " horn, creak_close, or the treasure's picture after a reel turn"),
+        when=('TOMB/RUIN, 2.3 ms after the key click (the door creaks open); 0.1 s later the '
+              "battle horn, creak_close, or the reel turns to the treasure's picture"),
         tail='corpus: the next cue 0.10 s after it',
         example=('l1_p2_s05', 96.924936),
         sessions={
@@ -460,8 +467,8 @@ _CUES = [
                 (None, 0.0, 0.0932), (None, 0.0, 0.1002),
             ),
                     example=('l2_p1_s02', 367.529807),
-                    why="after the low-food warning the sweep's first period is not a note of "
-                        "its own (2 of 84)"),
+                    why=("after the low-food warning the sweep's first period is not a note of "
+                         'its own (2 of 84)')),
         ),
     ),
     Cue('creak_close',
@@ -490,10 +497,10 @@ _CUES = [
             (None, 0.0, 0.0251), (41.8, 0.0478, -0.0239), (43.8, 0.0456, -0.0228),
             (46.1, 0.0434, -0.0216), (48.5, 0.0412, -0.0206), (51.3, 0.039, 0.27),
         ),
-        when=('a deserted tomb or ruin: straight after creak_open (the door swings shut); the end-'
-              'of-turn signal follows'),
+        when=('a deserted tomb or ruin: straight after creak_open (the door swings shut); the '
+              'end-of-turn signal follows'),
         tail='corpus: the end-of-turn signal 0.26-0.28 s after it',
-        example=('l1_p3_s35', 250.329542),
+        example=('l1_p3_s35', 250.329562),
         sessions={
             "l1_p3_s35": 1, "l2_p2_s33": 2, "l2_p3_s10": 1, "l3_p1_s27": 1, "l3_p3_s11": 1,
             "l3_p3_s19": 1, "l4_p2_s32": 1, "l4_p3_s38": 1},
@@ -531,7 +538,7 @@ _CUES = [
             (1011.9, 0.0267, 0.0001), (1221.3, 0.0221, 0.0001), (1539.9, 0.0175, 0.0002),
             (1011.9, 0.0267, 0.0001), (1221.3, 0.0221, 0.0001), (1539.9, 0.0175, 0.45),
         ),
-        when='SANCTUARY/CITADEL, 13 ms after the key click, before any bonus is shown',
+        when='SANCTUARY/CITADEL, 12.9 ms after the key click, before any bonus is shown',
         tail='corpus: the next output 0.43-0.47 s after it',
         example=('l1_p1_s01', 233.477398),
         sessions={
@@ -548,8 +555,8 @@ _CUES = [
             (544.9, 0.0899, 0.0001), (610.6, 0.0802, 0.0002), (804.9, 0.0609, 0.0001),
             (544.9, 0.0899, 0.0001), (610.6, 0.0802, 0.0002), (804.9, 0.0609, 0.44),
         ),
-        when=('FRONTIER, 13 ms after the key click (a frontier crossed); the end-of-turn signal '
-              'follows'),
+        when=('FRONTIER, 12.5 ms after the key click (a frontier crossed); the end-of-turn '
+              'signal follows'),
         tail='corpus: the next output 0.43-0.44 s after it',
         example=('l1_p1_s01', 22.685031),
         sessions={
@@ -564,7 +571,7 @@ _CUES = [
             (885.4, 0.1818, 0.0002), (442.7, 0.183, 0.0), (885.4, 0.1818, 0.0002),
             (442.7, 0.183, 0.0001), (885.4, 0.1818, 0.0),
         ),
-        when=("CLEAR (the turn is void): 6 ms after the key click; the next player's number "
+        when=("CLEAR (the turn is void): 6.9 ms after the key click; the next player's number "
               'flashes'),
         tail="the next player's number follows at once",
         example=('l1_p1_s01', 34.923887),
@@ -581,8 +588,8 @@ _CUES = [
             (247.7, 0.1332, 0.059), (224.2, 0.1472, 0.0596), (247.7, 0.1332, 0.059),
             (278.9, 0.0896, 0.2535), (224.2, 0.3614, 0.0589), (224.2, 0.7896, 0.444),
         ),
-        when=('DARK TOWER, 13 ms after the key click, before the riddle of the keys (or KEY '
-              'MISSING, the sad cue, when a key or frontier is missing)'),
+        when=('DARK TOWER, 12.9 ms after the key click, before the riddle of the keys (or KEY '
+              'MISSING and the sad cue when a key or frontier is missing)'),
         tail='corpus: the reel starts 0.44 s after it (29 of 38)',
         example=('l1_p1_s01', 261.005934),
         sessions={
@@ -605,8 +612,8 @@ _CUES = [
             (681.1, 0.025, 0.0001), (983.8, 0.0173, 0.0001), (1686.5, 0.0101, 0.44),
         ),
         when=('the first action key of a turn when food is low (rulebook: 4 or fewer turns of '
-              "food): 12 ms after the key click, and the key's own cue follows 1.75 s after the "
-              'key'),
+              "food): 12 ms after the key click; the key's own action follows 0.44 s after the "
+              'cue'),
         tail="corpus: the action's cue 0.44 s after it",
         example=('l2_p1_s02', 365.779388),
         sessions={
@@ -615,3 +622,54 @@ _CUES = [
 ]
 
 CUES: dict[str, Cue] = {c.name: c for c in _CUES}
+
+
+def _note_text(freq: float | None, dur: float) -> str:
+    return "click" if freq is None else f"{freq:g} Hz {dur * 1000:.0f} ms"
+
+
+def describe_notes(notes: tuple) -> str:
+    """Return ``notes`` in words, repeats folded: "(1864 Hz 5 ms, 1041.7 Hz 22 ms) x40", runs of
+    clicks as "62 clicks 27-93 ms apart"."""
+    key = [(f, round(d * 1000)) for f, d, _ in notes]
+    out = []
+    i = 0
+    while i < len(notes):
+        if notes[i][0] is None:
+            j = i
+            while j < len(notes) and notes[j][0] is None:
+                j += 1
+            if j - i > 2:
+                gaps = [round(g * 1000) for _, _, g in notes[i:j - 1]]
+                out.append(f"{j - i} clicks {gaps[0]}-{gaps[-1]} ms apart")
+                i = j
+                continue
+        best = (1, 1)
+        for p in range(1, 17):
+            r = 1
+            while key[i + r * p:i + (r + 1) * p] == key[i:i + p] and i + (r + 1) * p <= len(key):
+                r += 1
+            if r > 1 and p * r > best[0] * best[1]:
+                best = (p, r)
+        p, r = best
+        block = ", ".join(_note_text(f, d) for f, d, _ in notes[i:i + p])
+        out.append(f"({block}) x{r}" if r > 1 else block)
+        i += p * r
+    return ", ".join(out)
+
+
+def cues_markdown() -> str:
+    """Return the catalogue as a Markdown table (the one in docs/cues.md)."""
+    lines = ["| cue | notes | length (s) | when it plays | seen (times, recordings) |",
+             "|---|---|---|---|---|"]
+    for c in _CUES:
+        rows, tail = sound_rows(c.notes)
+        length = rows[-1][0] + rows[-1][2]
+        seen = f"{c.count} in {len(c.sessions)}"
+        if len(c.sessions) <= 8:
+            seen += ": " + ", ".join(f"{s} {n}" for s, n in sorted(c.sessions.items()))
+        variants = "".join(f" Variant ({len(v.notes)} notes, {v.example[0]} at "
+                           f"{v.example[1]:.3f} s): {v.why}." for v in c.variants)
+        lines.append(f"| `{c.name}` | {describe_notes(c.notes)}; then {tail:g} s of silence "
+                     f"| {length:.3f} | {c.when}.{variants} | {seen} |")
+    return "\n".join(lines) + "\n"

@@ -77,6 +77,8 @@ def cmd_conform(args, out: IO[str]) -> int:
     if args.params:
         out.write(parameter_table() + "\n")
         return 0
+    if args.cues:
+        return _cues(args, out)
     tol = _tolerance(args)
     if args.stats:
         folders = _folders(args.stats)
@@ -119,6 +121,16 @@ def cmd_conform(args, out: IO[str]) -> int:
     return status
 
 
+def _cues(args, out: IO[str]) -> int:
+    """Name every tone run of the recordings with the cue catalogue; exit 1 if one is no cue."""
+    from cleanroom.cuefind import read_runs, report
+    from cleanroom.cues import CUES, catalogue
+
+    runs = read_runs(_folders(args.cues), catalogue=catalogue())
+    out.write(report(runs, order=list(CUES)))
+    return 1 if any(r.name is None for r in runs) else 0
+
+
 def cmd_play(args, out: IO[str]) -> int:
     """Play the clean-room tower in the terminal (one key name per line)."""
     from cleanroom.play import play_terminal
@@ -143,6 +155,9 @@ def register(sub) -> None:
     what.add_argument("--stats", nargs="+", metavar="DIR",
                       help="estimate random-event frequencies over these recordings")
     what.add_argument("--params", action="store_true", help="print the game's parameter table")
+    what.add_argument("--cues", nargs="+", metavar="DIR",
+                      help="name every tone run of these recordings with the sound-cue "
+                           "catalogue (cleanroom/cues.py); list the runs that are no cue")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=50.0,
