@@ -35,7 +35,8 @@ Example::
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import statistics
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from captures.events import read_events
@@ -44,7 +45,7 @@ from .reel import CARDS
 
 __all__ = ["RUN_GAP_S", "CLICK_HZ", "FREQ_FRAC", "TIME_S", "Note", "Context", "Run",
            "Cluster", "is_key_click", "tone_runs", "same_notes", "cluster", "match",
-           "read_runs", "unmatched", "count_cues", "notes_literal", "report",
+           "read_runs", "unmatched", "count_cues", "notes_literal", "report", "lead_times",
            "CueFindError"]
 
 RUN_GAP_S = 0.35
@@ -80,6 +81,8 @@ class Context:
     lamps: tuple[str, ...]      # lamps lit as the run began (upper, middle, lower order)
     then: str | None = None     # the first display, lamp or motor change after the run ends
     then_s: float | None = None  # from the run's end to that change
+    since_lamp_s: float | None = None   # from a lamp lighting (at most 5 ms before) to the start
+    since_click_s: float | None = None  # from the key click's start (at most 0.1 s before)
 
     @property
     def picture(self) -> str | None:
@@ -130,6 +133,7 @@ def is_key_click(ev: Mapping) -> bool:
 
 _LAMP_ORDER = ("upper", "middle", "lower")
 _LAMP_LEAD_S = 0.005    # a cue tied to a picture starts 0.4-2 ms after its lamp
+_CLICK_LEAD_S = 0.1     # a key's cue starts 2-20 ms after the key click
 _COAST_S = 0.2          # the reel coasts about 135 ms into the card's window after the motor
 
 
@@ -179,8 +183,18 @@ def tone_runs(events: Iterable[Mapping], session: str = "", gap_s: float = RUN_G
             pieces.append((best[0], g[i:i + best[1]]))
             i += best[1]
     ctx = _Contexts(evs)
-    return [Run(session, round(float(g[0]["t"]), 6), _notes(g),
-                ctx.at(g[0]["t"], g[-1]["t"] + g[-1]["dur_s"]), name) for name, g in pieces]
+    runs = []
+    for name, g in pieces:
+        c = ctx.at(g[0]["t"], g[-1]["t"] + g[-1]["dur_s"])
+        if runs and len(runs[-1].notes) == 1 and is_key_click(_as_tone(runs[-1].notes[0])) \
+                and g[0]["t"] - runs[-1].t <= _CLICK_LEAD_S and not is_key_click(g[0]):
+            c = replace(c, since_click_s=round(g[0]["t"] - runs[-1].t, 5))
+        runs.append(Run(session, round(float(g[0]["t"]), 6), _notes(g), c, name))
+    return runs
+
+
+def _as_tone(note: Note) -> dict:
+    return {"freq_hz": note[0], "dur_s": note[1]}
 
 
 def _notes(tones: Sequence[Mapping]) -> tuple[Note, ...]:
@@ -207,6 +221,7 @@ class _Contexts:
         self.display: str | None = None
         self.card: int | None = None
         self.lamps = {n: 0 for n in _LAMP_ORDER}
+        self.lamp_on_t: float | None = None
 
     def at(self, t0: float, end: float) -> Context:
         evs = self.evs
@@ -221,6 +236,8 @@ class _Contexts:
                 self.display = e["text"]
             elif kind == "lamp":
                 self.lamps[e["lamp"]] = int(e["on"])
+                if e["on"]:
+                    self.lamp_on_t = e["t"]
             elif kind == "reel":
                 self.card = int(e["card_pos"])
             self.i += 1
@@ -244,8 +261,11 @@ class _Contexts:
                 then_s = round(e["t"] - end, 4)
                 break
         since = None if self.button is None else round(t0 - self.button_t, 4)
+        lamp_s = None
+        if self.lamp_on_t is not None and t0 - self.lamp_on_t <= _LAMP_LEAD_S:
+            lamp_s = round(t0 - self.lamp_on_t, 5)
         return Context(self.button, since, self.display, after, card,
-                       tuple(n for n in _LAMP_ORDER if lamps[n]), then, then_s)
+                       tuple(n for n in _LAMP_ORDER if lamps[n]), then, then_s, lamp_s)
 
 
 def _describe_change(e: Mapping) -> str:
@@ -382,3 +402,29 @@ def report(runs: Sequence[Run], order: Sequence[str] = ()) -> str:
                      f"{r.session} at {r.t:.3f} s; {r.context}")
         lines.append("    notes=" + notes_literal(r.notes, indent=8))
     return "\n".join(lines) + "\n"
+
+
+MIN_LEAD_SHARE = 0.1
+"""``lead_times`` reports a lead when at least this share of a cue's runs (and 5) have one."""
+
+
+def lead_times(runs: Iterable[Run]) -> dict[str, tuple[float | None, float | None]]:
+    """Return cue name -> (median time from the key click's start to the cue's start, median
+    time from its picture lamp lighting to the cue's start), seconds rounded to 10 us; None
+    where fewer than ``MIN_LEAD_SHARE`` of the cue's runs (or fewer than 5) have that lead."""
+    by: dict[str, list[Run]] = {}
+    for r in runs:
+        if r.name is not None:
+            by.setdefault(r.name, []).append(r)
+    out = {}
+    for name, rs in by.items():
+        leads = []
+        for values in ([r.context.since_click_s for r in rs],
+                       [r.context.since_lamp_s for r in rs]):
+            have = sorted(v for v in values if v is not None)
+            if len(have) >= 5 and len(have) >= MIN_LEAD_SHARE * len(rs):
+                leads.append(round(statistics.median(have), 5))
+            else:
+                leads.append(None)
+        out[name] = (leads[0], leads[1])
+    return out

@@ -17,6 +17,9 @@ Each cue holds
   flow goes on (``tail`` says where that number comes from; it is never compared, as the
   next thing after a cue depends on the flow).
 - ``when``: the context rule, in words: what makes the tower play it.
+- ``after_click_s`` / ``after_lamp_s``: the median time (seconds) from the key click's start,
+  or from the picture lamp lighting, to the cue's first note, where the recordings show the
+  cue that way often enough (``cuefind.lead_times``); None otherwise.
 - ``sessions``: recording -> how many times it plays there (counted by ``cuefind``; the test
   suite recounts and compares).
 - ``variants``: other note lists the same cue is recorded as (the decoder cuts the first
@@ -53,6 +56,8 @@ class Cue:
     when: str
     tail: str
     example: tuple[str, float]
+    after_click_s: float | None = None
+    after_lamp_s: float | None = None
     sessions: Mapping[str, int] = field(default_factory=dict)
     variants: tuple[Variant, ...] = ()
 
@@ -92,6 +97,7 @@ _CUES = [
               ' whatever the key starts'),
         tail="not a pause of its own: the key's flow goes on",
         example=('l1_p1_s01', 4.711402),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 58, "l1_p2_s05": 65, "l1_p2_s29": 65, "l1_p3_s09": 54, "l1_p3_s17": 53,
             "l1_p3_s35": 54, "l1_p4_s21": 55, "l1_p4_s40": 55, "l2_p1_s02": 88, "l2_p1_s26": 88,
@@ -111,6 +117,7 @@ _CUES = [
               " tower test's three lamps"),
         tail="the lamp's 1.6 s is the flow's own wait",
         example=('l1_p1_s01', 8.183384),
+        after_click_s=0.01364, after_lamp_s=0.00041,
         sessions={
             "l1_p1_s01": 46, "l1_p2_s05": 73, "l1_p2_s29": 71, "l1_p3_s09": 74, "l1_p3_s17": 73,
             "l1_p3_s35": 85, "l1_p4_s21": 53, "l1_p4_s40": 77, "l2_p1_s02": 79, "l2_p1_s26": 81,
@@ -129,6 +136,7 @@ _CUES = [
               "flashes 0-30 ms after it ends (the flash timer's phase)"),
         tail="the next player's number follows at once",
         example=('l1_p1_s01', 25.707732),
+        after_click_s=0.00544, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 19, "l1_p2_s05": 23, "l1_p2_s29": 21, "l1_p3_s09": 20, "l1_p3_s17": 16,
             "l1_p3_s35": 16, "l1_p4_s21": 12, "l1_p4_s40": 17, "l2_p1_s02": 22, "l2_p1_s26": 27,
@@ -152,6 +160,7 @@ _CUES = [
               'VICTORY lamp, the score flashing after it'),
         tail='shared capture level_select: the turn prompt follows at once',
         example=('l1_p1_s01', 15.538734),
+        after_click_s=0.00597, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 1, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p3_s17": 1,
             "l1_p3_s35": 1, "l1_p4_s21": 1, "l1_p4_s40": 1, "l2_p1_s02": 1, "l2_p1_s26": 1,
@@ -171,6 +180,7 @@ _CUES = [
               'picture (beep and price)'),
         tail='corpus: the reel starts 0.47 s after the tune (75 of 93)',
         example=('l1_p1_s01', 27.400367),
+        after_click_s=0.01292, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 3, "l1_p2_s05": 1, "l1_p2_s29": 3, "l1_p3_s09": 3, "l1_p3_s17": 3,
             "l1_p3_s35": 3, "l1_p4_s21": 5, "l1_p4_s40": 3, "l2_p1_s02": 8, "l2_p1_s26": 6,
@@ -189,6 +199,7 @@ _CUES = [
               'last key); the reel then turns to BRIGANDS and their count'),
         tail='corpus: the reel starts 0.44 s after it (97 of 97)',
         example=('l1_p1_s01', 181.13536),
+        after_click_s=0.01725, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 4, "l1_p2_s29": 4, "l1_p3_s09": 5, "l1_p3_s17": 5,
             "l1_p3_s35": 5, "l1_p4_s21": 2, "l1_p4_s40": 4, "l2_p1_s02": 3, "l2_p1_s26": 2,
@@ -206,6 +217,7 @@ _CUES = [
               "skirmish's WARRIORS lamp lights 0.48 s after the cue"),
         tail='corpus: the next lamp 0.48 s after it (268 of 361)',
         example=('l1_p1_s01', 104.093468),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 7, "l1_p2_s05": 14, "l1_p2_s29": 16, "l1_p3_s09": 14, "l1_p3_s17": 17,
             "l1_p3_s35": 16, "l1_p4_s21": 8, "l1_p4_s40": 15, "l2_p1_s02": 9, "l2_p1_s26": 7,
@@ -223,6 +235,7 @@ _CUES = [
               "'negative musical signal' (11 times, lamp lit 2 ms before)"),
         tail='corpus: the next lamp 0.48 s after it (98 of 113; 0.44 s after CURSED)',
         example=('l1_p2_s05', 303.535614),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p2_s05": 2, "l1_p2_s29": 3, "l1_p3_s09": 8, "l1_p3_s17": 3, "l1_p3_s35": 9,
             "l1_p4_s21": 3, "l1_p4_s40": 6, "l2_p1_s26": 5, "l2_p2_s06": 4, "l2_p3_s10": 1,
@@ -242,6 +255,7 @@ _CUES = [
               ' the WARRIORS picture); the lamp goes off 0.44 s after the cue'),
         tail='corpus: the lamp goes off 0.44 s after it (40 of 42)',
         example=('l1_p1_s01', 69.014419),
+        after_click_s=None, after_lamp_s=0.00126,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 2, "l1_p2_s29": 1, "l1_p3_s09": 3, "l1_p3_s17": 2,
             "l1_p3_s35": 2, "l1_p4_s21": 2, "l1_p4_s40": 1, "l2_p1_s02": 2, "l2_p1_s26": 2,
@@ -259,6 +273,7 @@ _CUES = [
               'in the riddle of the keys (7-16 ms after the key click)'),
         tail='corpus: the lamp goes off as it ends (96 of 106)',
         example=('l1_p1_s01', 142.913962),
+        after_click_s=0.00692, after_lamp_s=0.00188,
         sessions={
             "l1_p1_s01": 3, "l1_p2_s05": 4, "l1_p2_s29": 6, "l1_p3_s09": 5, "l1_p3_s17": 2,
             "l1_p3_s35": 2, "l1_p4_s21": 2, "l1_p4_s40": 1, "l2_p1_s02": 4, "l2_p1_s26": 3,
@@ -302,6 +317,7 @@ _CUES = [
               'dragon takes its share; the WARRIOR and GOLD totals follow'),
         tail='corpus: the lamp goes off as it ends',
         example=('l1_p1_s01', 169.724645),
+        after_click_s=None, after_lamp_s=0.00154,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 1, "l1_p2_s29": 1, "l1_p3_s09": 2, "l1_p3_s17": 1,
             "l1_p3_s35": 1, "l1_p4_s21": 1, "l1_p4_s40": 2, "l2_p1_s02": 1, "l2_p1_s26": 2,
@@ -351,6 +367,7 @@ _CUES = [
               "hoard's totals follow"),
         tail='corpus: the SWORD lamp goes off as it ends',
         example=('l3_p1_s03', 149.364089),
+        after_click_s=None, after_lamp_s=0.00154,
         sessions={
             "l3_p1_s03": 1, "l3_p1_s37": 1, "l4_p3_s38": 1, "l4_p4_s39": 2},
     ),
@@ -366,6 +383,7 @@ _CUES = [
               'cue ends)'),
         tail='corpus: the lamp goes off as it ends',
         example=('l1_p1_s01', 204.473087),
+        after_click_s=None, after_lamp_s=0.00099,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p4_s40": 1, "l2_p1_s02": 1,
             "l3_p1_s03": 1, "l4_p3_s20": 1, "l4_p4_s24": 2},
@@ -402,6 +420,7 @@ _CUES = [
               "battle horn, creak_close, or the reel turns to the treasure's picture"),
         tail='corpus: the next cue 0.10 s after it',
         example=('l1_p2_s05', 96.924936),
+        after_click_s=0.00232, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 3, "l1_p2_s29": 1, "l1_p3_s09": 3, "l1_p3_s17": 4,
             "l1_p3_s35": 5, "l1_p4_s21": 1, "l2_p1_s02": 3, "l2_p1_s26": 1, "l2_p2_s06": 1,
@@ -501,6 +520,7 @@ _CUES = [
               'end-of-turn signal follows'),
         tail='corpus: the end-of-turn signal 0.26-0.28 s after it',
         example=('l1_p3_s35', 250.329562),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p3_s35": 1, "l2_p2_s33": 2, "l2_p3_s10": 1, "l3_p1_s27": 1, "l3_p3_s11": 1,
             "l3_p3_s19": 1, "l4_p2_s32": 1, "l4_p3_s38": 1},
@@ -541,6 +561,7 @@ _CUES = [
         when='SANCTUARY/CITADEL, 12.9 ms after the key click, before any bonus is shown',
         tail='corpus: the next output 0.43-0.47 s after it',
         example=('l1_p1_s01', 233.477398),
+        after_click_s=0.01292, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 2, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p3_s17": 2,
             "l1_p4_s40": 1, "l2_p1_s02": 2, "l2_p1_s26": 2, "l2_p2_s06": 4, "l2_p2_s33": 2,
@@ -559,6 +580,7 @@ _CUES = [
               'signal follows'),
         tail='corpus: the next output 0.43-0.44 s after it',
         example=('l1_p1_s01', 22.685031),
+        after_click_s=0.01252, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 2, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p3_s17": 2,
             "l1_p4_s40": 1, "l2_p1_s02": 1, "l2_p2_s06": 2, "l2_p2_s33": 5, "l2_p3_s10": 1,
@@ -575,6 +597,7 @@ _CUES = [
               'flashes'),
         tail="the next player's number follows at once",
         example=('l1_p1_s01', 34.923887),
+        after_click_s=0.00692, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 1, "l1_p2_s29": 2, "l1_p3_s09": 2, "l1_p3_s17": 3,
             "l1_p4_s21": 3, "l1_p4_s40": 1, "l2_p1_s02": 3, "l2_p1_s26": 2, "l2_p2_s06": 1,
@@ -592,6 +615,7 @@ _CUES = [
               'MISSING and the sad cue when a key or frontier is missing)'),
         tail='corpus: the reel starts 0.44 s after it (29 of 38)',
         example=('l1_p1_s01', 261.005934),
+        after_click_s=0.01292, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s29": 4, "l1_p3_s09": 2, "l1_p4_s21": 1, "l2_p1_s26": 3,
             "l2_p2_s06": 5, "l2_p4_s14": 1, "l3_p1_s03": 1, "l3_p2_s31": 2, "l3_p3_s11": 3,
@@ -616,6 +640,7 @@ _CUES = [
               'cue'),
         tail="corpus: the action's cue 0.44 s after it",
         example=('l2_p1_s02', 365.779388),
+        after_click_s=0.01203, after_lamp_s=None,
         sessions={
             "l2_p1_s02": 4, "l2_p1_s26": 1, "l4_p3_s20": 1},
     ),
@@ -660,8 +685,8 @@ def describe_notes(notes: tuple) -> str:
 
 def cues_markdown() -> str:
     """Return the catalogue as a Markdown table (the one in docs/cues.md)."""
-    lines = ["| cue | notes | length (s) | when it plays | seen (times, recordings) |",
-             "|---|---|---|---|---|"]
+    lines = ["| cue | notes | length (s) | after click / lamp (ms) | when it plays "
+             "| seen (times, recordings) |", "|---|---|---|---|---|---|"]
     for c in _CUES:
         rows, tail = sound_rows(c.notes)
         length = rows[-1][0] + rows[-1][2]
@@ -670,6 +695,8 @@ def cues_markdown() -> str:
             seen += ": " + ", ".join(f"{s} {n}" for s, n in sorted(c.sessions.items()))
         variants = "".join(f" Variant ({len(v.notes)} notes, {v.example[0]} at "
                            f"{v.example[1]:.3f} s): {v.why}." for v in c.variants)
+        leads = " / ".join("-" if v is None else f"{v * 1000:.2f}"
+                           for v in (c.after_click_s, c.after_lamp_s))
         lines.append(f"| `{c.name}` | {describe_notes(c.notes)}; then {tail:g} s of silence "
-                     f"| {length:.3f} | {c.when}.{variants} | {seen} |")
+                     f"| {length:.3f} | {leads} | {c.when}.{variants} | {seen} |")
     return "\n".join(lines) + "\n"

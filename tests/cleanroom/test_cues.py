@@ -8,8 +8,8 @@ import pytest
 
 from captures.events import read_events
 from cleanroom.conform import Tolerance, compare
-from cleanroom.cuefind import (RUN_GAP_S, count_cues, cluster, read_runs, same_notes,
-                               tone_runs, unmatched)
+from cleanroom.cuefind import (RUN_GAP_S, count_cues, cluster, lead_times, read_runs,
+                               same_notes, tone_runs, unmatched)
 from cleanroom.cues import CUES, catalogue, sound_rows
 from cleanroom.engine import Engine
 from cleanroom.params import SOUNDS
@@ -51,6 +51,20 @@ def test_each_cue_is_seen_in_the_recordings_its_catalogue_row_names(named_runs):
     counts = count_cues(named_runs)
     for name, cue in CUES.items():
         assert counts.get(name, {}) == dict(cue.sessions), name
+
+
+def test_each_cue_starts_after_its_key_click_and_lamp_as_the_catalogue_says(named_runs):
+    leads = lead_times(named_runs)
+    for name, cue in CUES.items():
+        assert leads[name] == (cue.after_click_s, cue.after_lamp_s), name
+
+
+def test_every_cue_the_game_plays_is_a_sound():
+    import re
+    src = (Path(__file__).resolve().parents[2] / "cleanroom" / "game.py").read_text()
+    names = set(re.findall(r'sound\("([a-z_]+)"', src))
+    names |= set(re.findall(r'_picture_with_sound\("[A-Z ]+", "([a-z_]+)"\)', src))
+    assert names and names <= set(SOUNDS), names - set(SOUNDS)
 
 
 def test_each_cue_has_its_example_instance_in_the_recording(named_runs):
@@ -139,6 +153,21 @@ def test_context_names_key_display_card_and_lamp():
     ctx = tone_runs(evs)[0].context
     assert (ctx.button, ctx.since_button_s, ctx.display, ctx.display_after, ctx.card,
             ctx.lamps) == ("MOVE", 0.1004, "  ", "08", 1, ("lower",))
+
+
+def test_context_times_the_cue_from_its_key_click_and_its_lamp():
+    evs = [{"t": 0.9, "type": "button", "button": "MOVE", "action": "press"},
+           tone(0.94, 431.9, 0.0046),
+           {"t": 0.9552, "type": "lamp", "lamp": "upper", "on": 1},
+           tone(0.957, 1864.0, 0.0048)]
+    ctx = tone_runs(evs)[1].context
+    assert (ctx.since_click_s, ctx.since_lamp_s) == (0.017, 0.0018)
+
+
+def test_context_tells_what_follows_the_cue():
+    evs = [tone(1.0, 520.8, 0.1555), {"t": 1.6, "type": "motor", "on": 1}]
+    ctx = tone_runs(evs)[0].context
+    assert (ctx.then, ctx.then_s) == ("motor on", 0.4445)
 
 
 def test_equal_runs_cluster_within_one_percent_and_one_frame():
