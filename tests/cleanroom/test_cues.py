@@ -209,9 +209,9 @@ def test_cue_rows_rebuild_offsets_from_durations_and_gaps():
 
 def test_docs_cue_table_matches_cues_py():
     """Regenerate with: python -c "from cleanroom.cues import cues_markdown as m;
-    print(m(), end='')" and paste below the '## The catalogue' heading of docs/cues.md."""
+    print(m(), end='')" and paste it over the table under '## The catalogue' in docs/cues.md."""
     from cleanroom.cues import cues_markdown
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "cues.md").read_text()
-    table = text.split("## The catalogue\n\n", 1)[1].split("\n## ", 1)[0]
+    table = text[text.index("| cue | notes |"):].split("\n## ", 1)[0]
     assert table == cues_markdown()
