@@ -21,15 +21,18 @@ given that catalogue, ``tone_runs`` names each run, ``unmatched`` lists the reco
 are no catalogue cue and ``count_cues`` counts each cue per recording.
 
 Every run carries its context (``Context``): the last key pressed before it and how long
-before, what the display showed as it began and the next text after it, the reel's card and
-the lamps lit as it began.  The catalogue's "when it plays" is read from these.
+before, the key click's and the picture lamp's lead over it, what the display showed as it
+began and the next text after it, the reel's card and the lamps lit as it began, and the first
+display, lamp or motor change after it.  The catalogue's "when it plays" is read from these,
+``lead_times`` measures the typical leads and ``report`` prints all of it per cue (``towerlab
+conform --cues DIR...``).
 
 Example::
 
     >>> runs = tone_runs(read_events(open("tests/data/corpus/l1_p1_s01/events.jsonl")))
     >>> runs[1].notes
     ((737.8, 0.0447, 0.0),)
-    >>> runs[1].context.lamps, runs[1].context.display
+    >>> runs[1].context.lamps, runs[1].context.display_after
     (('upper',), '88')
 """
 from __future__ import annotations
@@ -45,8 +48,8 @@ from .reel import CARDS
 
 __all__ = ["RUN_GAP_S", "CLICK_HZ", "FREQ_FRAC", "TIME_S", "Note", "Context", "Run",
            "Cluster", "is_key_click", "tone_runs", "same_notes", "cluster", "match",
-           "read_runs", "unmatched", "count_cues", "notes_literal", "report", "lead_times",
-           "CueFindError"]
+           "read_runs", "unmatched", "count_cues", "count_forms", "notes_literal", "report",
+           "lead_times", "MIN_LEAD_SHARE", "CueFindError"]
 
 RUN_GAP_S = 0.35
 """Longest silence inside one run, seconds.  Over the 34 recordings the silences between the
@@ -100,6 +103,7 @@ class Run:
     notes: tuple[Note, ...]
     context: Context
     name: str | None = None     # the catalogue cue it is, when cut with a catalogue
+    form: int = 0               # which of the cue's recorded forms (0 = its main notes)
 
     @property
     def length(self) -> float:
@@ -162,34 +166,34 @@ def tone_runs(events: Iterable[Mapping], session: str = "", gap_s: float = RUN_G
             groups.append([])
         groups[-1].append(e)
         last_end = end
-    pieces: list[tuple[str | None, list[Mapping]]] = []
+    pieces: list[tuple[str | None, int, list[Mapping]]] = []
     for g in groups:
         if catalogue is None:
-            pieces.append((None, g))
+            pieces.append((None, 0, g))
             continue
         notes = _notes(g)
         i = 0
         while i < len(g):
             best = None
             for name, forms in catalogue.items():
-                for form in forms:
+                for k, form in enumerate(forms):
                     n = len(form)
                     if n <= len(g) - i and (best is None or n > best[1]) and \
                             same_notes(form, notes[i:i + n]):
-                        best = (name, n)
+                        best = (name, n, k)
             if best is None:
-                pieces.append((None, g[i:]))
+                pieces.append((None, 0, g[i:]))
                 break
-            pieces.append((best[0], g[i:i + best[1]]))
+            pieces.append((best[0], best[2], g[i:i + best[1]]))
             i += best[1]
     ctx = _Contexts(evs)
     runs = []
-    for name, g in pieces:
+    for name, form, g in pieces:
         c = ctx.at(g[0]["t"], g[-1]["t"] + g[-1]["dur_s"])
         if runs and len(runs[-1].notes) == 1 and is_key_click(_as_tone(runs[-1].notes[0])) \
                 and g[0]["t"] - runs[-1].t <= _CLICK_LEAD_S and not is_key_click(g[0]):
             c = replace(c, since_click_s=round(g[0]["t"] - runs[-1].t, 5))
-        runs.append(Run(session, round(float(g[0]["t"]), 6), _notes(g), c, name))
+        runs.append(Run(session, round(float(g[0]["t"]), 6), _notes(g), c, name, form))
     return runs
 
 
@@ -349,6 +353,15 @@ def count_cues(runs: Iterable[Run]) -> dict[str, dict[str, int]]:
         if r.name is not None:
             per = out.setdefault(r.name, {})
             per[r.session] = per.get(r.session, 0) + 1
+    return out
+
+
+def count_forms(runs: Iterable[Run]) -> dict[tuple[str, int], int]:
+    """Return (cue name, form) -> how many of the named ``runs`` are that form of the cue."""
+    out: dict[tuple[str, int], int] = {}
+    for r in runs:
+        if r.name is not None:
+            out[(r.name, r.form)] = out.get((r.name, r.form), 0) + 1
     return out
 
 

@@ -22,11 +22,13 @@ Each cue holds
   cue that way often enough (``cuefind.lead_times``); None otherwise.
 - ``sessions``: recording -> how many times it plays there (counted by ``cuefind``; the test
   suite recounts and compares).
-- ``variants``: other note lists the same cue is recorded as (the decoder cuts the first
-  period of a sweep differently), with an example each.
+- ``variants``: other note lists the same cue is recorded as (the tomb's creak starts its
+  sweep differently in 5 of 84 instances), each with its own sound name, an example and how
+  often it is seen.
 
-``cleanroom.params.SOUNDS`` is built from this table, so ``Engine.sound(name)`` plays these
-notes; ``sound_rows`` converts a cue into its ``(offset_s, freq_hz, dur_s)`` rows.
+``cleanroom.params.SOUNDS`` is built from this table (each variant under its own name, with
+its cue's tail), so ``Engine.sound(name)`` plays these notes; ``sound_rows`` converts a cue
+into its ``(offset_s, freq_hz, dur_s)`` rows.
 
 Regenerate and check: ``towerlab conform --cues tests/data/corpus/* tests/data/captures/*``
 names every recorded run with this catalogue, prints each cue's count per recording and lists
@@ -42,9 +44,12 @@ __all__ = ["Cue", "Variant", "CUES", "catalogue", "sound_rows", "describe_notes"
 
 @dataclass(frozen=True)
 class Variant:
-    """Another recorded form of a cue: its notes, where it was seen, and why it differs."""
+    """Another recorded form of a cue: its sound name, notes, an example, how many of the
+    cue's instances have this form, and why it differs."""
+    name: str
     notes: tuple
     example: tuple[str, float]
+    count: int
     why: str
 
 
@@ -429,7 +434,7 @@ _CUES = [
             "l3_p4_s15": 5, "l4_p1_s04": 3, "l4_p2_s08": 2, "l4_p2_s32": 2, "l4_p3_s20": 3,
             "l4_p3_s38": 2, "l4_p4_s16": 1, "l4_p4_s24": 4, "l4_p4_s39": 1},
         variants=(
-            Variant((
+            Variant('creak_open_slow_start', (
                 (98.4, 0.0203, -0.0101), (79.9, 0.025, -0.0125), (73.4, 0.0272, -0.0136),
                 (67.9, 0.0294, -0.0147), (63.2, 0.0317, -0.0158), (59.1, 0.0339, -0.017),
                 (55.4, 0.0361, -0.0181), (52.2, 0.0383, -0.0191), (49.4, 0.0405, -0.0202),
@@ -456,9 +461,11 @@ _CUES = [
                 (None, 0.0, 0.0889), (None, 0.0, 0.09), (None, 0.0, 0.091),
                 (None, 0.0, 0.0922), (None, 0.0, 0.0933), (None, 0.0, 0.1007),
             ),
-                    example=('l4_p3_s20', 114.159972),
-                    why="the falling sweep's first period decoded at 98.4 Hz (3 of 84)"),
-            Variant((
+                    example=('l4_p3_s20', 114.159972), count=3,
+                    why=("the falling sweep's first period lasts 10.2 ms instead of 9.4 ms (the"
+                         ' pins show it), so the decoder makes the first note 98.4 Hz; when is '
+                         'not known')),
+            Variant('creak_open_after_low_food', (
                 (79.9, 0.025, -0.0125), (73.4, 0.0272, -0.0136), (67.9, 0.0294, -0.0146),
                 (63.2, 0.0317, -0.0159), (59.1, 0.0339, -0.017), (55.4, 0.0361, -0.018),
                 (52.2, 0.0383, -0.0192), (49.4, 0.0405, -0.0202), (46.8, 0.0427, -0.0213),
@@ -485,9 +492,9 @@ _CUES = [
                 (None, 0.0, 0.09), (None, 0.0, 0.0911), (None, 0.0, 0.0922),
                 (None, 0.0, 0.0932), (None, 0.0, 0.1002),
             ),
-                    example=('l2_p1_s02', 367.529807),
+                    example=('l2_p1_s02', 367.529807), count=2,
                     why=("after the low-food warning the sweep's first period is not a note of "
-                         'its own (2 of 84)')),
+                         'its own')),
         ),
     ),
     Cue('creak_close',
@@ -693,8 +700,9 @@ def cues_markdown() -> str:
         seen = f"{c.count} in {len(c.sessions)}"
         if len(c.sessions) <= 8:
             seen += ": " + ", ".join(f"{s} {n}" for s, n in sorted(c.sessions.items()))
-        variants = "".join(f" Variant ({len(v.notes)} notes, {v.example[0]} at "
-                           f"{v.example[1]:.3f} s): {v.why}." for v in c.variants)
+        variants = "".join(f" Variant `{v.name}` ({v.count} times, {len(v.notes)} notes, "
+                           f"e.g. {v.example[0]} at {v.example[1]:.3f} s): {v.why}."
+                           for v in c.variants)
         leads = " / ".join("-" if v is None else f"{v * 1000:.2f}"
                            for v in (c.after_click_s, c.after_lamp_s))
         lines.append(f"| `{c.name}` | {describe_notes(c.notes)}; then {tail:g} s of silence "

@@ -8,8 +8,8 @@ import pytest
 
 from captures.events import read_events
 from cleanroom.conform import Tolerance, compare
-from cleanroom.cuefind import (RUN_GAP_S, count_cues, cluster, lead_times, read_runs,
-                               same_notes, tone_runs, unmatched)
+from cleanroom.cuefind import (RUN_GAP_S, cluster, count_cues, count_forms, lead_times,
+                               read_runs, same_notes, tone_runs, unmatched)
 from cleanroom.cues import CUES, catalogue, sound_rows
 from cleanroom.engine import Engine
 from cleanroom.params import SOUNDS
@@ -87,21 +87,35 @@ def test_every_catalogue_cue_is_a_game_sound_with_the_same_rows():
     for name, cue in CUES.items():
         rows, tail = sound_rows(cue.notes)
         assert SOUNDS[name].notes == rows and SOUNDS[name].tail_s == tail, name
+        for v in cue.variants:
+            rows, _ = sound_rows(v.notes)
+            assert SOUNDS[v.name].notes == rows and SOUNDS[v.name].tail_s == tail, v.name
+
+
+def test_each_variant_is_seen_as_often_as_the_catalogue_says(named_runs):
+    forms = count_forms(named_runs)
+    for cue in CUES.values():
+        assert forms.get((cue.name, 0), 0) == cue.count - sum(v.count for v in cue.variants)
+        for k, v in enumerate(cue.variants, 1):
+            assert forms.get((cue.name, k), 0) == v.count, v.name
 
 
 def test_the_cursed_sound_is_the_lost_skirmish_notes():
     assert SOUNDS["cursed"].notes == SOUNDS["skirmish_lost"].notes
 
 
-@pytest.mark.parametrize("name", list(CUES))
+FORMS = {c.name: (c.notes, c.example) for c in CUES.values()}
+FORMS.update({v.name: (v.notes, v.example) for c in CUES.values() for v in c.variants})
+
+
+@pytest.mark.parametrize("name", list(FORMS))
 def test_engine_plays_the_cue_as_the_recording_shows_it(name):
-    cue = CUES[name]
-    session, t0 = cue.example
-    ref = recorded_tones(session, t0, cue.notes)
+    notes, (session, t0) = FORMS[name]
+    ref = recorded_tones(session, t0, notes)
     engine = Engine(lambda e: iter(()))
     engine.sound(name, at=t0)
     got = [e for e in engine.events if e["type"] == "tone"]
-    assert len(got) == len(ref) == len(cue.notes)
+    assert len(got) == len(ref) == len(notes)
     # conform's tone tolerances (3 %, 10 % or 5 ms), onsets within 1 ms of the recording
     result = compare(ref, got, Tolerance(time_s=0.001), types=("tone",),
                      end=ref[-1]["t"] + ref[-1]["dur_s"] + 0.01)
