@@ -565,7 +565,8 @@ _CUES = [
             (1011.9, 0.0267, 0.0001), (1221.3, 0.0221, 0.0001), (1539.9, 0.0175, 0.0002),
             (1011.9, 0.0267, 0.0001), (1221.3, 0.0221, 0.0001), (1539.9, 0.0175, 0.45),
         ),
-        when='SANCTUARY/CITADEL, 12.9 ms after the key click, before any bonus is shown',
+        when=('SANCTUARY/CITADEL, 12.9 ms after the key click; 0.45 s later the reel turns to a'
+              ' bonus picture, or the end-of-turn signal flashes'),
         tail='corpus: the next output 0.43-0.47 s after it',
         example=('l1_p1_s01', 233.477398),
         after_click_s=0.01292, after_lamp_s=None,
@@ -583,8 +584,9 @@ _CUES = [
             (544.9, 0.0899, 0.0001), (610.6, 0.0802, 0.0002), (804.9, 0.0609, 0.0001),
             (544.9, 0.0899, 0.0001), (610.6, 0.0802, 0.0002), (804.9, 0.0609, 0.44),
         ),
-        when=('FRONTIER, 12.5 ms after the key click (a frontier crossed); the end-of-turn '
-              'signal follows'),
+        when=('FRONTIER, 12.5 ms after the key click (a frontier crossed); then the end-of-turn'
+              " signal, or, when the kingdom's key is missing, the reel turns to KEY MISSING "
+              'and the sad cue'),
         tail='corpus: the next output 0.43-0.44 s after it',
         example=('l1_p1_s01', 22.685031),
         after_click_s=0.01252, after_lamp_s=None,
