@@ -80,7 +80,8 @@ class Context:
     since_button_s: float | None  # from that press to the run's start
     display: str | None         # text shown as the run began
     display_after: str | None   # first different text shown after the run's start
-    card: int | None            # reel card_pos as the run began
+    card: int | None            # reel card_pos once settled (reported up to 0.2 s after the
+                                # start: the reel coasts into the window after the motor stops)
     lamps: tuple[str, ...]      # lamps lit as the run began (upper, middle, lower order)
     then: str | None = None     # the first display, lamp or motor change after the run ends
     then_s: float | None = None  # from the run's end to that change
