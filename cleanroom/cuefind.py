@@ -378,6 +378,23 @@ def notes_literal(notes: Sequence[Note], indent: int = 8, per_line: int = 4) -> 
     return "(\n" + ",\n".join(pad + ln for ln in lines) + ",\n" + pad[:-4] + ")"
 
 
+def _change_class(then: str) -> str:
+    """Return a change described by ``_describe_change`` with a display text put in its class
+    (a count, a player's number, the end-of-turn signal, ...)."""
+    if not then.startswith("display "):
+        return then
+    text = then[len("display "):].strip("'")
+    if text == "  ":
+        return "display blank"
+    if text.isdigit():
+        return "display a count"
+    if text[0] == " " and text[1].isdigit():
+        return "display player's number"
+    if text[0] == "-" and text[1].isdigit():
+        return "display end-of-turn signal"
+    return f"display {text!r}"
+
+
 def _top(counter: dict, n: int = 3) -> str:
     items = sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))[:n]
     return ", ".join(f"{k} {v}" for k, v in items) if items else "-"
@@ -404,8 +421,7 @@ def report(runs: Sequence[Run], order: Sequence[str] = ()) -> str:
             c = r.context
             keys[c.button] = keys.get(c.button, 0) + 1
             pics[c.picture] = pics.get(c.picture, 0) + 1
-            nxt = None if c.then is None else f"{c.then.split(chr(39))[0].strip()} " \
-                                               f"+{round(c.then_s, 2):.2f} s"
+            nxt = None if c.then is None else f"{_change_class(c.then)} +{c.then_s:.2f} s"
             then[nxt] = then.get(nxt, 0) + 1
         lines.append(f"{name}: {len(mine)} in {len({r.session for r in mine})} recordings; "
                      f"key before: {_top(keys)}; picture: {_top(pics)}; then: {_top(then)}")
