@@ -9,7 +9,7 @@ import pytest
 from captures.events import read_events
 from cleanroom.conform import Tolerance, compare
 from cleanroom.cuefind import (RUN_GAP_S, cluster, count_cues, count_forms, lead_times,
-                               read_runs, same_notes, tone_runs, unmatched)
+                               read_runs, report, same_notes, tone_runs, unmatched)
 from cleanroom.cues import CUES, catalogue, sound_rows
 from cleanroom.engine import Engine
 from cleanroom.params import SOUNDS
@@ -229,6 +229,17 @@ def test_what_no_cue_fits_is_left_unnamed():
     runs = tone_runs([tone(1.0, 300.0, 0.1), tone(1.15, 999.0, 0.1)], catalogue=cat)
     assert [r.name for r in runs] == ["horn", None]
     assert unmatched(runs) == runs[1:]
+
+
+def test_report_counts_each_cue_and_says_what_follows_it_by_kind():
+    cat = {"end_turn": [((278.9, 0.1183, 0.0), (544.9, 0.1193, 0.0))]}
+    evs = [{"t": 0.95, "type": "button", "button": "NO/END", "action": "press"},
+           tone(1.0, 278.9, 0.1183), tone(1.1184, 544.9, 0.1193),
+           {"t": 1.2577, "type": "display", "text": " 2"}]
+    text = report(tone_runs(evs, session="s", catalogue=cat), order=["end_turn", "siren"])
+    assert "end_turn: 1 in 1 recordings; key before: NO/END 1" in text
+    assert "then: display player's number +0.02 s 1" in text
+    assert "siren: not heard" in text and "0 not in the catalogue" in text
 
 
 def test_catalogue_examples_are_recordings_in_the_repo():
