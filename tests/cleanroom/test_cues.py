@@ -9,7 +9,7 @@ import pytest
 from captures.events import read_events
 from cleanroom.conform import Tolerance, compare
 from cleanroom.cuefind import (RUN_GAP_S, cluster, count_cues, count_forms, lead_times,
-                               read_runs, report, same_notes, tone_runs, unmatched)
+                               match, read_runs, report, same_notes, tone_runs, unmatched)
 from cleanroom.cues import CUES, catalogue, sound_rows
 from cleanroom.engine import Engine
 from cleanroom.params import SOUNDS
@@ -222,6 +222,12 @@ def test_a_run_is_cut_into_catalogue_cues_longest_first():
     runs = tone_runs([tone(1.0, 100.0, 0.1), tone(1.15, 200.0, 0.1), tone(1.35, 300.0, 0.1)],
                      catalogue=cat)
     assert [(r.name, r.t) for r in runs] == [("long", 1.0), ("horn", 1.35)]
+
+
+def test_match_names_the_cue_a_whole_run_equals():
+    cat = {"horn": [((300.0, 0.1, 0.0),)], "beep": [((737.8, 0.0447, 0.0),)]}
+    beep, other = tone_runs([tone(1.0, 737.0, 0.045), tone(2.0, 999.0, 0.1)])
+    assert (match(beep, cat), match(other, cat)) == ("beep", None)
 
 
 def test_what_no_cue_fits_is_left_unnamed():
