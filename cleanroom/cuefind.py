@@ -21,33 +21,41 @@ given that catalogue, ``tone_runs`` names each run, ``unmatched`` lists the reco
 are no catalogue cue and ``count_cues`` counts each cue per recording.
 
 Every run carries its context (``Context``): the last key pressed before it and how long
-before, what the display showed as it began and the next text after it, the reel's card and
-the lamps lit as it began.  The catalogue's "when it plays" is read from these.
+before, the key click's and the picture lamp's lead over it, what the display showed as it
+began and the next text after it, the reel's card and the lamps lit as it began, and the first
+display, lamp or motor change after it.  The catalogue's "when it plays" is read from these,
+``lead_times`` measures the typical leads and ``report`` prints all of it per cue (``towerlab
+conform --cues DIR...``).
 
 Example::
 
     >>> runs = tone_runs(read_events(open("tests/data/corpus/l1_p1_s01/events.jsonl")))
     >>> runs[1].notes
     ((737.8, 0.0447, 0.0),)
-    >>> runs[1].context.lamps, runs[1].context.display
+    >>> runs[1].context.lamps, runs[1].context.display_after
     (('upper',), '88')
 """
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+import statistics
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Sequence
 
 from captures.events import read_events
 
+from .reel import CARDS
+
 __all__ = ["RUN_GAP_S", "CLICK_HZ", "FREQ_FRAC", "TIME_S", "Note", "Context", "Run",
            "Cluster", "is_key_click", "tone_runs", "same_notes", "cluster", "match",
-           "read_runs", "unmatched", "count_cues", "CueFindError"]
+           "read_runs", "unmatched", "count_cues", "count_forms", "notes_literal", "report",
+           "lead_times", "MIN_LEAD_SHARE", "CueFindError"]
 
 RUN_GAP_S = 0.35
-"""Longest silence inside one cue, seconds.  Over the 34 recordings the silences between the
+"""Longest silence inside one run, seconds.  Over the 34 recordings the silences between the
 notes of a tune are at most 0.25 s (the pause in the Dark Tower tune); the shortest silence
-between a cue and the next sound that is not the key click is 0.39 s."""
+between a cue and the next sound is 0.39 s, except after the key click (split off anyway) and
+after the tomb's creak, which the next cue follows 0.1 s later (cut apart by the catalogue)."""
 
 CLICK_HZ = 431.9
 """The key click's frequency, Hz (2 pulses, 4.6 ms; every recording)."""
@@ -72,8 +80,20 @@ class Context:
     since_button_s: float | None  # from that press to the run's start
     display: str | None         # text shown as the run began
     display_after: str | None   # first different text shown after the run's start
-    card: int | None            # reel card_pos as the run began
+    card: int | None            # reel card_pos once settled (reported up to 0.2 s after the
+                                # start: the reel coasts into the window after the motor stops)
     lamps: tuple[str, ...]      # lamps lit as the run began (upper, middle, lower order)
+    then: str | None = None     # the first display, lamp or motor change after the run ends
+    then_s: float | None = None  # from the run's end to that change
+    since_lamp_s: float | None = None   # from a lamp lighting (at most 5 ms before) to the start
+    since_click_s: float | None = None  # from the key click's start (at most 0.1 s before)
+
+    @property
+    def picture(self) -> str | None:
+        """Return the picture lit as the run began (one lamp on a card), or None."""
+        if len(self.lamps) != 1 or self.card is None:
+            return None
+        return CARDS.get((self.card, self.lamps[0]))
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,7 @@ class Run:
     notes: tuple[Note, ...]
     context: Context
     name: str | None = None     # the catalogue cue it is, when cut with a catalogue
+    form: int = 0               # which of the cue's recorded forms (0 = its main notes)
 
     @property
     def length(self) -> float:
@@ -117,6 +138,7 @@ def is_key_click(ev: Mapping) -> bool:
 
 _LAMP_ORDER = ("upper", "middle", "lower")
 _LAMP_LEAD_S = 0.005    # a cue tied to a picture starts 0.4-2 ms after its lamp
+_CLICK_LEAD_S = 0.1     # a key's cue starts 2-20 ms after the key click
 _COAST_S = 0.2          # the reel coasts about 135 ms into the card's window after the motor
 
 
@@ -145,29 +167,39 @@ def tone_runs(events: Iterable[Mapping], session: str = "", gap_s: float = RUN_G
             groups.append([])
         groups[-1].append(e)
         last_end = end
-    pieces: list[tuple[str | None, list[Mapping]]] = []
+    pieces: list[tuple[str | None, int, list[Mapping]]] = []
     for g in groups:
         if catalogue is None:
-            pieces.append((None, g))
+            pieces.append((None, 0, g))
             continue
         notes = _notes(g)
         i = 0
         while i < len(g):
             best = None
             for name, forms in catalogue.items():
-                for form in forms:
+                for k, form in enumerate(forms):
                     n = len(form)
                     if n <= len(g) - i and (best is None or n > best[1]) and \
                             same_notes(form, notes[i:i + n]):
-                        best = (name, n)
+                        best = (name, n, k)
             if best is None:
-                pieces.append((None, g[i:]))
+                pieces.append((None, 0, g[i:]))
                 break
-            pieces.append((best[0], g[i:i + best[1]]))
+            pieces.append((best[0], best[2], g[i:i + best[1]]))
             i += best[1]
     ctx = _Contexts(evs)
-    return [Run(session, round(float(g[0]["t"]), 6), _notes(g), ctx.at(g[0]["t"]), name)
-            for name, g in pieces]
+    runs = []
+    for name, form, g in pieces:
+        c = ctx.at(g[0]["t"], g[-1]["t"] + g[-1]["dur_s"])
+        if runs and len(runs[-1].notes) == 1 and is_key_click(_as_tone(runs[-1].notes[0])) \
+                and g[0]["t"] - runs[-1].t <= _CLICK_LEAD_S and not is_key_click(g[0]):
+            c = replace(c, since_click_s=round(g[0]["t"] - runs[-1].t, 5))
+        runs.append(Run(session, round(float(g[0]["t"]), 6), _notes(g), c, name, form))
+    return runs
+
+
+def _as_tone(note: Note) -> dict:
+    return {"freq_hz": note[0], "dur_s": note[1]}
 
 
 def _notes(tones: Sequence[Mapping]) -> tuple[Note, ...]:
@@ -194,8 +226,9 @@ class _Contexts:
         self.display: str | None = None
         self.card: int | None = None
         self.lamps = {n: 0 for n in _LAMP_ORDER}
+        self.lamp_on_t: float | None = None
 
-    def at(self, t0: float) -> Context:
+    def at(self, t0: float, end: float) -> Context:
         evs = self.evs
         while self.i < len(evs):
             e = evs[self.i]
@@ -208,6 +241,8 @@ class _Contexts:
                 self.display = e["text"]
             elif kind == "lamp":
                 self.lamps[e["lamp"]] = int(e["on"])
+                if e["on"]:
+                    self.lamp_on_t = e["t"]
             elif kind == "reel":
                 self.card = int(e["card_pos"])
             self.i += 1
@@ -224,9 +259,26 @@ class _Contexts:
                 break
             if after is None and e["type"] == "display" and e["text"] != self.display:
                 after = e["text"]
+        then = then_s = None
+        for e in evs[self.i:]:
+            if e["t"] > end and e["type"] in ("display", "lamp", "motor"):
+                then = _describe_change(e)
+                then_s = round(e["t"] - end, 4)
+                break
         since = None if self.button is None else round(t0 - self.button_t, 4)
+        lamp_s = None
+        if self.lamp_on_t is not None and t0 - self.lamp_on_t <= _LAMP_LEAD_S:
+            lamp_s = round(t0 - self.lamp_on_t, 5)
         return Context(self.button, since, self.display, after, card,
-                       tuple(n for n in _LAMP_ORDER if lamps[n]))
+                       tuple(n for n in _LAMP_ORDER if lamps[n]), then, then_s, lamp_s)
+
+
+def _describe_change(e: Mapping) -> str:
+    if e["type"] == "display":
+        return f"display {e['text']!r}"
+    if e["type"] == "lamp":
+        return f"{e['lamp']} lamp {'on' if e['on'] else 'off'}"
+    return f"motor {'on' if e['on'] else 'off'}"
 
 
 def _same_note(a: Note, b: Note, freq_frac: float, time_s: float, last: bool) -> bool:
@@ -305,6 +357,15 @@ def count_cues(runs: Iterable[Run]) -> dict[str, dict[str, int]]:
     return out
 
 
+def count_forms(runs: Iterable[Run]) -> dict[tuple[str, int], int]:
+    """Return (cue name, form) -> how many of the named ``runs`` are that form of the cue."""
+    out: dict[tuple[str, int], int] = {}
+    for r in runs:
+        if r.name is not None:
+            out[(r.name, r.form)] = out.get((r.name, r.form), 0) + 1
+    return out
+
+
 def notes_literal(notes: Sequence[Note], indent: int = 8, per_line: int = 4) -> str:
     """Return ``notes`` as a Python tuple literal, ``per_line`` notes a line (the form
     cleanroom.cues keeps them in)."""
@@ -315,3 +376,85 @@ def notes_literal(notes: Sequence[Note], indent: int = 8, per_line: int = 4) -> 
     lines = [", ".join(one(n) for n in notes[i:i + per_line])
              for i in range(0, len(notes), per_line)]
     return "(\n" + ",\n".join(pad + ln for ln in lines) + ",\n" + pad[:-4] + ")"
+
+
+def _change_class(then: str) -> str:
+    """Return a change described by ``_describe_change`` with a display text put in its class
+    (a count, a player's number, the end-of-turn signal, ...)."""
+    if not then.startswith("display "):
+        return then
+    text = then[len("display "):].strip("'")
+    if text == "  ":
+        return "display blank"
+    if text.isdigit():
+        return "display a count"
+    if text[0] == " " and text[1].isdigit():
+        return "display player's number"
+    if text[0] == "-" and text[1].isdigit():
+        return "display end-of-turn signal"
+    return f"display {text!r}"
+
+
+def _top(counter: dict, n: int = 3) -> str:
+    items = sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0])))[:n]
+    return ", ".join(f"{k} {v}" for k, v in items) if items else "-"
+
+
+def report(runs: Sequence[Run], order: Sequence[str] = ()) -> str:
+    """Return a text report of named ``runs`` (from ``tone_runs`` with a catalogue): per cue its
+    count, recordings, the key before it, the picture lit, what follows it (the first display,
+    lamp or motor change and its delay after the cue, 10 ms bins), then every run no cue fits,
+    clustered, with its context and its notes as a literal for cleanroom.cues."""
+    names = list(order) + sorted({r.name for r in runs if r.name is not None} - set(order))
+    lines = [f"{len({r.session for r in runs})} recordings, {len(runs)} tone runs, "
+             f"{sum(r.name is not None for r in runs)} named, "
+             f"{sum(r.name is None for r in runs)} not in the catalogue"]
+    for name in names:
+        mine = [r for r in runs if r.name == name]
+        if not mine:
+            lines.append(f"{name}: not heard")
+            continue
+        keys: dict = {}
+        pics: dict = {}
+        then: dict = {}
+        for r in mine:
+            c = r.context
+            keys[c.button] = keys.get(c.button, 0) + 1
+            pics[c.picture] = pics.get(c.picture, 0) + 1
+            nxt = None if c.then is None else f"{_change_class(c.then)} +{c.then_s:.2f} s"
+            then[nxt] = then.get(nxt, 0) + 1
+        lines.append(f"{name}: {len(mine)} in {len({r.session for r in mine})} recordings; "
+                     f"key before: {_top(keys)}; picture: {_top(pics)}; then: {_top(then)}")
+    left = [r for r in runs if r.name is None]
+    for c in cluster(left):
+        r = c.runs[0]
+        lines.append(f"NOT IN THE CATALOGUE: {len(c.runs)} x {len(r.notes)} notes, first in "
+                     f"{r.session} at {r.t:.3f} s; {r.context}")
+        lines.append("    notes=" + notes_literal(r.notes, indent=8))
+    return "\n".join(lines) + "\n"
+
+
+MIN_LEAD_SHARE = 0.1
+"""``lead_times`` reports a lead when at least this share of a cue's runs (and 5) have one."""
+
+
+def lead_times(runs: Iterable[Run]) -> dict[str, tuple[float | None, float | None]]:
+    """Return cue name -> (median time from the key click's start to the cue's start, median
+    time from its picture lamp lighting to the cue's start), seconds rounded to 10 us; None
+    where fewer than ``MIN_LEAD_SHARE`` of the cue's runs (or fewer than 5) have that lead."""
+    by: dict[str, list[Run]] = {}
+    for r in runs:
+        if r.name is not None:
+            by.setdefault(r.name, []).append(r)
+    out = {}
+    for name, rs in by.items():
+        leads = []
+        for values in ([r.context.since_click_s for r in rs],
+                       [r.context.since_lamp_s for r in rs]):
+            have = sorted(v for v in values if v is not None)
+            if len(have) >= 5 and len(have) >= MIN_LEAD_SHARE * len(rs):
+                leads.append(round(statistics.median(have), 5))
+            else:
+                leads.append(None)
+        out[name] = (leads[0], leads[1])
+    return out

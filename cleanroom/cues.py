@@ -17,13 +17,18 @@ Each cue holds
   flow goes on (``tail`` says where that number comes from; it is never compared, as the
   next thing after a cue depends on the flow).
 - ``when``: the context rule, in words: what makes the tower play it.
+- ``after_click_s`` / ``after_lamp_s``: the median time (seconds) from the key click's start,
+  or from the picture lamp lighting, to the cue's first note, where the recordings show the
+  cue that way often enough (``cuefind.lead_times``); None otherwise.
 - ``sessions``: recording -> how many times it plays there (counted by ``cuefind``; the test
   suite recounts and compares).
-- ``variants``: other note lists the same cue is recorded as (the decoder cuts the first
-  period of a sweep differently), with an example each.
+- ``variants``: other note lists the same cue is recorded as (the tomb's creak starts its
+  sweep differently in 5 of 84 instances), each with its own sound name, an example and how
+  often it is seen.
 
-``cleanroom.params.SOUNDS`` is built from this table, so ``Engine.sound(name)`` plays these
-notes; ``sound_rows`` converts a cue into its ``(offset_s, freq_hz, dur_s)`` rows.
+``cleanroom.params.SOUNDS`` is built from this table (each variant under its own name, with
+its cue's tail), so ``Engine.sound(name)`` plays these notes; ``sound_rows`` converts a cue
+into its ``(offset_s, freq_hz, dur_s)`` rows.
 
 Regenerate and check: ``towerlab conform --cues tests/data/corpus/* tests/data/captures/*``
 names every recorded run with this catalogue, prints each cue's count per recording and lists
@@ -34,14 +39,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-__all__ = ["Cue", "Variant", "CUES", "catalogue", "sound_rows"]
+__all__ = ["Cue", "Variant", "CUES", "catalogue", "sound_rows", "describe_notes", "cues_markdown"]
 
 
 @dataclass(frozen=True)
 class Variant:
-    """Another recorded form of a cue: its notes, where it was seen, and why it differs."""
+    """Another recorded form of a cue: its sound name, notes, an example, how many of the
+    cue's instances have this form, and why it differs."""
+    name: str
     notes: tuple
     example: tuple[str, float]
+    count: int
     why: str
 
 
@@ -53,6 +61,8 @@ class Cue:
     when: str
     tail: str
     example: tuple[str, float]
+    after_click_s: float | None = None
+    after_lamp_s: float | None = None
     sessions: Mapping[str, int] = field(default_factory=dict)
     variants: tuple[Variant, ...] = ()
 
@@ -88,10 +98,11 @@ _CUES = [
         (
             (431.9, 0.0046, 0.0),
         ),
-        when=('the key click: every key the game reads, 26-50 ms after the chip sees it, before '
-              'whatever the key starts'),
+        when=('the key click: every key the game reads, 26-50 ms after the chip sees it, before'
+              ' whatever the key starts'),
         tail="not a pause of its own: the key's flow goes on",
         example=('l1_p1_s01', 4.711402),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 58, "l1_p2_s05": 65, "l1_p2_s29": 65, "l1_p3_s09": 54, "l1_p3_s17": 53,
             "l1_p3_s35": 54, "l1_p4_s21": 55, "l1_p4_s40": 55, "l2_p1_s02": 88, "l2_p1_s26": 88,
@@ -105,11 +116,13 @@ _CUES = [
         (
             (737.8, 0.0447, 0.0),
         ),
-        when=('a picture is shown: 0.4 ms after its lamp lights (a number, if any, follows 30-40 '
-              'ms later and both stay 1.6 s); also the safe MOVE, with no picture, 14 ms after the'
-              " key click, then the end-of-turn signal; and each of the tower test's three lamps"),
+        when=('a picture is shown: 0.4 ms after its lamp lights (a number, if any, follows '
+              '30-40 ms later and both stay 1.6 s); also the safe MOVE, with no picture, 6-20 '
+              'ms (median 14) after the key click, then the end-of-turn signal; and each of the'
+              " tower test's three lamps"),
         tail="the lamp's 1.6 s is the flow's own wait",
         example=('l1_p1_s01', 8.183384),
+        after_click_s=0.01364, after_lamp_s=0.00041,
         sessions={
             "l1_p1_s01": 46, "l1_p2_s05": 73, "l1_p2_s29": 71, "l1_p3_s09": 74, "l1_p3_s17": 73,
             "l1_p3_s35": 85, "l1_p4_s21": 53, "l1_p4_s40": 77, "l2_p1_s02": 79, "l2_p1_s26": 81,
@@ -124,10 +137,11 @@ _CUES = [
         (
             (278.9, 0.1183, 0.0001), (544.9, 0.1193, 0.0002), (1041.7, 0.1238, 0.0),
         ),
-        when=("NO/END ends the turn: 6 ms after the key click; the next player's number then "
-              'flashes'),
+        when=("NO/END ends the turn: 5.4 ms after the key click; the next player's number "
+              "flashes 0-30 ms after it ends (the flash timer's phase)"),
         tail="the next player's number follows at once",
         example=('l1_p1_s01', 25.707732),
+        after_click_s=0.00544, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 19, "l1_p2_s05": 23, "l1_p2_s29": 21, "l1_p3_s09": 20, "l1_p3_s17": 16,
             "l1_p3_s35": 16, "l1_p4_s21": 12, "l1_p4_s40": 17, "l2_p1_s02": 22, "l2_p1_s26": 27,
@@ -146,10 +160,12 @@ _CUES = [
             (220.0, 0.1591, 0.0038), (165.5, 0.1631, 0.0038), (220.0, 0.1591, 0.0296),
             (274.5, 0.9324, 0.0),
         ),
-        when=("the player count is chosen with YES/BUY (the game starts; player 1's number flashes"
-              ' after it), and the victory: VICTORY lit 1 ms before it, the score after'),
+        when=('the player count is chosen with YES/BUY, 6.0 ms after the key click (the game '
+              "starts; player 1's number flashes after it), and the victory: 1.0 ms after the "
+              'VICTORY lamp, the score flashing after it'),
         tail='shared capture level_select: the turn prompt follows at once',
         example=('l1_p1_s01', 15.538734),
+        after_click_s=0.00597, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 1, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p3_s17": 1,
             "l1_p3_s35": 1, "l1_p4_s21": 1, "l1_p4_s40": 1, "l2_p1_s02": 1, "l2_p1_s26": 1,
@@ -165,9 +181,11 @@ _CUES = [
             (310.7, 0.2607, -0.0032), (297.6, 0.2755, 0.0001), (247.6, 0.3312, -0.004),
             (297.6, 0.2722, 0.0), (310.7, 0.2607, -0.0032), (297.6, 0.5443, 0.469),
         ),
-        when="BAZAAR, 13 ms after the key click; the first offer's picture follows",
+        when=("BAZAAR, 12.9 ms after the key click; the reel then turns to the first offer's "
+              'picture (beep and price)'),
         tail='corpus: the reel starts 0.47 s after the tune (75 of 93)',
         example=('l1_p1_s01', 27.400367),
+        after_click_s=0.01292, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 3, "l1_p2_s05": 1, "l1_p2_s29": 3, "l1_p3_s09": 3, "l1_p3_s17": 3,
             "l1_p3_s35": 3, "l1_p4_s21": 5, "l1_p4_s40": 3, "l2_p1_s02": 8, "l2_p1_s26": 6,
@@ -181,10 +199,12 @@ _CUES = [
             (520.8, 0.1555, 0.0001), (787.0, 0.3189, 0.0572), (520.8, 0.1555, 0.0001),
             (787.0, 0.3189, 0.442),
         ),
-        when=("a battle begins: MOVE into a battle, a tomb's battle (0.1 s after the creak), the "
-              'Final Battle (YES/BUY on the right last key); the BRIGANDS count follows'),
+        when=("a battle begins: MOVE into a battle (17 ms after the key click), a tomb's battle"
+              ' (0.1 s after creak_open), the Final Battle (6 ms after YES/BUY on the right '
+              'last key); the reel then turns to BRIGANDS and their count'),
         tail='corpus: the reel starts 0.44 s after it (97 of 97)',
         example=('l1_p1_s01', 181.13536),
+        after_click_s=0.01725, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 4, "l1_p2_s29": 4, "l1_p3_s09": 5, "l1_p3_s17": 5,
             "l1_p3_s35": 5, "l1_p4_s21": 2, "l1_p4_s40": 4, "l2_p1_s02": 3, "l2_p1_s26": 2,
@@ -197,10 +217,12 @@ _CUES = [
         (
             (276.7, 0.2927, 0.0002), (407.1, 0.4348, 0.482),
         ),
-        when=('a skirmish is won: after the WARRIORS and BRIGANDS counts, the BRIGANDS lamp still '
-              'lit until the cue starts'),
+        when=('a skirmish is won: 0.6 ms after the BRIGANDS lamp goes off (each skirmish shows '
+              'WARRIORS and BRIGANDS with their counts, 1.6 s each, then its cue); the next '
+              "skirmish's WARRIORS lamp lights 0.48 s after the cue"),
         tail='corpus: the next lamp 0.48 s after it (268 of 361)',
         example=('l1_p1_s01', 104.093468),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 7, "l1_p2_s05": 14, "l1_p2_s29": 16, "l1_p3_s09": 14, "l1_p3_s17": 17,
             "l1_p3_s35": 16, "l1_p4_s21": 8, "l1_p4_s40": 15, "l2_p1_s02": 9, "l2_p1_s26": 7,
@@ -218,6 +240,7 @@ _CUES = [
               "'negative musical signal' (11 times, lamp lit 2 ms before)"),
         tail='corpus: the next lamp 0.48 s after it (98 of 113; 0.44 s after CURSED)',
         example=('l1_p2_s05', 303.535614),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p2_s05": 2, "l1_p2_s29": 3, "l1_p3_s09": 8, "l1_p3_s17": 3, "l1_p3_s35": 9,
             "l1_p4_s21": 3, "l1_p4_s40": 6, "l2_p1_s26": 5, "l2_p2_s06": 4, "l2_p3_s10": 1,
@@ -233,10 +256,11 @@ _CUES = [
             (232.9, 0.2147, -0.0043), (201.2, 0.2435, 0.0227), (198.4, 0.494, 0.0002),
             (201.2, 0.2435, 0.44),
         ),
-        when=('the PLAGUE picture (lit 2 ms before); a lost battle or a retreat, with the WARRIORS'
-              ' picture'),
+        when=('the PLAGUE picture (1.3 ms after its lamp), and a lost battle or a retreat (with'
+              ' the WARRIORS picture); the lamp goes off 0.44 s after the cue'),
         tail='corpus: the lamp goes off 0.44 s after it (40 of 42)',
         example=('l1_p1_s01', 69.014419),
+        after_click_s=None, after_lamp_s=0.00126,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 2, "l1_p2_s29": 1, "l1_p3_s09": 3, "l1_p3_s17": 2,
             "l1_p3_s35": 2, "l1_p4_s21": 2, "l1_p4_s40": 1, "l2_p1_s02": 2, "l2_p1_s26": 2,
@@ -249,10 +273,12 @@ _CUES = [
             (357.7, 0.1817, 0.0001), (305.3, 0.2129, 0.0001), (266.3, 0.2441, 0.0001),
             (236.0, 0.2796, -0.0042), (212.0, 0.3113, -0.0046), (192.5, 0.3377, 0.0),
         ),
-        when=('LOST, KEY MISSING and BAZAAR CLOSED pictures (lit 2 ms before; the lamp goes off as'
-              ' the cue ends) and, with no picture, a wrong key in the riddle of the keys'),
+        when=('the LOST, KEY MISSING and BAZAAR CLOSED pictures (1.9 ms after the lamp, which '
+              'goes off as the cue ends), and with no picture a refused haggle or a wrong key '
+              'in the riddle of the keys (7-16 ms after the key click)'),
         tail='corpus: the lamp goes off as it ends (96 of 106)',
         example=('l1_p1_s01', 142.913962),
+        after_click_s=0.00692, after_lamp_s=0.00188,
         sessions={
             "l1_p1_s01": 3, "l1_p2_s05": 4, "l1_p2_s29": 6, "l1_p3_s09": 5, "l1_p3_s17": 2,
             "l1_p3_s35": 2, "l1_p4_s21": 2, "l1_p4_s40": 1, "l2_p1_s02": 4, "l2_p1_s26": 3,
@@ -292,10 +318,11 @@ _CUES = [
             (1041.7, 0.0221, 0.0002), (1864.0, 0.0048, 0.0001), (1041.7, 0.0221, 0.0002),
             (1864.0, 0.0048, 0.0001), (1041.7, 0.0221, 0.0),
         ),
-        when=('the DRAGON picture (lit 2 ms before; off as the cue ends): the dragon takes its '
-              'share; the WARRIOR and GOLD totals follow'),
+        when=('the DRAGON picture (1.5 ms after its lamp, which goes off as the cue ends): the '
+              'dragon takes its share; the WARRIOR and GOLD totals follow'),
         tail='corpus: the lamp goes off as it ends',
         example=('l1_p1_s01', 169.724645),
+        after_click_s=None, after_lamp_s=0.00154,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 1, "l1_p2_s29": 1, "l1_p3_s09": 2, "l1_p3_s17": 1,
             "l1_p3_s35": 1, "l1_p4_s21": 1, "l1_p4_s40": 2, "l2_p1_s02": 1, "l2_p1_s26": 2,
@@ -341,10 +368,11 @@ _CUES = [
             (150.1, 1.0195, 0.0),
         ),
         when=("the DRAGON picture when the player owns the sword: the dragon's notes, then a "
-              "falling glide while the SWORD lamp is lit (from 1.096 s); the hoard's totals "
-              "follow"),
+              "falling glide while the SWORD lamp is lit (from 1.096 s to the cue's end); the "
+              "hoard's totals follow"),
         tail='corpus: the SWORD lamp goes off as it ends',
         example=('l3_p1_s03', 149.364089),
+        after_click_s=None, after_lamp_s=0.00154,
         sessions={
             "l3_p1_s03": 1, "l3_p1_s37": 1, "l4_p3_s38": 1, "l4_p4_s39": 2},
     ),
@@ -356,9 +384,11 @@ _CUES = [
             (1041.7, 0.0547, 0.0007), (1311.7, 0.0465, 0.0001), (2083.3, 0.0326, 0.0002),
             (2213.5, 0.0325, 0.0001), (2529.8, 0.0312, 0.0),
         ),
-        when='the PEGASUS picture as a treasure (lit 1 ms before; off as the cue ends)',
+        when=('the PEGASUS picture as a treasure (1.0 ms after its lamp, which goes off as the '
+              'cue ends)'),
         tail='corpus: the lamp goes off as it ends',
         example=('l1_p1_s01', 204.473087),
+        after_click_s=None, after_lamp_s=0.00099,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p4_s40": 1, "l2_p1_s02": 1,
             "l3_p1_s03": 1, "l4_p3_s20": 1, "l4_p4_s24": 2},
@@ -391,10 +421,11 @@ _CUES = [
             (None, 0.0, 0.0889), (None, 0.0, 0.09), (None, 0.0, 0.0911),
             (None, 0.0, 0.0921), (None, 0.0, 0.0933), (None, 0.0, 0.1),
         ),
-        when=('TOMB/RUIN, right after the key click (the door creaks open); 0.1 s later the battle'
-              " horn, creak_close, or the treasure's picture after a reel turn"),
+        when=('TOMB/RUIN, 2.3 ms after the key click (the door creaks open); 0.1 s later the '
+              "battle horn, creak_close, or the reel turns to the treasure's picture"),
         tail='corpus: the next cue 0.10 s after it',
         example=('l1_p2_s05', 96.924936),
+        after_click_s=0.00232, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 3, "l1_p2_s29": 1, "l1_p3_s09": 3, "l1_p3_s17": 4,
             "l1_p3_s35": 5, "l1_p4_s21": 1, "l2_p1_s02": 3, "l2_p1_s26": 1, "l2_p2_s06": 1,
@@ -403,7 +434,7 @@ _CUES = [
             "l3_p4_s15": 5, "l4_p1_s04": 3, "l4_p2_s08": 2, "l4_p2_s32": 2, "l4_p3_s20": 3,
             "l4_p3_s38": 2, "l4_p4_s16": 1, "l4_p4_s24": 4, "l4_p4_s39": 1},
         variants=(
-            Variant((
+            Variant('creak_open_slow_start', (
                 (98.4, 0.0203, -0.0101), (79.9, 0.025, -0.0125), (73.4, 0.0272, -0.0136),
                 (67.9, 0.0294, -0.0147), (63.2, 0.0317, -0.0158), (59.1, 0.0339, -0.017),
                 (55.4, 0.0361, -0.0181), (52.2, 0.0383, -0.0191), (49.4, 0.0405, -0.0202),
@@ -430,9 +461,11 @@ _CUES = [
                 (None, 0.0, 0.0889), (None, 0.0, 0.09), (None, 0.0, 0.091),
                 (None, 0.0, 0.0922), (None, 0.0, 0.0933), (None, 0.0, 0.1007),
             ),
-                    example=('l4_p3_s20', 114.159972),
-                    why="the falling sweep's first period decoded at 98.4 Hz (3 of 84)"),
-            Variant((
+                    example=('l4_p3_s20', 114.159972), count=3,
+                    why=("the falling sweep's first period lasts 10.2 ms instead of 9.4 ms (the"
+                         ' pins show it), so the decoder makes the first note 98.4 Hz; when is '
+                         'not known')),
+            Variant('creak_open_after_low_food', (
                 (79.9, 0.025, -0.0125), (73.4, 0.0272, -0.0136), (67.9, 0.0294, -0.0146),
                 (63.2, 0.0317, -0.0159), (59.1, 0.0339, -0.017), (55.4, 0.0361, -0.018),
                 (52.2, 0.0383, -0.0192), (49.4, 0.0405, -0.0202), (46.8, 0.0427, -0.0213),
@@ -459,9 +492,9 @@ _CUES = [
                 (None, 0.0, 0.09), (None, 0.0, 0.0911), (None, 0.0, 0.0922),
                 (None, 0.0, 0.0932), (None, 0.0, 0.1002),
             ),
-                    example=('l2_p1_s02', 367.529807),
-                    why="after the low-food warning the sweep's first period is not a note of "
-                        "its own (2 of 84)"),
+                    example=('l2_p1_s02', 367.529807), count=2,
+                    why=("after the low-food warning the sweep's first period is not a note of "
+                         'its own')),
         ),
     ),
     Cue('creak_close',
@@ -490,10 +523,11 @@ _CUES = [
             (None, 0.0, 0.0251), (41.8, 0.0478, -0.0239), (43.8, 0.0456, -0.0228),
             (46.1, 0.0434, -0.0216), (48.5, 0.0412, -0.0206), (51.3, 0.039, 0.27),
         ),
-        when=('a deserted tomb or ruin: straight after creak_open (the door swings shut); the end-'
-              'of-turn signal follows'),
+        when=('a deserted tomb or ruin: straight after creak_open (the door swings shut); the '
+              'end-of-turn signal follows'),
         tail='corpus: the end-of-turn signal 0.26-0.28 s after it',
-        example=('l1_p3_s35', 250.329542),
+        example=('l1_p3_s35', 250.329562),
+        after_click_s=None, after_lamp_s=None,
         sessions={
             "l1_p3_s35": 1, "l2_p2_s33": 2, "l2_p3_s10": 1, "l3_p1_s27": 1, "l3_p3_s11": 1,
             "l3_p3_s19": 1, "l4_p2_s32": 1, "l4_p3_s38": 1},
@@ -531,9 +565,11 @@ _CUES = [
             (1011.9, 0.0267, 0.0001), (1221.3, 0.0221, 0.0001), (1539.9, 0.0175, 0.0002),
             (1011.9, 0.0267, 0.0001), (1221.3, 0.0221, 0.0001), (1539.9, 0.0175, 0.45),
         ),
-        when='SANCTUARY/CITADEL, 13 ms after the key click, before any bonus is shown',
+        when=('SANCTUARY/CITADEL, 12.9 ms after the key click; 0.45 s later the reel turns to a'
+              ' bonus picture, or the end-of-turn signal flashes'),
         tail='corpus: the next output 0.43-0.47 s after it',
         example=('l1_p1_s01', 233.477398),
+        after_click_s=0.01292, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 2, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p3_s17": 2,
             "l1_p4_s40": 1, "l2_p1_s02": 2, "l2_p1_s26": 2, "l2_p2_s06": 4, "l2_p2_s33": 2,
@@ -548,10 +584,12 @@ _CUES = [
             (544.9, 0.0899, 0.0001), (610.6, 0.0802, 0.0002), (804.9, 0.0609, 0.0001),
             (544.9, 0.0899, 0.0001), (610.6, 0.0802, 0.0002), (804.9, 0.0609, 0.44),
         ),
-        when=('FRONTIER, 13 ms after the key click (a frontier crossed); the end-of-turn signal '
-              'follows'),
+        when=('FRONTIER, 12.5 ms after the key click (a frontier crossed); then the end-of-turn'
+              " signal, or, when the kingdom's key is missing, the reel turns to KEY MISSING "
+              'and the sad cue'),
         tail='corpus: the next output 0.43-0.44 s after it',
         example=('l1_p1_s01', 22.685031),
+        after_click_s=0.01252, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s05": 2, "l1_p2_s29": 1, "l1_p3_s09": 1, "l1_p3_s17": 2,
             "l1_p4_s40": 1, "l2_p1_s02": 1, "l2_p2_s06": 2, "l2_p2_s33": 5, "l2_p3_s10": 1,
@@ -564,10 +602,11 @@ _CUES = [
             (885.4, 0.1818, 0.0002), (442.7, 0.183, 0.0), (885.4, 0.1818, 0.0002),
             (442.7, 0.183, 0.0001), (885.4, 0.1818, 0.0),
         ),
-        when=("CLEAR (the turn is void): 6 ms after the key click; the next player's number "
+        when=("CLEAR (the turn is void): 6.9 ms after the key click; the next player's number "
               'flashes'),
         tail="the next player's number follows at once",
         example=('l1_p1_s01', 34.923887),
+        after_click_s=0.00692, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 2, "l1_p2_s05": 1, "l1_p2_s29": 2, "l1_p3_s09": 2, "l1_p3_s17": 3,
             "l1_p4_s21": 3, "l1_p4_s40": 1, "l2_p1_s02": 3, "l2_p1_s26": 2, "l2_p2_s06": 1,
@@ -581,10 +620,11 @@ _CUES = [
             (247.7, 0.1332, 0.059), (224.2, 0.1472, 0.0596), (247.7, 0.1332, 0.059),
             (278.9, 0.0896, 0.2535), (224.2, 0.3614, 0.0589), (224.2, 0.7896, 0.444),
         ),
-        when=('DARK TOWER, 13 ms after the key click, before the riddle of the keys (or KEY '
-              'MISSING, the sad cue, when a key or frontier is missing)'),
+        when=('DARK TOWER, 12.9 ms after the key click, before the riddle of the keys (or KEY '
+              'MISSING and the sad cue when a key or frontier is missing)'),
         tail='corpus: the reel starts 0.44 s after it (29 of 38)',
         example=('l1_p1_s01', 261.005934),
+        after_click_s=0.01292, after_lamp_s=None,
         sessions={
             "l1_p1_s01": 1, "l1_p2_s29": 4, "l1_p3_s09": 2, "l1_p4_s21": 1, "l2_p1_s26": 3,
             "l2_p2_s06": 5, "l2_p4_s14": 1, "l3_p1_s03": 1, "l3_p2_s31": 2, "l3_p3_s11": 3,
@@ -605,13 +645,68 @@ _CUES = [
             (681.1, 0.025, 0.0001), (983.8, 0.0173, 0.0001), (1686.5, 0.0101, 0.44),
         ),
         when=('the first action key of a turn when food is low (rulebook: 4 or fewer turns of '
-              "food): 12 ms after the key click, and the key's own cue follows 1.75 s after the "
-              'key'),
+              "food): 12 ms after the key click; the key's own action follows 0.44 s after the "
+              'cue'),
         tail="corpus: the action's cue 0.44 s after it",
         example=('l2_p1_s02', 365.779388),
+        after_click_s=0.01203, after_lamp_s=None,
         sessions={
             "l2_p1_s02": 4, "l2_p1_s26": 1, "l4_p3_s20": 1},
     ),
 ]
 
 CUES: dict[str, Cue] = {c.name: c for c in _CUES}
+
+
+def _note_text(freq: float | None, dur: float) -> str:
+    return "click" if freq is None else f"{freq:g} Hz {dur * 1000:.0f} ms"
+
+
+def describe_notes(notes: tuple) -> str:
+    """Return ``notes`` in words, repeats folded: "(1864 Hz 5 ms, 1041.7 Hz 22 ms) x40", runs of
+    clicks as "62 clicks 27-93 ms apart"."""
+    key = [(f, round(d * 1000)) for f, d, _ in notes]
+    out = []
+    i = 0
+    while i < len(notes):
+        if notes[i][0] is None:
+            j = i
+            while j < len(notes) and notes[j][0] is None:
+                j += 1
+            if j - i > 2:
+                gaps = [round(g * 1000) for _, _, g in notes[i:j - 1]]
+                out.append(f"{j - i} clicks {gaps[0]}-{gaps[-1]} ms apart")
+                i = j
+                continue
+        best = (1, 1)
+        for p in range(1, 17):
+            r = 1
+            while key[i + r * p:i + (r + 1) * p] == key[i:i + p] and i + (r + 1) * p <= len(key):
+                r += 1
+            if r > 1 and p * r > best[0] * best[1]:
+                best = (p, r)
+        p, r = best
+        block = ", ".join(_note_text(f, d) for f, d, _ in notes[i:i + p])
+        out.append(f"({block}) x{r}" if r > 1 else block)
+        i += p * r
+    return ", ".join(out)
+
+
+def cues_markdown() -> str:
+    """Return the catalogue as a Markdown table (the one in docs/cues.md)."""
+    lines = ["| cue | notes | length (s) | after click / lamp (ms) | when it plays "
+             "| seen (times, recordings) |", "|---|---|---|---|---|---|"]
+    for c in _CUES:
+        rows, tail = sound_rows(c.notes)
+        length = rows[-1][0] + rows[-1][2]
+        seen = f"{c.count} in {len(c.sessions)}"
+        if len(c.sessions) <= 8:
+            seen += ": " + ", ".join(f"{s} {n}" for s, n in sorted(c.sessions.items()))
+        variants = "".join(f" Variant `{v.name}` ({v.count} times, {len(v.notes)} notes, "
+                           f"e.g. {v.example[0]} at {v.example[1]:.3f} s): {v.why}."
+                           for v in c.variants)
+        leads = " / ".join("-" if v is None else f"{v * 1000:.2f}"
+                           for v in (c.after_click_s, c.after_lamp_s))
+        lines.append(f"| `{c.name}` | {describe_notes(c.notes)}; then {tail:g} s of silence "
+                     f"| {length:.3f} | {leads} | {c.when}.{variants} | {seen} |")
+    return "\n".join(lines) + "\n"

@@ -403,6 +403,11 @@ def _observed_sounds() -> list[Sound]:
         out.append(Sound(cue.name, rows, tail,
                          f"cues.py: recorded in {session} at {t:.3f} s; {cue.count} times in "
                          f"{len(cue.sessions)} recordings; tail: {cue.tail}"))
+        for v in cue.variants:     # another recorded form, with the cue's tail
+            rows, _ = sound_rows(v.notes)
+            out.append(Sound(v.name, rows, tail, f"cues.py: {cue.name} as recorded in "
+                             f"{v.example[0]} at {v.example[1]:.3f} s ({v.count} of "
+                             f"{cue.count}): {v.why}"))
     # The CURSED picture plays the lost-skirmish notes; what follows it comes sooner.
     rows, _ = sound_rows(CUES["skirmish_lost"].notes)
     out.append(Sound("cursed", rows, 0.44, "cues.py skirmish_lost notes with the CURSED picture "

@@ -77,6 +77,8 @@ def cmd_conform(args, out: IO[str]) -> int:
     if args.params:
         out.write(parameter_table() + "\n")
         return 0
+    if args.cues:
+        return _cues(args, out)
     tol = _tolerance(args)
     if args.stats:
         return _stats(args, out)
@@ -145,6 +147,14 @@ def _stats(args, out: IO[str]) -> int:
         atomic_write(path, lambda f: f.write(new), binary=False)
         out.write(f"{path}: evidence written ({len(rows)} rows)\n")
     return 1 if bad else 0
+def _cues(args, out: IO[str]) -> int:
+    """Name every tone run of the recordings with the cue catalogue; exit 1 if one is no cue."""
+    from cleanroom.cuefind import read_runs, report
+    from cleanroom.cues import CUES, catalogue
+
+    runs = read_runs(_folders(args.cues), catalogue=catalogue())
+    out.write(report(runs, order=list(CUES)))
+    return 1 if any(r.name is None for r in runs) else 0
 
 
 def cmd_play(args, out: IO[str]) -> int:
@@ -177,6 +187,9 @@ def register(sub) -> None:
                         "evidence block")
     p.add_argument("--markdown", action="store_true",
                    help="with --stats: print only the estimates, as a Markdown table")
+    what.add_argument("--cues", nargs="+", metavar="DIR",
+                      help="name every tone run of these recordings with the sound-cue "
+                           "catalogue (cleanroom/cues.py); list the runs that are no cue")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=50.0,

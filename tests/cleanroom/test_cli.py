@@ -163,3 +163,15 @@ def test_conform_write_evidence_without_stats_exits_2(capsys, tmp_path):
 def test_conform_stats_prints_a_markdown_table():
     code, text = run("conform", "--stats", str(CAPTURES), "--markdown")
     assert code == 0 and "| `haggle_success` | haggle | all levels | success | 5 |" in text
+def test_conform_cues_names_every_tone_run_of_the_recordings():
+    code, text = run("conform", "--cues", str(CAPTURES.parent / "corpus"), str(CAPTURES))
+    assert code == 0 and text.startswith("34 recordings") and "0 not in the catalogue" in text
+    assert "dragon: 28 in 18 recordings" in text
+
+
+def test_conform_cues_lists_a_run_that_is_no_cue_and_exits_1(tmp_path):
+    (tmp_path / "events.jsonl").write_text(
+        '{"t": 1.0, "type": "tone", "freq_hz": 999.0, "dur_s": 0.1, "pulses": 100}\n')
+    code, text = run("conform", "--cues", str(tmp_path))
+    assert code == 1 and "NOT IN THE CATALOGUE: 1 x 1 notes" in text
+    assert "(999.0, 0.1, 0.0)" in text
