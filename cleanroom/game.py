@@ -454,15 +454,16 @@ class Game:
         yield from self.show("GOLD", _two(p.gold))
         return None
 
-    def _picture_with_sound(self, picture: str, cue: str):
+    def _picture_with_sound(self, picture: str, cue: str, remember: bool = True):
         """Light ``picture`` and play ``cue`` with it; the lamp goes off when the cue ends.
 
         Timing from level4_bazaar 69.310 (BAZAAR CLOSED and the sad cue); returns the
-        end-of-turn signal delay measured there.
+        end-of-turn signal delay measured there.  ``remember``: REPEAT shows it again.
         """
         e = self.engine
         lamp_at = yield from self._turn_to(picture)
-        self.last_shown.append((picture, None))
+        if remember:
+            self.last_shown.append((picture, None))
         length = e.sound(cue, at=lamp_at + param("cue_after_lamp_s"))
         yield ("sleep", lamp_at + param("cue_after_lamp_s") + length - e.now)
         e.lamps_off()
@@ -688,7 +689,7 @@ class Game:
         (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
         yield from self.sound("frontier", delay=param("sound_after_click_s"))
         if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
-            return (yield from self._picture_with_sound("KEY MISSING", "sad"))
+            return (yield from self._picture_with_sound("KEY MISSING", "sad", remember=False))
         p.frontiers = min(4, p.frontiers + 1)
         return None
 
@@ -716,6 +717,13 @@ class Game:
 
     # ---- BAZAAR (rulebook: The Bazaar Button; Level 4 Bazaar and How To Haggle) -----------
     def _bazaar(self, p: Player):
+        """Sell warriors, food and the specials not owned, offer by offer (rulebook: The
+        Bazaar Button; order, wrap, food haggle and timing: cleanroom/README.md, Observed).
+
+        Only the GOLD left after a purchase is remembered for REPEAT; the offers, the counts
+        and BAZAAR CLOSED are not (chosen: REPEAT shows totals and treasures, and never the
+        event pictures LOST, PLAGUE, DRAGON, KEY MISSING in the corpus).
+        """
         items = ["warriors", "food"] + [s for s in ("beast", "scout", "healer")
                                         if not getattr(p, s)]
         prices = {"food": param("food_price")}
@@ -728,7 +736,7 @@ class Game:
                     "healer": "HEALER"}
         yield from self.sound("bazaar", delay=param("tune_after_click_s"))
         i = 0
-        yield from self.show(pictures[items[i]], _two(prices[items[i]]))
+        yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False)
         prompt_delay = param("prompt_after_picture_s")
         while True:
             key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"},
@@ -741,11 +749,11 @@ class Game:
             if key == "NO/END":
                 i = (i + 1) % len(items)
                 yield from self.show(pictures[items[i]], _two(prices[items[i]]),
-                                     delay=param("lamp_after_click_s"))
+                                     delay=param("lamp_after_click_s"), remember=False)
                 continue
             if key == "REPEAT":
                 yield from self.show(pictures[item], _two(prices[item]),
-                                     delay=param("lamp_after_click_s"))
+                                     delay=param("lamp_after_click_s"), remember=False)
                 continue
             if key == "HAGGLE":
                 if item == "food":
@@ -756,7 +764,7 @@ class Game:
                                [param("haggle_success"), 1 - param("haggle_success")]):
                     prices[item] = max(1, prices[item] - 1)
                     yield from self.show(pictures[item], _two(prices[item]),
-                                         delay=param("lamp_after_click_s"))
+                                         delay=param("lamp_after_click_s"), remember=False)
                     prompt_delay = 0.0
                     continue
                 return (yield from self._closed())
@@ -798,7 +806,7 @@ class Game:
     def _closed(self):
         """Show BAZAAR CLOSED with the sad cue; the turn is over (rulebook: Haggling)."""
         yield from self.sleep(param("sound_after_click_s") - 0.0006)
-        return (yield from self._picture_with_sound("BAZAAR CLOSED", "sad"))
+        return (yield from self._picture_with_sound("BAZAAR CLOSED", "sad", remember=False))
 
     # ---- DARK TOWER (rulebook: The Dark Tower Button; Level 4 Dark Tower) ----------------
     def _dark_tower(self, p: Player):
@@ -814,8 +822,9 @@ class Game:
         """
         yield from self.sound("dark_tower", delay=param("tune_after_click_s"))
         if p.keys < 3:
-            # rulebook: 'You must own all three keys to enter the tower'
-            return (yield from self._picture_with_sound("KEY MISSING", "sad"))
+            # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
+            # the refusal again (l3_p1_s03 182.17)
+            return (yield from self._picture_with_sound("KEY MISSING", "sad", remember=False))
         if p.frontiers < 4:
             # rulebook, Frontier footnote: without the last FRONTIER press 'the tower will warn
             # you of your failure by emitting a sad-sounding musical signal' (after the tune,
@@ -825,14 +834,15 @@ class Game:
         cycle = list(param("riddle_offer_order"))
         stage, left = 1, cycle
         i = left.index(self.choose("riddle_key1", left))
-        yield from self.show(left[i], None)
+        yield from self.show(left[i], None, remember=False)
         while True:
             key = yield from self.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"},
                                          delay=param("prompt_after_picture_s"))
             if key == "NO/END":
                 i = (i + 1) % len(left)
             if key != "YES/BUY":
-                yield from self.show(left[i], None, delay=param("key_after_click_s"))
+                yield from self.show(left[i], None, delay=param("key_after_click_s"),
+                                     remember=False)
                 continue
             if left[i] != self.riddle[stage - 1]:
                 yield from self.sound("sad", delay=param("sound_after_click_s"))
@@ -842,5 +852,6 @@ class Game:
             stage, left = 2, [k for k in cycle if k != left[i]]
             i = left.index(self.choose("riddle_key2", left))
             # the first candidate for key 2 follows at once (level4_riddle 60.984)
-            yield from self.show(left[i], None, delay=param("key2_after_click_s"))
+            yield from self.show(left[i], None, delay=param("key2_after_click_s"),
+                                 remember=False)
         return (yield from self._battle(p, self.tower_brigands, final=True))

@@ -185,3 +185,24 @@ def test_riddle_solved_hands_over_to_the_final_battle_and_victory():
               riddle_key1=["SILVER KEY"], riddle_key2=["BRASS KEY"], skirmish=[True] * 5)
     assert conforms(v)
     assert v.tower.game.over
+
+
+# ---- REPEAT after these flows --------------------------------------------------------------
+def test_repeat_after_a_sanctuary_bonus_shows_the_new_warriors_again():
+    # l3_p3_s19 312.52 (player 3, 3 warriors): trill, WARRIOR 09, -3; REPEAT: WARRIOR 09, -3
+    v = visit("l3_p3_s19", 312.517, 321.2, player=3, inventory=dict(warriors=3),
+              sanctuary_warriors=[6], cues={"trill": (312.517, TRILL_TAIL_S)})
+    assert conforms(v)
+
+
+def test_repeat_after_the_dark_tower_refused_shows_nothing():
+    # l3_p1_s03 175.00: tune, KEY MISSING, -1; REPEAT at 182.17: click only, -1
+    v = visit("l3_p1_s03", 175.0, 183.9, inventory=dict(keys=1, frontiers=2))
+    assert conforms(v)
+
+
+def test_repeat_after_a_purchase_shows_the_gold_left_not_the_offers():
+    # chosen (no recording has REPEAT after a bazaar): the GOLD total only
+    v = visit("l1_p4_s21", 225.9, 243.6, inventory=dict(warriors=8, food=20, gold=23),
+              warrior_price=[5])
+    assert v.tower.game.last_shown == [("GOLD", "08")]
