@@ -21,6 +21,8 @@ recording shows.  Decision names::
     sanctuary_warriors / sanctuary_gold / sanctuary_food   bonus amounts
     tower_brigands_L1 (L2, L3)  brigands in the Dark Tower (once per game; level 4 has 16)
     riddle            key order (levels 1-3, once per game)
+    riddle_key1       the key the riddle offers first for key 1 (each DARK TOWER visit)
+    riddle_key2       the key it offers first for key 2, of the two left
 """
 from __future__ import annotations
 

@@ -3,11 +3,11 @@
 A corpus session (tests/data/corpus/<name>/events.jsonl) is a whole game; the rules of one
 button are easiest to check on one visit: from the press of the action key to the end signal.
 ``visit(...)`` starts the clean-room game at the session's level and player count, gives the
-player whose turn it is the inventory the recording implies, puts the reel at the card the
-recording shows, presses the same keys at the same tower times (the script times) and compares
-what both towers showed inside the window with cleanroom.conform.compare (the same tolerances
-as ``towerlab conform``).  Both sides run on the same absolute clock, so the reel's 27 ms steps
-and the 1/60 s display frames keep their phases.
+player whose turn it is the inventory the test reads off the recording, puts the reel at the
+card the recording shows, presses the same keys at the same tower times (the script times) and
+compares what both towers showed inside the window with cleanroom.conform.compare
+(conformance's tolerances but for the flash phase: TOLERANCE).  Both sides run on the same
+absolute clock, so the reel's 27 ms steps and the 1/60 s display frames keep their phases.
 """
 from __future__ import annotations
 
@@ -91,9 +91,9 @@ def visit(session: str, t_press: float, t_end: float, player: int = 1,
     ``player``: whose turn it is (1-4); ``inventory``: that player's fields at the start of
     the turn, after the turn's rations are eaten; ``outcomes``: the random decisions, as for
     ScriptedChooser.  The comparison covers the outputs from the key's click to ``t_end``.
-    ``cues``: ``{name: (t_from, tail_s)}`` plays cue ``name`` as the recording does first after
-    ``t_from`` (recorded_cue) instead of the catalogue's, for a flow whose cue the catalogue does not
-    have right yet: the test then checks what follows the cue, and when.
+    ``cues``: ``{name: (t_from, tail_s)}`` plays cue ``name`` as the recording does first
+    after ``t_from`` (recorded_cue) instead of the catalogue's, for a flow whose cue the
+    catalogue does not have right yet: the test then checks what follows the cue, and when.
     """
     events = load(session)
     saved = dict(SOUNDS)
