@@ -299,8 +299,11 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
             if used[j] or not _same(r, g, tol):
                 continue
             dt = abs(g.t - r.t)
-            if dt <= _window(r, g, tol) and (best_dt is None or dt < best_dt):
+            # the earliest partner within the window: repeated items (a cue's notes, a
+            # flashing text) pair in order even when one side runs up to the tolerance early
+            if dt <= _window(r, g, tol):
                 best, best_dt = j, dt
+                break
         if best is None:
             missing = r
             break

@@ -34,7 +34,7 @@ from typing import Any, Protocol, Sequence
 from captures.script import BUTTONS
 
 from .engine import Engine
-from .params import param
+from .params import SOUNDS, param
 from .reel import PICTURES
 
 __all__ = ["Chooser", "RandomChooser", "ScriptedChooser", "Player", "Game", "ACTION_KEYS",
@@ -149,6 +149,7 @@ class Game:
         self.dragon_gold = 0
         self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
         self.last_shown: list[tuple[str, str | None]] = []
+        self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 
@@ -391,6 +392,7 @@ class Game:
             yield from self.sound("siren", delay=param("sound_after_click_s"))
             return "undone"
         self.last_shown = []
+        self._shown_turn = (p.number, p.turns)
         handler = {
             "MOVE": self._move, "TOMB/RUIN": self._tomb, "SANCTUARY/CITADEL": self._sanctuary,
             "BAZAAR": self._bazaar, "FRONTIER": self._frontier, "INVENTORY": self._inventory,
@@ -401,50 +403,76 @@ class Game:
         return (yield from handler(p))
 
     def _repeat(self):
+        """Show again the beeped pictures (with their numbers) of this turn's action; nothing
+        but the click before this turn's first action (corpus: REPEAT at ` N` never shows
+        anything, l1_p4_s21 49.03; at `-N` it repeats the numbers, not the pictures shown
+        with a cue: after a plague only WARRIOR 08, l2_p1_s02 144.7; after a tomb GOLD and
+        SWORD, l1_p3_s35 235.8; after LOST nothing, l2_p2_s06 365.6)."""
         shown = list(self.last_shown)
+        p = self.player
+        if self._shown_turn != (p.number, p.turns):
+            shown = []
         yield from self.sleep(param("lamp_after_click_s"))
         for picture, text in shown:
             yield from self.show(picture, text, remember=False)
 
     # ---- MOVE (rulebook: The Move Button, 6 events) -------------------------------------
+    # What each outcome shows and when, observed in the corpus (tests/data/corpus, e.g.
+    # l1_p1_s01 37.05 safe, 270.15 lost, 66.95 plague, 168.50 dragon, 181.08 battle;
+    # l4_p1_s04 99.05 plague with a Healer, 281.12 lost with a Scout; l4_p3_s38 177.77 the
+    # dragon slain with the sword).  Times are from the key click.
     def _move(self, p: Player):
         odds = param("move_odds")
         event = self.choose("move", list(odds), list(odds.values()))
         if event == "safe":
-            yield from self.sound("safe", delay=param("sound_after_click_s"))
+            # a short beep right after the click, then the end-of-turn signal
+            yield from self.sound("beep", delay=param("picture_after_click_s"))
             return None
         if event == "battle":
             return (yield from self._battle(p, self._brigands_for(p), final=False))
+        yield from self.sleep(param("picture_after_click_s"))
         if event == "lost":
-            yield from self.sleep(param("lamp_after_click_s"))
-            yield from self._picture_with_sound("LOST", "sad")
             if p.scout:
+                # with a Scout: LOST and SCOUT with their beeps, then another turn
+                yield from self.show("LOST")
                 yield from self.show("SCOUT")
                 return "extra"
+            yield from self._picture_with_sound("LOST", "sad")
             return None
         if event == "plague":
-            yield from self.sleep(param("lamp_after_click_s"))
-            yield from self._picture_with_sound("PLAGUE", "death_march")
             if p.healer:
+                # the Healer: PLAGUE and HEALER with beeps, two more warriors
+                yield from self.show("PLAGUE")
                 yield from self.show("HEALER")
                 p.warriors = min(param("max_count"), p.warriors + param("plague_warriors"))
             else:
+                yield from self._picture_with_sound("PLAGUE", "death_march")
                 p.warriors = max(self._min_warriors(), p.warriors - param("plague_warriors"))
                 p.carry()
-            yield from self.show("WARRIORS", _two(p.warriors))
+            yield from self.show("WARRIOR", _two(p.warriors))
             if p.warriors == 0:
                 yield from self._game_lost(p)
             return None
         # dragon
-        yield from self.sleep(param("lamp_after_click_s"))
-        yield from self._picture_with_sound("DRAGON", "dragon")
         if p.sword:
-            yield from self.show("SWORD")
+            # the sword slays it: the dragon's cue runs on into a falling glide while SWORD
+            # is lit; the sword is spent and the hoard won (corpus l4_p3_s38 177.77)
+            e = self.engine
+            lamp_at = yield from self._turn_to("DRAGON")
+            start = lamp_at + param("cue_after_lamp_s")
+            end = start + e.sound("dragon_slain", at=start)
+            sword_at = start + self._notes_length("dragon")
+            e.lamp(PICTURES["DRAGON"][1], False, at=sword_at)
+            e.lamp(PICTURES["SWORD"][1], True, at=sword_at)
+            yield ("sleep", end - e.now)
+            e.lamps_off()
             p.sword = False
             p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
             p.gold = p.gold + self.dragon_gold
             self.dragon_warriors = self.dragon_gold = 0
         else:
+            yield from self._picture_with_sound("DRAGON", "dragon")
+            yield from self.sleep(param("motor_after_dragon_s"))
             share = param("dragon_share")
             lw, lg = p.warriors // share, p.gold // share
             p.warriors = max(self._min_warriors(), p.warriors - lw)
@@ -452,78 +480,88 @@ class Game:
             self.dragon_warriors += lw
             self.dragon_gold += lg
         p.carry()
-        yield from self.show("WARRIORS", _two(p.warriors))
+        yield from self.show("WARRIOR", _two(p.warriors))
         yield from self.show("GOLD", _two(p.gold))
         return None
 
-    def _picture_with_sound(self, picture: str, cue: str, remember: bool = True):
-        """Light ``picture`` and play ``cue`` with it; the lamp goes off when the cue ends.
+    def _picture_with_sound(self, picture: str, cue: str):
+        """Light ``picture`` and play ``cue`` with it (no beep); the lamp goes off when the
+        cue's notes end plus its tail (the Death March and the cursed cue keep the picture lit
+        0.44 s longer; LOST, DRAGON, PEGASUS go dark as the notes end: cleanroom/cues.py).
 
-        Timing from level4_bazaar 69.310 (BAZAAR CLOSED and the sad cue); returns the
-        end-of-turn signal delay measured there.  ``remember``: REPEAT shows it again.
+        Returns the end-of-turn signal delay (level4_bazaar 69.310: BAZAAR CLOSED).
         """
         e = self.engine
         lamp_at = yield from self._turn_to(picture)
-        if remember:
-            self.last_shown.append((picture, None))
-        length = e.sound(cue, at=lamp_at + param("cue_after_lamp_s"))
-        yield ("sleep", lamp_at + param("cue_after_lamp_s") + length - e.now)
+        e.display("  ", at=lamp_at)
+        start = lamp_at + param("cue_after_lamp_s")
+        off = start + e.sound(cue, at=start)
+        yield ("sleep", off - e.now)
         e.lamps_off()
         return param("end_signal_after_cue_s")
 
+    @staticmethod
+    def _notes_length(cue: str) -> float:
+        """Return how long cue ``cue``'s notes last (s), without its tail."""
+        snd = SOUNDS[cue]
+        return snd.length - snd.tail_s
+
     def _brigands_for(self, p: Player) -> int:
-        lo, hi = param("brigands_per_warrior")
-        return self.pick("brigands", max(1, int(p.warriors * lo)),
-                         min(99, max(1, int(p.warriors * hi))))
+        """Return the brigands of a MOVE or TOMB/RUIN battle: the warriors' own number give or
+        take ``brigands_spread`` (corpus: 62 battles, every first BRIGANDS count within 2 of
+        the warriors that fought)."""
+        d = param("brigands_spread")
+        return self.pick("brigands", max(1, p.warriors - d), min(99, p.warriors + d))
 
     # ---- battles (rulebook: A Battle With Brigands; The Final Battle) --------------------
     def _battle(self, p: Player, brigands: int, final: bool):
+        """Fight a battle, as the corpus shows it (l1_p1_s01 181.08, l1_p3_s09 127.82): the
+        battle horn right after the click; BRIGANDS and their number; then per skirmish the
+        WARRIORS and BRIGANDS left after it and the won or lost cue; a won skirmish halves the
+        brigands (rounded down), a lost one costs one warrior.  The battle is won at 0
+        brigands (GOLD and maybe a treasure follow); it is lost when a lost skirmish would
+        leave a single warrior: WARRIORS without a number and the Death March."""
         e = self.engine
         yield from self.sound("battle_horn", delay=param("sound_after_click_s"))
         yield from self.show("BRIGANDS", _two(brigands), remember=False)
-        yield from self.sleep(param("battle_pause_s") - param("skirmish_gap_s"))
+        yield from self.sleep(param("battle_pause_s"))
         w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
         while True:
-            yield from self.sleep(param("skirmish_gap_s"))
-            if "NO/END" in e.held or "NO/END" in e.pressed_since:
-                e.pressed_since.discard("NO/END")
+            if "NO/END" in e.held:
+                # rulebook: hold NO/END down to retreat; the corpus's short presses during a
+                # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44)
                 p.warriors = max(1, w - param("retreat_loss"))
                 p.carry()
-                yield from self.sound("death_march")
-                yield from self.show("WARRIORS", None)
+                yield from self._picture_with_sound("WARRIORS", "death_march")
                 return None
             won = self.choose("skirmish", [True, False], [w, brigands])
             if won:
                 brigands //= 2
-            else:
-                w -= 1
-            if not won and w <= 1:
-                # rulebook: the Brigands' winning force flashes, Death March, warriors, no number
-                yield from self.show("BRIGANDS", _two(brigands))
-                yield from self.sound("death_march")
-                yield from self.show("WARRIORS", None)
-                # rulebook, A Battle With Brigands, IMPORTANT: a multi-player game always keeps
-                # 1 warrior; in a solo game all the men are taken and the game is over (the
-                # same for the Final Battle: CAUTION there)
+            elif w - 1 <= 1:
+                # multi-player keeps 1 warrior; solo loses every one (rulebook, IMPORTANT)
                 p.warriors = self._min_warriors()
                 p.carry()
+                yield from self._picture_with_sound("WARRIORS", "death_march")
                 if p.warriors == 0:
                     yield from self._game_lost(p)
                 return None
+            else:
+                w -= 1
             # rulebook (REPEAT): the warriors left after a battle are not repeated
-            yield from self.show("WARRIORS", _two(w), keep_lamp=True, remember=False)
+            yield from self.show("WARRIORS", _two(w), remember=False)
             yield from self.show("BRIGANDS", _two(brigands), remember=False)
             cue = "skirmish_won" if won else "skirmish_lost"
+            e.sound(cue)
+            yield ("sleep", self._notes_length(cue))
             if brigands == 0:
-                yield ("sleep", e.sound(cue) - param("skirmish_gap_s") + param("victory_gap_s"))
+                yield from self.sleep(param("victory_gap_s"))
                 break
-            snd = e.sound(cue)
-            yield ("sleep", snd - param("skirmish_gap_s"))
+            yield from self.sleep(param("skirmish_gap_s"))
         p.warriors = w
         if final:
             yield from self._victory(p, siege=w0)
             return None
-        return (yield from self._treasure(p, battle=True))
+        return (yield from self._treasure(p))
 
     def _victory(self, p: Player, siege: int):
         """Show VICTORY with the victory tune, then flash the score (level4_riddle 101.267);
@@ -573,26 +611,21 @@ class Game:
 
     def _gold_found(self, p: Player):
         """Add found gold and show the new total with GOLD (rulebook: Battle Treasures, gold:
-        'the number displayed is always the total bags of gold you own')."""
+        'the number displayed is always the total bags of gold you own'; corpus: the total is
+        shown after every won battle and treasure-giving tomb, as much as the force carries)."""
         lo, hi = param("battle_gold")
         found = self.pick("battle_gold", lo, hi, full=(0, 99))
         p.gold = min(param("max_count"), p.gold + found)
         p.carry()
         yield from self.show("GOLD", _two(p.gold))
 
-    def _treasure(self, p: Player, battle: bool):
-        """Award treasure: after a won battle gold and maybe one more treasure; in a tomb or
-        ruin exactly one of the 5 treasures (rulebook: Tomb/Ruin, 'one of the 5 treasures as a
-        bonus')."""
-        if battle:
-            yield from self._gold_found(p)
-            odds = self._treasure_odds(p, "treasure_odds")
-            kind = self.choose("treasure", list(odds), list(odds.values()))
-        else:
-            odds = self._treasure_odds(p, "tomb_treasure_odds")
-            kind = self.choose("tomb_treasure", list(odds), list(odds.values()))
-            if kind == "gold":
-                yield from self._gold_found(p)
+    def _treasure(self, p: Player):
+        """Award a won battle's or a tomb's treasure: the new gold total, then maybe one more
+        treasure (corpus: l1_p1_s01 181.08 gold + Pegasus, l1_p3_s17 269.57 tomb gold +
+        sword, l1_p4_s40 217.98 gold + brass key, l1_p2_s05 264.05 gold + wizard)."""
+        yield from self._gold_found(p)
+        odds = self._treasure_odds(p, "treasure_odds")
+        kind = self.choose("treasure", list(odds), list(odds.values()))
         if kind == "key":
             yield from self.show(KEYS[p.keys])
             p.keys += 1
@@ -600,16 +633,18 @@ class Game:
             yield from self.show("SWORD")
             p.sword = True
         elif kind == "pegasus":
-            yield from self.show("PEGASUS", keep_lamp=True)
-            yield from self.sound("pegasus")
-            self.engine.lamps_off()
+            yield from self._picture_with_sound("PEGASUS", "pegasus")
         elif kind == "wizard":
             yield from self.show("WIZARD")
             yield from self._curse(p)
         return None
 
     def _curse(self, p: Player):
-        others = [q.number for q in self.players if q.number != p.number]
+        """Let ``p`` curse another player: ``CN`` flashes from the next player on, NO/END
+        steps to the one after (skipping ``p``), YES/BUY curses; then ``p``'s new warriors
+        and gold (corpus l4_p4_s24 211.60: player 3 is offered C4, then C1)."""
+        n = len(self.players)
+        others = [(p.number + k) % n or n for k in range(1, n)]
         i = 0
         while True:
             key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"},
@@ -617,6 +652,8 @@ class Game:
             if key == "YES/BUY":
                 break
             i = (i + 1) % len(others)
+        # the curse's totals replace what REPEAT shows (WIZARD is not repeated: l3_p3_s11 353.6)
+        self.last_shown = []
         victim = self.players[others[i] - 1]
         share = param("curse_share")
         lw, lg = victim.warriors // share, victim.gold // share
@@ -628,21 +665,24 @@ class Game:
         p.warriors = min(param("max_count"), p.warriors + lw)
         p.gold = min(param("max_count"), p.gold + lg)
         p.carry()
-        yield from self.show("WARRIORS", _two(p.warriors), delay=param("lamp_after_click_s"))
+        yield from self.show("WARRIOR", _two(p.warriors), delay=param("picture_after_click_s"))
         yield from self.show("GOLD", _two(p.gold))
 
     def _cursed(self, p: Player):
+        """The cursed player's next action: CURSED with the lost-skirmish cue, then the
+        warriors and gold the curse left (corpus l1_p2_s05 368.53, l1_p3_s35 88.10)."""
         p.cursed_by = None
-        yield from self.sleep(param("lamp_after_click_s"))
-        yield from self.show("CURSED", keep_lamp=True)
-        yield from self.sound("sad")
-        self.engine.lamps_off()
-        yield from self.show("WARRIORS", _two(p.warriors))
+        yield from self.sleep(param("sound_after_click_s"))
+        yield from self._picture_with_sound("CURSED", "cursed")
+        yield from self.show("WARRIOR", _two(p.warriors))
         yield from self.show("GOLD", _two(p.gold))
         return None
 
     # ---- TOMB/RUIN, SANCTUARY/CITADEL, FRONTIER, INVENTORY ------------------------------
     def _tomb(self, p: Player):
+        """TOMB/RUIN: the creaking door, then nothing (the door creaks shut), a battle, or a
+        treasure: the gold total and maybe one more (corpus: l2_p2_s33 113.08 deserted,
+        l1_p1_s01 90.58 battle, 223.97 gold)."""
         odds = param("tomb_odds")
         yield from self.sound("creak_open", delay=param("sound_after_click_s"))
         event = self.choose("tomb", list(odds), list(odds.values()))
@@ -651,7 +691,7 @@ class Game:
             return None
         if event == "battle":
             return (yield from self._battle(p, self._brigands_for(p), final=False))
-        return (yield from self._treasure(p, battle=False))
+        return (yield from self._treasure(p))
 
     def _sanctuary(self, p: Player):
         """Play the trill; double the warriors at the Citadel, else give the Sanctuary's bonuses.
@@ -691,7 +731,7 @@ class Game:
         (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
         yield from self.sound("frontier", delay=param("sound_after_click_s"))
         if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
-            return (yield from self._picture_with_sound("KEY MISSING", "sad", remember=False))
+            return (yield from self._picture_with_sound("KEY MISSING", "sad"))
         p.frontiers = min(4, p.frontiers + 1)
         return None
 
@@ -808,7 +848,7 @@ class Game:
     def _closed(self):
         """Show BAZAAR CLOSED with the sad cue; the turn is over (rulebook: Haggling)."""
         yield from self.sleep(param("sound_after_click_s") - 0.0006)
-        return (yield from self._picture_with_sound("BAZAAR CLOSED", "sad", remember=False))
+        return (yield from self._picture_with_sound("BAZAAR CLOSED", "sad"))
 
     # ---- DARK TOWER (rulebook: The Dark Tower Button; Level 4 Dark Tower) ----------------
     def _dark_tower(self, p: Player):
@@ -826,7 +866,7 @@ class Game:
         if p.keys < 3:
             # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
             # the refusal again (l3_p1_s03 182.17)
-            return (yield from self._picture_with_sound("KEY MISSING", "sad", remember=False))
+            return (yield from self._picture_with_sound("KEY MISSING", "sad"))
         if p.frontiers < 4:
             # rulebook, Frontier footnote: without the last FRONTIER press 'the tower will warn
             # you of your failure by emitting a sad-sounding musical signal' (after the tune,

@@ -6,12 +6,16 @@ rulebook gives no number, so we chose one (the ``support`` column says whether a
 constrains it).  ``towerlab conform --stats`` checks the chosen odds against recordings.
 
 Times are seconds, frequencies Hz.  Sound cues are tuples of ``(offset_s, freq_hz, dur_s)``
-from the cue's start, plus the silence after the last note (``tail_s``) before the game goes on.
+from the cue's start, plus the silence after the last note (``tail_s``) before the game goes on;
+they are built from the catalogue of observed cues in cleanroom.cues (``freq_hz`` None = a
+click).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from .cues import CUES, sound_rows
 
 __all__ = ["Param", "PARAMS", "Sound", "SOUNDS", "param", "parameter_table",
            "parameter_markdown"]
@@ -83,7 +87,11 @@ _ROWS = [
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
     Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
-    # --- rules (rulebook) -----------------------------------------------------------------
+    Param("motor_after_dragon_s", 0.012, "s", "corpus: the reel turns on to WARRIOR 12-13 ms "
+          "after the DRAGON lamp goes dark (l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)",
+          "measured"),
+    Param("picture_after_click_s", 0.013, "s", "corpus: MOVE's beep or motor 13-14 ms after "
+          "the key click (l1_p1_s01 37.05, 270.15; 30 sessions)", "measured"),
     Param("start_warriors", 10, "", "rulebook: The Object / score charts", "rulebook"),
     Param("start_gold", 30, "bags", "rulebook: score charts", "rulebook"),
     Param("start_food", 25, "rations", "rulebook: score charts", "rulebook"),
@@ -127,8 +135,9 @@ _ROWS = [
           "probability", "chosen", "no capture"),
     Param("tomb_odds", dict(deserted=0.35, battle=0.40, treasure=0.25), "probability",
           "chosen", "no capture"),
-    Param("brigands_per_warrior", (0.5, 1.5), "brigands/warrior",
-          "chosen: battle brigands = warriors x uniform range, at least 1", "no capture"),
+    Param("brigands_spread", 2, "brigands", "corpus: the brigands of a MOVE or TOMB/RUIN "
+          "battle are the warriors' number give or take 2 (62 battles, all within)",
+          "corpus, 62 battles"),
     Param("skirmish_win", "warriors / (warriors + brigands)", "probability", "chosen",
           "level4_riddle: 5 of 7 skirmishes won (95 % interval 0.36-0.92); the model's mean "
           "over those skirmishes, 0.62, is inside"),
@@ -136,13 +145,11 @@ _ROWS = [
           "rulebook battle example 4 -> 2 -> 1 -> 0", "rulebook; level4_riddle 16-8-4-2-1-0"),
     Param("warriors_after_loss", 1, "warriors lost per lost skirmish",
           "chosen; rulebook battle example", "level4_riddle 10-9-8"),
-    Param("battle_gold", (10, 30), "bags", "chosen: gold won after a battle (the rulebook "
-          "says 'usually'; we always give some) or found in a tomb", "no capture"),
+    Param("battle_gold", (8, 20), "bags", "corpus: gold found after a won battle or in a "
+          "tomb, before the 6-bags-per-warrior limit (13-20 in most, 8 and 9 once each)",
+          "corpus"),
     Param("treasure_odds", dict(none=0.4, key=0.25, pegasus=0.1, sword=0.1, wizard=0.15),
           "probability", "chosen: extra treasure after a won battle's gold", "no capture"),
-    Param("tomb_treasure_odds", dict(gold=0.5, key=0.2, pegasus=0.1, sword=0.1, wizard=0.1),
-          "probability", "chosen: which one of the 5 treasures a tomb or ruin gives (rulebook "
-          "Tomb/Ruin: 'one of the 5 treasures'); impossible ones are left out", "no capture"),
     Param("sanctuary_bonus", dict(warriors=(5, 8), gold=(10, 20), food=(10, 20)), "",
           "chosen", "no capture"),
     Param("retreat_loss", 1, "warriors", "chosen: exactly 1 (rulebook: a retreat loses 'at "
@@ -180,64 +187,23 @@ class Sound:
         return off + dur + self.tail_s
 
 
-_SOUNDS = [
-    Sound("overture", ((0.0, 220.0, 0.441), (0.4706, 165.5, 0.4169), (0.9171, 220.0, 0.1227),
-                       (1.0436, 165.5, 0.1631), (1.2105, 220.0, 0.1591), (1.3992, 256.6, 0.378),
-                       (1.8076, 220.0, 0.3182), (2.1555, 256.6, 0.1052),
-                       (2.2644, 220.0, 0.1227), (2.3909, 260.4, 0.1344),
-                       (2.5549, 324.9, 0.397), (2.9823, 165.5, 0.3202),
-                       (3.3321, 220.0, 0.1591), (3.495, 165.5, 0.1631),
-                       (3.6619, 220.0, 0.1591), (3.8506, 274.5, 0.9324)), 0.0,
-          "capture level_select 29.331 (also the victory tune, level4_riddle 101.268)"),
-    Sound("bazaar", ((0.0, 203.5, 0.403), (0.3981, 247.6, 0.3312), (0.7252, 297.6, 0.2722),
-                     (0.9975, 310.7, 0.2607), (1.255, 297.6, 0.2755), (1.5306, 247.6, 0.3312),
-                     (1.8578, 297.6, 0.2722), (2.13, 310.7, 0.2607),
-                     (2.3875, 297.6, 0.5443)), 0.469, "capture level4_bazaar 25.339"),
-    Sound("dark_tower", ((0.0, 224.2, 0.1472), (0.2061, 247.7, 0.1332),
-                         (0.3982, 278.9, 0.1183), (0.5755, 247.7, 0.1332),
-                         (0.7676, 224.2, 0.1472), (0.9744, 247.7, 0.1332),
-                         (1.1666, 278.9, 0.0896), (1.5097, 224.2, 0.3614),
-                         (1.93, 224.2, 0.7896)), 0.444, "capture level4_riddle 25.338"),
-    Sound("end_turn", ((0.0, 278.9, 0.1183), (0.1184, 544.9, 0.1193),
-                       (0.2379, 1041.7, 0.1238)), 0.0, "capture level4_bazaar 46.156"),
-    Sound("sad", ((0.0, 737.8, 0.0881), (0.0882, 544.9, 0.1193), (0.2076, 431.9, 0.1505),
-                  (0.3582, 357.7, 0.1817), (0.54, 305.3, 0.2129), (0.753, 266.3, 0.2441),
-                  (0.9972, 236.0, 0.2796), (1.2727, 212.0, 0.3113),
-                  (1.5793, 192.5, 0.3377)), 0.0,
-          "captures level4_bazaar 69.312 (bazaar closed), level4_riddle 35.016 (wrong key)"),
-    Sound("battle_horn", ((0.0, 520.8, 0.1555), (0.1556, 787.0, 0.3189),
-                          (0.5317, 520.8, 0.1555), (0.6873, 787.0, 0.3189)), 0.442,
-          "capture level4_riddle 63.719"),
-    Sound("skirmish_won", ((0.0, 276.7, 0.2927), (0.2929, 407.1, 0.4348)), 0.482,
-          "capture level4_riddle 72.717"),
-    Sound("skirmish_lost", ((0.0, 278.9, 0.5773), (0.5774, 203.5, 0.6338)), 0.482,
-          "capture level4_riddle 77.121"),
-    # Not in any capture: chosen from the rulebook's descriptions, built from observed notes.
-    Sound("safe", ((0.0, 737.8, 0.0447), (0.12, 737.8, 0.0447)), 0.3,
-          "chosen: rulebook 'a short beep sound'"),
-    Sound("death_march", ((0.0, 203.5, 0.45), (0.5, 203.5, 0.3), (0.85, 203.5, 0.15),
-                          (1.05, 203.5, 0.6), (1.7, 236.0, 0.3), (2.05, 224.2, 0.3),
-                          (2.4, 203.5, 0.6)), 0.3, "chosen: rulebook 'Death March'"),
-    Sound("dragon", tuple((i * 0.06, 1041.7 if i % 2 else 787.0, 0.05) for i in range(12)),
-          0.3, "chosen: rulebook 'high-pitched screeching sound'"),
-    Sound("creak_open", tuple((i * 0.13, f, 0.12) for i, f in
-                              enumerate((192.5, 212.0, 236.0, 266.3, 305.3))), 0.3,
-          "chosen: rulebook 'creaking door'"),
-    Sound("creak_close", tuple((i * 0.13, f, 0.12) for i, f in
-                               enumerate((305.3, 266.3, 236.0, 212.0, 192.5))), 0.3,
-          "chosen: rulebook 'creaking door shut'"),
-    Sound("trill", tuple((i * 0.05, 1041.7 if i % 2 else 787.0, 0.045) for i in range(16)),
-          0.3, "chosen: rulebook 'high-pitched trill'"),
-    Sound("frontier", ((0.0, 520.8, 0.1555), (0.1556, 787.0, 0.1555), (0.3112, 1041.7, 0.4)),
-          0.3, "chosen: rulebook 'triumphant musical sound'"),
-    Sound("low_food", tuple(sorted([(i * 0.35, 165.5, 0.15) for i in range(3)] +
-                                   [(i * 0.35 + 0.15, 192.5, 0.15) for i in range(3)])), 0.3,
-          "chosen: rulebook '3 low-pitched whoops'"),
-    Sound("pegasus", ((0.0, 520.8, 0.15), (0.16, 431.9, 0.15), (0.32, 520.8, 0.15),
-                      (0.48, 787.0, 0.3)), 0.3, "chosen: rulebook 'lilting musical tune'"),
-    Sound("siren", tuple((i * 0.06, 787.0 if i % 2 else 544.9, 0.055) for i in range(20)),
-          0.3, "chosen: rulebook CLEAR 'many rapid beeps which sound like a siren'"),
-]
+def _observed_sounds() -> list[Sound]:
+    """Build the game's sound rows from the observed catalogue (cleanroom.cues)."""
+    out = []
+    for cue in CUES.values():
+        rows, tail = sound_rows(cue.notes)
+        session, t = cue.example
+        out.append(Sound(cue.name, rows, tail,
+                         f"cues.py: recorded in {session} at {t:.3f} s; {cue.count} times in "
+                         f"{len(cue.sessions)} recordings; tail: {cue.tail}"))
+    # The CURSED picture plays the lost-skirmish notes; what follows it comes sooner.
+    rows, _ = sound_rows(CUES["skirmish_lost"].notes)
+    out.append(Sound("cursed", rows, 0.44, "cues.py skirmish_lost notes with the CURSED picture "
+                     "(11 times in the corpus); tail: the next lamp 0.44 s after it"))
+    return out
+
+
+_SOUNDS = _observed_sounds()
 
 SOUNDS: dict[str, Sound] = {s.name: s for s in _SOUNDS}
 

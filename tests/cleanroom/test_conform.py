@@ -206,7 +206,10 @@ def test_resolver_recovers_the_random_outcomes_of_a_session_it_has_never_seen():
     assert result.conforms, result.describe()
     revealed = [(d.name, d.value) for d in result.decisions if d.revealed]
     assert len(revealed) >= 5
-    assert all((name, value) in [(n, v) for _, n, v in truth] for name, value in revealed)
+    # found gold beyond what the force can carry is never shown, so only gold decisions may
+    # take another value than the truth (the display is the same capped total)
+    assert all((name, value) in [(n, v) for _, n, v in truth]
+               for name, value in revealed if name != "battle_gold")
 
 
 def test_stats_flag_brigand_counts_whose_mean_is_far_from_the_games():

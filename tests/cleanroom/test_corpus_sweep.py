@@ -5,7 +5,8 @@ The test reads off each recording only what the tower keeps and the rules leave 
 the player's totals the visit itself shows (GOLD after a purchase plus what was spent, the
 INVENTORY numbers, a Sanctuary's new totals), the prices first offered, each haggle's outcome,
 the key the riddle offers first.  Everything else is the game's: which offers come in which
-order, what each key does, when the bazaar closes, which pictures and totals follow, and when.
+order, what each key does, when the bazaar closes, which pictures, totals and sound cues
+(cleanroom/cues.py) follow, and when.
 
 Left out, with the reason counted: a visit whose player is cursed (the CURSED flow answers any
 key first) and one that starts with the low-food warning (the turn loop plays it after the
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import pytest
 
-from .test_corpus_visits import FRONTIER_TAIL_S, SIREN_TAIL_S, TRILL_TAIL_S
 from .visits import CORPUS, RecordedVisit, level_players, load, recorded_visits, visit
 
 SESSIONS = sorted(p.name for p in CORPUS.iterdir() if (p / "events.jsonl").exists())
@@ -146,10 +146,9 @@ def _dark_tower(v: RecordedVisit, level: int) -> tuple[dict, dict]:
     return inv, out
 
 
-def _inputs(v: RecordedVisit, button: str) -> tuple[dict, dict, dict]:
-    """Return (inventory, decisions, recorded cues) for replaying visit ``v``."""
+def _inputs(v: RecordedVisit, button: str) -> tuple[dict, dict]:
+    """Return (inventory, decisions) for replaying visit ``v``."""
     level = level_players(v.session)[0]
-    cues: dict = {}
     inv: dict = dict(warriors=10, food=20, gold=30)
     out: dict = {}
     if button == "BAZAAR":
@@ -159,17 +158,12 @@ def _inputs(v: RecordedVisit, button: str) -> tuple[dict, dict, dict]:
                **_totals(v)}
     elif button == "SANCTUARY/CITADEL":
         inv, out = _sanctuary(v, level)
-        cues["trill"] = (v.t_press, TRILL_TAIL_S)
     elif button == "FRONTIER":
         if any(st.value == "KEY MISSING" for st in v.steps):
             inv.update(frontiers=1, keys=0)
-        cues["frontier"] = (v.t_press, FRONTIER_TAIL_S)
     elif button == "DARK TOWER":
         inv, out = _dark_tower(v, level)
-    for st in v.steps:
-        if st.kind == "press" and st.value == "CLEAR":
-            cues["siren"] = (st.t, SIREN_TAIL_S)
-    return inv, out, cues
+    return inv, out
 
 
 def _left_out(v: RecordedVisit) -> str | None:
@@ -190,9 +184,9 @@ def sweep(button: str) -> tuple[int, list[str], dict[str, int]]:
             if reason:
                 left[reason] = left.get(reason, 0) + 1
                 continue
-            inv, out, cues = _inputs(v, button)
+            inv, out = _inputs(v, button)
             got = visit(session, v.t_press, v.t_end + 0.6, player=v.player, inventory=inv,
-                        cues=cues, **out)
+                        **out)
             n += 1
             if not got.result.conforms:
                 failures.append(f"{session} {v.t_press:.2f}: {got.result.describe()}")

@@ -3,21 +3,10 @@ tower: each test replays one visit of a corpus session (tests/data/corpus, see v
 the session's keys at the session's times and compares everything the tower showed, with
 conformance's tolerances (the flash phase aside: visits.TOLERANCE).  One behaviour per test;
 the name says which, the arguments quote the session and the time of the key press.
-
-Where the sound-cue catalogue (cleanroom/params.py SOUNDS) does not have a cue of the genuine
-tower yet (trill, frontier, siren), the visit plays the recorded cue instead (``cues=``) with
-the silence after it measured once in the session named; the test then checks the flow around
-the cue: what comes after it and when.
 """
 from __future__ import annotations
 
 from .visits import visit
-
-# silence after a cue before the tower goes on (s), measured once each
-TRILL_TAIL_S = 0.448        # l4_p3_s20: trill ends 40.609, motor on 41.057
-FRONTIER_TAIL_S = 0.442     # l1_p2_s05: frontier cue ends 249.338, motor on 249.780
-SIREN_TAIL_S = 0.0          # l1_p4_s40: siren ends 310.64, ' 2' at 310.633 (next player)
-
 
 def conforms(v) -> bool:
     assert v.result.conforms, v.result.describe()
@@ -87,8 +76,7 @@ def test_bazaar_wraps_from_food_to_warriors_when_the_specials_are_owned():
 
 def test_bazaar_clear_while_counting_buys_nothing_and_passes_to_the_next_player():
     # l1_p4_s40 297.88: WARRIOR 05, YES/BUY 01, CLEAR: siren, ' 2' (no end signal)
-    v = visit("l1_p4_s40", 297.883, 311.2, inventory=dict(gold=30), warrior_price=[5],
-              cues={"siren": (309.117, SIREN_TAIL_S)})
+    v = visit("l1_p4_s40", 297.883, 311.2, inventory=dict(gold=30), warrior_price=[5])
     assert conforms(v)
     assert v.tower.game.players[0].gold == 30 and v.tower.game.current == 1
 
@@ -113,15 +101,14 @@ def test_inventory_shows_only_what_is_owned():
 # ---- SANCTUARY/CITADEL ---------------------------------------------------------------------
 def test_citadel_doubles_the_warriors_on_the_warrior_card():
     # l4_p3_s20 38.55 (player 2, level 4: 4 frontiers, 3 keys): trill, WARRIOR 20
-    v = visit("l4_p3_s20", 38.55, 43.5, player=2, cues={"trill": (38.55, TRILL_TAIL_S)})
+    v = visit("l4_p3_s20", 38.55, 43.5, player=2)
     assert conforms(v)
     assert v.tower.game.players[1].warriors == 20
 
 
 def test_citadel_does_not_double_again_before_another_building_is_visited():
     # l4_p3_s20 86.07 (player 3 doubled at 45.27, then no tomb, bazaar or tower): trill only
-    v = visit("l4_p3_s20", 86.067, 89.15, player=3, inventory=dict(warriors=20, doubled=True),
-              cues={"trill": (86.067, TRILL_TAIL_S)})
+    v = visit("l4_p3_s20", 86.067, 89.15, player=3, inventory=dict(warriors=20, doubled=True))
     assert conforms(v)
     assert v.tower.game.players[2].warriors == 20
 
@@ -129,21 +116,20 @@ def test_citadel_does_not_double_again_before_another_building_is_visited():
 def test_sanctuary_gives_warriors_to_a_force_of_four_or_fewer():
     # l3_p1_s37 218.83: 4 warriors; trill, WARRIOR 11
     v = visit("l3_p1_s37", 218.833, 224.25, inventory=dict(warriors=4, food=9, gold=44),
-              sanctuary_warriors=[7], cues={"trill": (218.833, TRILL_TAIL_S)})
+              sanctuary_warriors=[7])
     assert conforms(v)
 
 
 def test_sanctuary_gives_nothing_to_a_player_in_no_need():
     # l2_p2_s06 59.23: trill, then the end signal
-    v = visit("l2_p2_s06", 59.233, 62.6, inventory=dict(warriors=10, food=20, gold=30),
-              cues={"trill": (59.233, TRILL_TAIL_S)})
+    v = visit("l2_p2_s06", 59.233, 62.6, inventory=dict(warriors=10, food=20, gold=30))
     assert conforms(v)
 
 
 # ---- FRONTIER ------------------------------------------------------------------------------
 def test_frontier_plays_its_cue_and_shows_nothing():
     # l1_p1_s01 22.63: frontier cue, -1
-    v = visit("l1_p1_s01", 22.633, 24.65, cues={"frontier": (22.633, FRONTIER_TAIL_S)})
+    v = visit("l1_p1_s01", 22.633, 24.65)
     assert conforms(v)
     assert v.tower.game.players[0].frontiers == 1
 
@@ -151,8 +137,7 @@ def test_frontier_plays_its_cue_and_shows_nothing():
 def test_frontier_without_the_kingdoms_key_plays_the_cue_then_shows_key_missing():
     # l1_p2_s05 248.37 (player 2 crossed one frontier, found no key): frontier cue,
     # KEY MISSING with the sad cue, -2; the frontier does not count
-    v = visit("l1_p2_s05", 248.367, 253.45, player=2, inventory=dict(frontiers=1, keys=0),
-              cues={"frontier": (248.367, FRONTIER_TAIL_S)})
+    v = visit("l1_p2_s05", 248.367, 253.45, player=2, inventory=dict(frontiers=1, keys=0))
     assert conforms(v)
     assert v.tower.game.players[1].frontiers == 1
 
@@ -191,7 +176,7 @@ def test_riddle_solved_hands_over_to_the_final_battle_and_victory():
 def test_repeat_after_a_sanctuary_bonus_shows_the_new_warriors_again():
     # l3_p3_s19 312.52 (player 3, 3 warriors): trill, WARRIOR 09, -3; REPEAT: WARRIOR 09, -3
     v = visit("l3_p3_s19", 312.517, 321.2, player=3, inventory=dict(warriors=3),
-              sanctuary_warriors=[6], cues={"trill": (312.517, TRILL_TAIL_S)})
+              sanctuary_warriors=[6])
     assert conforms(v)
 
 

@@ -55,7 +55,7 @@ def test_end_of_turn_no_end_passes_to_the_next_player():
 def test_plague_takes_two_warriors_without_a_healer():
     tw = tower(1, 1, inventory=dict(warriors=10), move=["plague"])
     obs = press(tw, "MOVE")
-    assert shown(obs, "picture") == ["PLAGUE", "WARRIORS"] and "08" in shown(obs, "display")
+    assert shown(obs, "picture") == ["PLAGUE", "WARRIOR"] and "08" in shown(obs, "display")
 
 
 def test_multi_player_keeps_at_least_one_warrior():
@@ -191,11 +191,21 @@ def test_inventory_shows_warrior_food_specials_gold_keys_sword_in_reel_order():
     assert shown(obs, "display")[:3] == ["10", "24", "30"]
 
 
-def test_repeat_shows_the_last_pictures_again_without_ending_the_turn():
+def test_repeat_at_the_end_of_turn_shows_the_numbers_again_not_the_cue_pictures():
+    """Corpus l2_p1_s02 144.7: after a plague, REPEAT at `-1` shows WARRIOR 07 alone."""
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["plague"])
+    press(tw, "MOVE")
+    obs = press(tw, "REPEAT")
+    assert shown(obs, "picture") == ["WARRIOR"] and "08" in shown(obs, "display")
+    assert shown(obs, "display")[-1] == "-1"
+
+
+def test_repeat_before_the_turns_first_action_shows_nothing():
+    """Corpus l1_p4_s21 49.03, l4_p1_s04 81.8: REPEAT at ` N` only clicks."""
     tw = tower(1, 1, inventory=dict(warriors=10), move=["plague", "safe"])
     press(tw, "MOVE", "NO/END")
     obs = press(tw, "REPEAT")
-    assert shown(obs, "picture") == ["PLAGUE", "WARRIORS"]
+    assert shown(obs, "picture") == []
     assert shown(obs, "display")[-1] == " 1"
 
 

@@ -8,7 +8,7 @@ from .util import player, press, shown, tower
 
 START = dict(warriors=8, gold=13, food=25, scout=True, healer=True, keys=3, frontiers=3)
 OUTCOMES = dict(move=["safe", "dragon", "lost", "plague"], tomb=["deserted", "treasure"],
-                battle_gold=[15], tomb_treasure=["gold"], warrior_price=[5], haggle=[True],
+                battle_gold=[15], treasure=["none"] * 3, warrior_price=[5], haggle=[True],
                 riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[20],
                 riddle_key1=["GOLD KEY"] * 2, riddle_key2=["SILVER KEY"],
                 skirmish=[True] * 12)
@@ -53,7 +53,7 @@ def test_1_frontier_plays_the_frontier_sound_and_counts_the_fourth_frontier(game
 
 def test_2_safe_move_beeps_and_ends_the_turn(game):
     _, steps = game
-    assert shown(steps[2], "sound")[:1] == ["safe"]
+    assert shown(steps[2], "sound")[:1] == ["beep"]
     assert shown(steps[2], "picture") == []
     assert "-1" in shown(steps[2], "display")
 

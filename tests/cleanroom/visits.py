@@ -17,7 +17,6 @@ from pathlib import Path
 
 from cleanroom.conform import Result, Tolerance, compare
 from cleanroom.game import ScriptedChooser, food_per_turn
-from cleanroom.params import SOUNDS, Sound
 from cleanroom.reel import CARDS
 from cleanroom.tower import CleanroomTower
 
@@ -169,46 +168,15 @@ def recorded_visits(session: str, button: str) -> list[RecordedVisit]:
     return out
 
 
-def recorded_cue(events: list[dict], name: str, t_from: float, tail_s: float) -> Sound:
-    """Return cue ``name`` as ``events`` play it first after ``t_from`` (s): the notes from
-    the first tone that is not a key click up to the first silence over 60 ms, then
-    ``tail_s`` seconds of silence."""
-    notes, t0, end = [], None, None
-    for e in events:
-        if e["type"] != "tone" or e["t"] < t_from or e["freq_hz"] is None:
-            continue
-        if t0 is None and e["dur_s"] < 0.006:
-            continue        # the key click (431.9 Hz, 4.6 ms)
-        if end is not None and e["t"] - end > 0.06:
-            break
-        t0 = e["t"] if t0 is None else t0
-        notes.append((round(e["t"] - t0, 4), e["freq_hz"], e["dur_s"]))
-        end = e["t"] + e["dur_s"]
-    if not notes:
-        raise ValueError(f"no tone after {t_from:.3f} s for cue {name!r}")
-    return Sound(name, tuple(notes), tail_s, f"recorded after {t_from:.3f} s")
-
-
 def visit(session: str, t_press: float, t_end: float, player: int = 1,
-          inventory: dict | None = None, cues: dict | None = None, **outcomes) -> Visit:
+          inventory: dict | None = None, **outcomes) -> Visit:
     """Replay the recorded keys of ``session`` from ``t_press`` (s) to ``t_end`` (s) on the game.
 
     ``player``: whose turn it is (1-4); ``inventory``: that player's fields at the start of
     the turn, after the turn's rations are eaten; ``outcomes``: the random decisions, as for
     ScriptedChooser.  The comparison covers the outputs from the key's click to ``t_end``.
-    ``cues``: ``{name: (t_from, tail_s)}`` plays cue ``name`` as the recording does first
-    after ``t_from`` (recorded_cue) instead of the catalogue's, for a flow whose cue the
-    catalogue does not have right yet: the test then checks what follows the cue, and when.
     """
-    events = load(session)
-    saved = dict(SOUNDS)
-    try:
-        for name, (t_from, tail_s) in (cues or {}).items():
-            SOUNDS[name] = recorded_cue(events, name, t_from, tail_s)
-        return _visit(events, session, t_press, t_end, player, inventory, outcomes)
-    finally:
-        SOUNDS.clear()
-        SOUNDS.update(saved)
+    return _visit(load(session), session, t_press, t_end, player, inventory, outcomes)
 
 
 def _visit(events: list[dict], session: str, t_press: float, t_end: float, player: int,
@@ -251,4 +219,4 @@ def _visit(events: list[dict], session: str, t_press: float, t_end: float, playe
 
 
 __all__ = ["CORPUS", "Visit", "Step", "RecordedVisit", "load", "level_players",
-           "drop_partial_frames", "steps", "recorded_visits", "recorded_cue", "visit"]
+           "drop_partial_frames", "steps", "recorded_visits", "visit"]
