@@ -8,9 +8,9 @@ the key the riddle offers first.  Everything else is the game's: which offers co
 order, what each key does, when the bazaar closes, which pictures, totals and sound cues
 (cleanroom/cues.py) follow, and when.
 
-Left out, with the reason counted: a visit whose player is cursed (the CURSED flow answers any
-key first) and one that starts with the low-food warning (the turn loop plays it after the
-key); the rest must all conform.
+A cursed player's visit (the CURSED flow answers the key first) takes the totals it shows.
+Left out, with the reason counted: a visit that starts with the low-food warning (the turn
+loop plays it after the key, before the button's flow); the rest must all conform.
 """
 from __future__ import annotations
 
@@ -163,12 +163,19 @@ def _inputs(v: RecordedVisit, button: str) -> tuple[dict, dict]:
             inv.update(frontiers=1, keys=0)
     elif button == "DARK TOWER":
         inv, out = _dark_tower(v, level)
+    if any(st.value == "CURSED" for st in v.steps):
+        # a curse cast on this player answers the key first: CURSED, WARRIOR and GOLD left
+        inv = {**inv, **_totals(v), "cursed_by": v.player % len_players(v) + 1}
+        out = {}
     return inv, out
 
 
+def len_players(v: RecordedVisit) -> int:
+    """Return the number of players of ``v``'s session."""
+    return level_players(v.session)[1]
+
+
 def _left_out(v: RecordedVisit) -> str | None:
-    if any(st.value == "CURSED" for st in v.steps):
-        return "cursed"
     tones = [e for e in load(v.session) if e["type"] == "tone" and e["t"] > v.t_press]
     if len(tones) > 1 and abs(tones[1]["freq_hz"] - LOW_FOOD_HZ) < 3:
         return "low food warning"
