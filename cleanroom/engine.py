@@ -9,6 +9,17 @@ Event timing follows what the shared captures show (see cleanroom.params): displ
 and reel ``card_pos`` reports land on 1/60 s frame boundaries (the decoder's window start and
 MAME's frame poll), lamps, motor and tones at their own times.
 
+The tower's time base is a display tick (one digit refresh; cleanroom/README.md, "Timing
+observed in the genuine recordings"): in the key-wait loop ``tick_lit_s`` while a digit is
+lit and ``tick_dark_s`` while the display is dark, elsewhere (reel, pictures) ``tick_busy_s``,
+and no ticks at all while a tone sounds (the chip is busy making the square wave).  The flash timer counts these ticks: every ``flash_ticks`` ticks its state
+bit toggles, and a flashing text is shown while the bit is on.  The timer is never restarted:
+a new flashing text (the next menu entry, the next prompt after a sound) takes the running
+phase, is shown at once while the bit is on and at the next toggle while it is off.  The key
+scan runs every ``scan_ticks`` ticks from the moment the game starts waiting for a key (the
+first scan one loop pass after it); a key is taken at the second scan that sees it closed
+(a debounce).
+
 Commands a flow may yield::
 
     ("sleep", seconds)           resume after that much tower time
@@ -69,7 +80,15 @@ class Engine:
         self._key_value: str | None = None
         self._reel_target: object = None
         self._lit_run = 0
-        self._flash: list | None = None     # [text, next_toggle_t, shown]
+        self._ftext: str | None = None      # the flashing text, shown while the bit is on
+        self._fstate = False                # the flash timer's state bit (on = shown)
+        self._fpending: tuple | None = None  # (t, text): a flashing text that starts later
+        self._ticks = 0.0                   # display ticks since power-on, at time _tk_t
+        self._tk_t = 0.0
+        self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
+        self._in_loop = False               # in the key-wait loop (else tick_busy_s ticks)
+        self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
+        self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
         self._last_card: int | None = None
@@ -81,7 +100,9 @@ class Engine:
         self.events.append(make_event(t, type, **fields))
 
     def _put_display(self, t: float, text: str) -> None:
-        t = round(_frame_ceil(t), 6)
+        t = round(self._frame_of_change(t, text), 6)
+        if self._disp and t < self._disp[-1]["t"]:
+            t = self._disp[-1]["t"]     # changes stay in order: the later one wins the frame
         if self._disp and abs(self._disp[-1]["t"] - t) < 1e-6:
             # Two changes inside one 1/60 s frame: the decoder reports only the later one.
             ev = self._disp.pop()
@@ -95,16 +116,140 @@ class Engine:
             self.events.append(ev)
             self._disp.append(ev)
 
+    def _frame_of_change(self, t: float, text: str) -> float:
+        """Return the 1/60 s window start at which the decoder reports a change to ``text`` at
+        ``t`` seconds (tests/data/captures/README.md): a text that lights up is seen in the
+        window where it is driven for more than 2 % of it, a blank from the first window where
+        the old text is not, and a text replacing another in the window where it is driven
+        longer."""
+        frame = param("frame_s")
+        w = math.floor(t / frame + 1e-9) * frame
+        into = (t - w) / frame
+        shown = self._disp[-1]["text"] if self._disp else "  "
+        if not text.strip():
+            cut = 0.02           # blank: the old text lit for more than 2 % keeps the window
+        elif not shown.strip():
+            cut = 0.98           # lighting up: more than 2 % of the window shows it
+        else:
+            cut = 0.5
+        return w if into <= cut + 1e-9 else w + frame
+
     def display(self, text: str, at: float | None = None) -> None:
-        """Show ``text`` (two characters) steadily from ``at`` (default now)."""
-        self._flash = None
+        """Show ``text`` (two characters) steadily from ``at`` (default now).
+
+        A steady text ends the flashing one; the flash timer runs on."""
+        self._sync_ticks(self.now)
+        self._ftext = None
+        self._fpending = None
+        self._lit = bool(text.strip())
         self._put_display(self.now if at is None else at, text)
 
-    def flash(self, text: str, at: float | None = None) -> None:
-        """Flash ``text`` from ``at`` (default now): on 0.283 s, off 0.267 s (tower_test)."""
+    def flash(self, text: str, at: float | None = None, restart: bool = False) -> None:
+        """Flash ``text`` from ``at`` (default now) in the flash timer's running phase: shown
+        at once while the timer's bit is on, else from its next toggle (module doc).
+
+        ``restart``: start an on phase at ``at`` instead (the timer is re-phased), for flows
+        whose prompt times are fitted delays rather than the running phase."""
         t = self.now if at is None else at
-        self._put_display(t, text)
-        self._flash = [text, t + param("flash_on_s") / self.clock_ratio, True]
+        if t > self.now + _EPS:
+            self._fpending = (t, text, restart)
+            return
+        self._fpending = None
+        self._sync_ticks(self.now)
+        self._ftext = text
+        if restart:
+            n = param("flash_ticks")
+            self._ticks = math.floor(self._ticks / n + 1e-9) * n
+            self._fstate = True
+        if self._fstate:
+            self._put_display(t, text)
+            self._lit = bool(text.strip())
+
+    def end_flash(self, at: float | None = None) -> None:
+        """Stop flashing and blank the display (the game leaves its key loop); the flash
+        timer keeps its phase."""
+        self._ftext = None
+        self._fpending = None
+        self._lit = False
+        self._put_display(self.now if at is None else at, "  ")
+
+    # ---- the tick clock (module doc) ---------------------------------------------------
+    def _tick_s(self) -> float:
+        if not self._in_loop:
+            return param("tick_busy_s") / self.clock_ratio
+        return param("tick_lit_s" if self._lit else "tick_dark_s") / self.clock_ratio
+
+    def _run_until(self, t0: float, running: float) -> float:
+        """Return the time when ``running`` seconds of ticking have passed after ``t0``,
+        skipping the tones (no ticks while a tone sounds)."""
+        t = t0
+        for a, b in self._tones:
+            if b <= t:
+                continue
+            if a >= t + running:
+                break
+            running -= max(0.0, a - t)
+            t = max(t, b)
+        return t + running
+
+    def _running_between(self, t0: float, t1: float) -> float:
+        """Return the ticking time (seconds, tones excluded) between ``t0`` and ``t1``."""
+        run = t1 - t0
+        for a, b in self._tones:
+            if b <= t0:
+                continue
+            if a >= t1:
+                break
+            run -= min(b, t1) - max(a, t0)
+        return max(0.0, run)
+
+    def _sync_ticks(self, t: float) -> None:
+        if t > self._tk_t:
+            self._ticks += self._running_between(self._tk_t, t) / self._tick_s()
+            self._tk_t = t
+        n = param("flash_ticks")
+        # the toggle itself is handled in advance(); never run past it here
+        self._ticks = min(self._ticks, (math.floor(self._ticks / n + 1e-9) + 1) * n)
+
+    def _time_at_ticks(self, target: float) -> float:
+        """Return when the tick count reaches ``target`` (within the current flash phase)."""
+        return self._run_until(self._tk_t, max(0.0, target - self._ticks) * self._tick_s())
+
+    def _next_toggle(self) -> float:
+        n = param("flash_ticks")
+        boundary = (math.floor(self._ticks / n + 1e-9) + 1) * n
+        return self._time_at_ticks(boundary)
+
+    def _toggle(self, t: float) -> None:
+        n = param("flash_ticks")
+        self._ticks = (math.floor(self._ticks / n + 1e-9) + 1) * n
+        self._tk_t = t
+        self._fstate = not self._fstate
+        if self._ftext is not None:
+            self._put_display(t, self._ftext if self._fstate else "  ")
+            self._lit = self._fstate and bool(self._ftext.strip())
+
+    def _key_taken_at(self, t: float) -> float:
+        """Return when a key closed at ``t`` is taken: the second key scan after it (scans
+        every ``scan_ticks`` ticks from the loop's entry), plus the click's set-up."""
+        k = param("scan_ticks")
+        self._sync_ticks(t)
+        base = self._loop_ticks0
+        first = base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
+        target = first + k * (param("debounce_scans") - 1)
+        # walk across flash toggles: their phases tick at different rates
+        n = param("flash_ticks")
+        ticks, tk_t, lit = self._ticks, self._tk_t, self._lit
+        while True:
+            boundary = (math.floor(ticks / n + 1e-9) + 1) * n
+            step = min(target, boundary) - ticks
+            tick_s = param("tick_lit_s" if lit else "tick_dark_s") / self.clock_ratio
+            tk_t = self._run_until(tk_t, step * tick_s)
+            ticks += step
+            if ticks >= target - 1e-9:
+                return tk_t + param("click_after_scan_s") / self.clock_ratio
+            if self._ftext is not None and self._ftext.strip():
+                lit = not lit
 
     def lamp(self, name: str, on: bool, at: float | None = None) -> None:
         """Switch a card lamp (upper, middle, lower)."""
@@ -128,7 +273,23 @@ class Engine:
                   "pulses": max(1, round((freq_hz or 0) * dur_s))}
         if cue:
             fields["cue"] = cue
-        self.emit(self.now if at is None else at, "tone", **fields)
+        t = self.now if at is None else at
+        self.emit(t, "tone", **fields)
+        self._pause(t, t + dur_s)
+
+    def _pause(self, a: float, b: float) -> None:
+        """Record that the tick clock stops from ``a`` to ``b`` (a tone or a whole cue)."""
+        self._sync_ticks(self.now)
+        spans = [(x, y) for x, y in self._tones if y >= self._tk_t - 1.0]
+        spans.append((a, b))
+        spans.sort()
+        merged: list[tuple[float, float]] = []
+        for x, y in spans:
+            if merged and x <= merged[-1][1] + _EPS:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], y))
+            else:
+                merged.append((x, y))
+        self._tones = merged
 
     def sound(self, name: str, at: float | None = None) -> float:
         """Play sound cue ``name`` from ``at``; return its length (tail included) in seconds of
@@ -137,6 +298,9 @@ class Engine:
         t0 = self.now if at is None else at
         for off, freq, dur in snd.notes:
             self.tone(freq, dur, at=t0 + off / self.clock_ratio, cue=name)
+        # no ticks between a cue's notes either: the tune routine holds the chip throughout
+        off, _, dur = snd.notes[-1]
+        self._pause(t0, t0 + (off + dur) / self.clock_ratio)
         return snd.length
 
     def motor(self, on: bool) -> None:
@@ -151,6 +315,10 @@ class Engine:
         self.emit(self.now, "power", on=int(on))
         if on and not self.powered:
             self.powered = True
+            # the flash timer starts dark at power-on (every recording: '--' 32 ticks later)
+            self._ticks, self._tk_t, self._fstate, self._lit = 0.0, self.now, False, False
+            self._in_loop = True
+            self._ftext = self._fpending = None
             self._flow = self._factory(self)
             self._wake = self.now
             self._wait_keys = None
@@ -161,7 +329,7 @@ class Engine:
             self._flow = None
             self._wake = None
             self._wait_keys = None
-            self._flash = None
+            self._ftext = self._fpending = None
             self._put_display(self.now, "  ")
             self.lamps_off()
             self.motor(False)
@@ -176,7 +344,7 @@ class Engine:
         if self.powered and self._wait_keys is not None and button in self._wait_keys:
             self._wait_keys = None
             self._key_value = button
-            self._wake = self.now + param("key_latency_s") / self.clock_ratio
+            self._wake = self._key_taken_at(self.now)
 
     def release(self, button: str) -> None:
         """Open a key contact now."""
@@ -199,8 +367,11 @@ class Engine:
                 cands.append(self._wake)
             if self.reel.running:
                 cands.append(self._next_tick * tick_s)
-            if self._flash is not None:
-                cands.append(self._flash[1])
+            toggle = self._next_toggle() if self.powered else None
+            if toggle is not None:
+                cands.append(toggle)
+            if self._fpending is not None:
+                cands.append(self._fpending[0])
             t = min(cands)
             if t > end + _EPS:
                 break
@@ -208,13 +379,17 @@ class Engine:
             if self.reel.running and abs(t - self._next_tick * tick_s) < _EPS:
                 self._tick()
                 continue
-            if self._flash is not None and abs(t - self._flash[1]) < _EPS:
-                text, _, shown = self._flash
-                self._put_display(t, "  " if shown else text)
-                self._flash = [text, t + (param("flash_off_s") if shown else
-                                          param("flash_on_s")) / self.clock_ratio, not shown]
+            if toggle is not None and abs(t - toggle) < _EPS:
+                self._toggle(t)
+                continue
+            if self._fpending is not None and abs(t - self._fpending[0]) < _EPS:
+                _, text, restart = self._fpending
+                self._sync_ticks(t)
+                self.flash(text, at=t, restart=restart)
                 continue
             if self._wake is not None and abs(t - self._wake) < _EPS:
+                self._sync_ticks(t)
+                self._in_loop = False
                 self._wake = None
                 value, self._key_value = self._key_value, None
                 self._run_flow(value)
@@ -268,6 +443,9 @@ class Engine:
                 self._wake = self.now + max(0.0, float(cmd[1])) / self.clock_ratio
                 return
             if kind == "key":
+                self._sync_ticks(self.now)
+                self._in_loop = True
+                self._loop_ticks0 = self._ticks
                 self._wake = None
                 self._wait_keys = frozenset(cmd[1])
                 self.pressed_since.clear()

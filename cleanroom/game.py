@@ -182,13 +182,22 @@ class Game:
         length = e.sound(name, at=e.now + delay / e.clock_ratio)
         yield ("sleep", delay + length)
 
-    def prompt(self, text: str, keys, delay: float = 0.0):
-        """Flash ``text`` from ``delay`` s on and wait for one of ``keys``; click; return it."""
+    def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False,
+               phase: bool = False):
+        """Flash ``text`` from ``delay`` s on and wait for one of ``keys``; click; return it.
+
+        With ``phase`` the text takes the flash timer's running phase (cleanroom.engine): shown
+        at once while the timer's bit is on, else from its next toggle; without it an on phase
+        starts after ``delay`` (the timer is re-phased: the fitted delays of the action flows,
+        whose running phase the game does not yet follow closely enough).  The key is taken at the second key
+        scan that sees it, with a click; then the display goes dark, unless ``keep`` (a menu:
+        the next entry replaces the text in the same phase, ``text_after_click_s`` later)."""
         e = self.engine
-        e.flash(text, at=e.now + delay / e.clock_ratio)
+        e.flash(text, at=e.now + delay / e.clock_ratio, restart=not phase)
         key = yield ("key", frozenset(keys))
-        e.display("  ")
         e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+        if not keep:
+            e.end_flash()
         return key
 
     def _turn_to(self, picture: str):
@@ -235,7 +244,8 @@ class Game:
         e.display("  ", at=e.now + param("frame_s"))
         e.emit(e.now + param("frame_s"), "reel", card_pos=e.reel.card)
         e.set_last_card(e.reel.card)
-        yield from self.prompt("--", set(BUTTONS), delay=param("first_flash_s"))
+        # the flash timer starts dark: '--' shows 32 ticks after power-on (cleanroom.engine)
+        yield from self.prompt("--", set(BUTTONS), phase=True)
         yield from self.sleep(param("motor_after_click_s"))
         yield ("reel", "index")
         e.motor(False)
@@ -250,20 +260,25 @@ class Game:
         e.display("88", at=lamp_at + param("number_after_lamp_s"))
         yield ("sleep", lamp_at + 3 * param("tower_test_lamp_s") - e.now)
         e.lamp("lower", False)
+        # '88' and the lamps cleared the flash timer's bit: L1 shows at its next toggle, and
+        # the menus L1-L4 then P1-P4 keep that phase (every recording)
         level = 1
-        delay = param("level_after_test_s")
+        delay = 0.0
         while True:
-            key = yield from self.prompt(f"L{level}", {"YES/BUY", "NO/END"}, delay=delay)
-            delay = param("menu_after_click_s")
+            key = yield from self.prompt(f"L{level}", {"YES/BUY", "NO/END"}, delay=delay,
+                                         keep=True, phase=True)
+            delay = param("text_after_click_s")
             if key == "YES/BUY":
                 break
             level = level % 4 + 1
         count = 1
         while True:
-            key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay)
+            key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay,
+                                         keep=True, phase=True)
             if key == "YES/BUY":
                 break
             count = count % 4 + 1
+        e.end_flash()
         self._setup(level, count)
         yield from self.sound("overture", delay=param("sound_after_click_s"))
         yield from self._turns()
@@ -297,7 +312,7 @@ class Game:
 
     # ---- turns (rulebook: The Order Of Play, How To End Your Turn, Food) ----------------
     def _turns(self):
-        delay = param("next_player_after_sound_s") + 0.03
+        delay = param("next_player_after_sound_s")
         while not self.over:
             p = self.player
             p.turns += 1
@@ -312,7 +327,8 @@ class Game:
             self.curse_cast = False
             outcome = "again"
             while outcome == "again":
-                key = yield from self.prompt(f" {p.number}", ACTION_KEYS)
+                # after the end cue or the overture: the running phase (557 turn changes)
+                key = yield from self.prompt(f" {p.number}", ACTION_KEYS, phase=True)
                 outcome = yield from self._action(p, key)
             if self.over:
                 return
@@ -554,7 +570,7 @@ class Game:
             e.sound(cue)
             yield ("sleep", self._notes_length(cue))
             if brigands == 0:
-                yield from self.sleep(param("victory_gap_s"))
+                yield from self.sleep(param("victory_gap_s" if final else "gold_after_battle_s"))
                 break
             yield from self.sleep(param("skirmish_gap_s"))
         p.warriors = w

@@ -35,8 +35,6 @@ _ROWS = [
     # --- timing (measured in the shared captures) ---------------------------------------
     Param("frame_s", 1 / 60, "s", "captures README: display decoded per 1/60 s window",
           "definition"),
-    Param("key_latency_s", 0.038, "s", "all captures: key click 26-50 ms after the press "
-          "(firmware key-scan phase); mean", "measured, spread +-12 ms"),
     Param("click_dur_s", 0.0046, "s", "all captures: 431.9 Hz, 2 pulses after each key",
           "measured"),
     Param("click_hz", 431.9, "Hz", "all captures", "measured"),
@@ -49,29 +47,53 @@ _ROWS = [
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
     Param("reel_tick_s", 0.027, "s", "tms1400-facts.md §12.4 (MAME reel model)", "definition"),
     Param("picture_s", 1.5963, "s", "tower_test: each lamp 1.596 s; all captures", "measured"),
-    Param("number_after_lamp_s", 0.03, "s", "level4_bazaar: '07' 0.04 s after the lamp",
+    Param("number_after_lamp_s", 0.046, "s", "all 34 recordings: the number is first driven "
+          "0.046 s after its picture's lamp (1842 pictures; 5 at 0.054)", "measured"),
+    Param("tick_lit_s", 11073 / 3 / 425000, "s", "all 34 recordings: the key-wait loop "
+          "(one key scan + 3 digit refreshes) takes 11064-11082 cycles at 425 kHz while a digit "
+          "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
+    Param("tick_dark_s", 10821 / 3 / 425000, "s", "all 34 recordings: 10812-10830 cycles per "
+          "loop pass while the display is dark", "measured: 59,000 loop passes"),
+    Param("tick_busy_s", 3596.5 / 425000, "s", "all 34 recordings: outside the key-wait loop "
+          "(reel turning, pictures) the flash timer ticks every 3596.5 cycles: with it the "
+          "tower test's L1 is predicted within 18 ms (mean 6 ms) in every recording",
+          "fitted over the 34 tower tests"),
+    Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
+          "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "
+          "them); period 0.5495 s, not 33 frames", "measured: 4,400 phases"),
+    Param("flash_on_s", 32 * 11073 / 3 / 425000, "s", "= flash_ticks x tick_lit_s",
+          "derived"),
+    Param("flash_off_s", 32 * 10821 / 3 / 425000, "s", "= flash_ticks x tick_dark_s",
+          "derived"),
+    Param("scan_ticks", 3, "ticks", "all 34 recordings: R2, R1, R0 strobed once every 3 "
+          "digit refreshes while waiting for a key", "measured"),
+    Param("debounce_scans", 2, "scans", "l4_p4_s16 14.183 (K2 seen at 14.2048 and 14.2306, "
+          "click 14.2314): a key is taken at the second scan that sees it; all recordings: "
+          "click 26-52 ms after the press", "measured"),
+    Param("click_after_scan_s", 0.0008, "s", "l4_p4_s16: scan 14.23056 -> click 14.23137",
           "measured"),
-    Param("flash_on_s", 17 / 60, "s", "tower_test '--': on 0.283 s", "measured"),
-    Param("flash_off_s", 16 / 60, "s", "tower_test '--': off 0.267 s", "measured"),
-    Param("first_flash_s", 16 / 60, "s", "tower_test: dashes from 0.267 s after power-on",
-          "measured"),
-    Param("menu_after_click_s", 0.105, "s", "level_select: L2 0.103 s, P1 0.107 s after click",
-          "measured"),
-    Param("prompt_after_picture_s", 0.095, "s", "level4_bazaar: '--' 0.09-0.12 s after lamp off",
-          "measured"),
-    Param("end_signal_after_picture_s", 0.082, "s", "level4_bazaar 45.068->45.150", "measured"),
-    Param("count_after_click_s", 0.11, "s", "level4_bazaar: '01' 0.107 s, '02' 0.121 s",
-          "measured"),
-    Param("next_player_after_sound_s", 0.13, "s", "level4_bazaar/riddle: 0.10-0.15 s",
-          "measured"),
+    Param("text_after_click_s", 0.0047, "s", "l4_p4_s16: click 14.2314 -> L2 14.2361, "
+          "15.8329 -> L3 15.8376 (the next digit refresh after the click)", "measured"),
+    Param("prompt_after_picture_s", 0.095, "s", "level4_bazaar: '--' 0.09-0.12 s after lamp "
+          "off (a re-phased flash; the genuine prompt takes the flash timer's running phase: "
+          "0-0.28 s after the lamp, 230 prompts in the corpus)", "measured"),
+    Param("end_signal_after_picture_s", 0.082, "s", "level4_bazaar 45.068->45.150 (re-phased; "
+          "genuine: the running phase, 0-0.28 s)", "measured"),
+    Param("count_after_click_s", 0.11, "s", "level4_bazaar: '01' 0.107 s, '02' 0.121 s "
+          "(re-phased)", "measured"),
+    Param("next_player_after_sound_s", 0.025, "s", "all recordings, 557 turn changes: ' N' "
+          "0.008-0.04 s after the end cue when the flash timer's bit is on, else at its next "
+          "toggle (the timer does not tick while a tone sounds)", "measured"),
     Param("reel_after_click_s", 0.015, "s", "level4_bazaar 43.184->43.199", "measured"),
     Param("lamp_after_click_s", 0.015, "s", "level4_bazaar 31.731->31.745", "measured"),
     Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
     Param("tune_after_click_s", 0.013, "s", "level4_bazaar/riddle: bazaar and tower tunes",
           "measured"),
     Param("battle_pause_s", 1.612, "s", "level4_riddle 67.910->69.522", "measured"),
-    Param("skirmish_gap_s", 0.482, "s", "level4_riddle: skirmish sound end -> next lamp",
-          "measured"),
+    Param("skirmish_gap_s", 0.479, "s", "corpus: a skirmish's cue end -> the next WARRIORS "
+          "lamp (265 skirmishes, mean 0.479)", "measured"),
+    Param("gold_after_battle_s", 0.451, "s", "corpus: the last won skirmish's cue end -> the "
+          "reel turning to GOLD (91 battles, 0.450-0.452)", "measured"),
     Param("victory_gap_s", 0.442, "s", "level4_riddle: last skirmish sound end -> VICTORY",
           "measured"),
     Param("key_after_click_s", 0.0057, "s", "level4_riddle 32.326->32.332 (next key)",
@@ -80,9 +102,8 @@ _ROWS = [
           "measured"),
     Param("cue_after_lamp_s", 0.0019, "s", "level4_bazaar 69.310->69.312 (BAZAAR CLOSED, sad)",
           "measured"),
-    Param("end_signal_after_cue_s", 0.27, "s", "level4_bazaar 71.229->71.500", "measured"),
-    Param("level_after_test_s", 0.04, "s", "tower_test 11.325->11.317, level_select "
-          "11.730->11.817 (flash phase differs)", "measured, spread 0.1 s"),
+    Param("end_signal_after_cue_s", 0.27, "s", "level4_bazaar 71.229->71.500 (re-phased)",
+          "measured"),
     Param("victory_tune_after_lamp_s", 0.001, "s", "level4_riddle 101.267->101.268",
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
@@ -226,7 +247,7 @@ def parameter_table() -> str:
 
 
 def _kind(p: Param) -> str:
-    if p.name.endswith("_s") or p.name.endswith("_hz"):
+    if p.name.endswith(("_s", "_hz", "_ticks", "_scans")):
         return "timing"
     if p.source.startswith("chosen") or p.support.startswith("no capture") or \
             p.name == "haggle_success":

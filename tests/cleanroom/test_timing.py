@@ -1,0 +1,189 @@
+"""The clean-room tower's timing rules, each checked against the genuine recording that shows it
+(cleanroom/README.md, "Timing observed in the genuine recordings")."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from captures.tower import run_script
+from cleanroom.conform import load_reference
+from cleanroom.engine import Engine
+from cleanroom.params import param
+from cleanroom.tower import CleanroomTower
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+RECORDINGS = sorted(p for p in (DATA / "captures").iterdir() if p.is_dir()) + \
+    sorted(p for p in (DATA / "corpus").iterdir() if p.is_dir())
+FRAME = 1 / 60
+
+
+def _reference(name: str):
+    folder = next(p for p in RECORDINGS if p.name == name)
+    return load_reference(str(folder))
+
+
+def _game(script, until: float) -> list[dict]:
+    return run_script(CleanroomTower(seed=0), script, until=until)
+
+
+def _display(events, text: str, after: float = 0.0, before: float = 1e9) -> float:
+    return next(e["t"] for e in events if e["type"] == "display" and e["text"] == text
+                and after <= e["t"] < before)
+
+
+def _first_tone(events, after: float) -> float:
+    return next(e["t"] for e in events if e["type"] == "tone" and e["t"] >= after)
+
+
+def _toggles(engine: Engine, start: float, end: float) -> list[float]:
+    return [e["t"] for e in engine.events if e["type"] == "display" and start <= e["t"] < end]
+
+
+def _flashing_engine(text: str = "L1") -> Engine:
+    """Return an engine whose flow flashes ``text`` and waits for YES/BUY for ever."""
+    def flow(e: Engine):
+        e.flash(text)
+        while True:
+            yield ("key", frozenset({"YES/BUY"}))
+            e.tone(param("click_hz"), param("click_dur_s"))
+    engine = Engine(flow)
+    engine.power(True)
+    return engine
+
+
+def test_a_flash_phase_is_32_ticks_on_and_32_ticks_off():
+    # all 34 recordings: on 117588/118302 cycles, off 115074/115788 (the scan in 10 or 11)
+    assert abs(param("flash_ticks") * param("tick_lit_s") - 0.2775) < 0.001
+    assert abs(param("flash_ticks") * param("tick_dark_s") - 0.2716) < 0.001
+
+
+def test_the_flash_period_is_0_5495_s_not_33_frames():
+    engine = _flashing_engine()
+    engine.advance(60.0)
+    ons = [e["t"] for e in engine.events if e["type"] == "display" and e["text"] == "L1"]
+    period = (ons[-1] - ons[1]) / (len(ons) - 2)
+    assert abs(period - 0.5495) < 0.001
+    # after 100 periods the 33-frame flash would be 0.05 s away from this one
+    assert abs((ons[101] - ons[1]) - 100 * 0.55) > 0.04
+
+
+def test_the_flash_period_matches_the_corpus_mean():
+    # every flash in the 34 recordings, on-start to on-start within one flashing text
+    periods = []
+    for folder in RECORDINGS:
+        _, events = load_reference(str(folder))
+        shown = [(e["t"], e["text"]) for e in events if e["type"] == "display"]
+        for (t0, a), (t1, b), (t2, c) in zip(shown, shown[1:], shown[2:]):
+            if a.strip() and not b.strip() and c == a and 0.5 < t2 - t0 < 0.6:
+                periods.append(t2 - t0)
+    mean = sum(periods) / len(periods)
+    assert len(periods) > 3000
+    assert abs(mean - param("flash_ticks") * (param("tick_lit_s") + param("tick_dark_s"))) \
+        < 0.0015
+
+
+def test_power_on_shows_the_dashes_after_32_dark_ticks_in_every_recording():
+    for folder in RECORDINGS:
+        script, events = load_reference(str(folder))
+        ref = _display(events, "--")
+        assert abs(ref - 0.266667) < 1e-3, folder.name
+        assert abs(_display(_game(script, 1.0), "--") - ref) < 1e-3, folder.name
+
+
+def test_the_power_on_dashes_flash_on_the_recorded_frames():
+    script, events = _reference("l4_p4_s16")
+    ref = [(e["t"], e["text"]) for e in events if e["type"] == "display" and e["t"] < 4.5]
+    got = [(e["t"], e["text"]) for e in _game(script, 4.5) if e["type"] == "display"
+           and e["t"] < 4.5]
+    assert [t for _, t in got] == [t for _, t in ref]
+    assert max(abs(a - b) for (a, _), (b, _) in zip(ref, got)) <= FRAME + 1e-6
+
+
+def test_l1_follows_the_flash_timer_through_the_tower_test_in_every_recording():
+    # the first text after the tower test's '88': at the end of the third lamp if the
+    # timer's bit is on, else at its next toggle (up to 0.28 s later)
+    for folder in RECORDINGS:
+        script, events = load_reference(str(folder))
+        end_88 = max(e["t"] for e in events if e["type"] == "display" and e["text"] == "88"
+                     and e["t"] < 20.0)
+
+        def first_after(evs):
+            return next(e["t"] for e in evs if e["type"] == "display" and e["t"] > end_88
+                        and e["text"].strip())
+        assert abs(first_after(_game(script, end_88 + 2.5)) - first_after(events)) \
+            <= FRAME + 1e-6, folder.name
+
+
+def test_a_menu_text_shows_at_once_within_the_running_on_phase():
+    # l4_p4_s16: L1 on at 12.917, NO/END seen at 14.183, L2 at 14.233, off at 14.300
+    script, events = _reference("l4_p4_s16")
+    game = _game(script, 15.0)
+    assert abs(_display(game, "L2") - 14.233333) <= FRAME + 1e-6
+    assert abs(_display(game, "  ", after=14.24) - 14.3) <= FRAME + 1e-6
+
+
+def test_a_menu_press_in_the_off_phase_shows_the_text_at_the_next_on():
+    # l4_p4_s16: NO/END at 17.583 (off from 17.600), L4 only at 17.883
+    script, events = _reference("l4_p4_s16")
+    assert abs(_display(_game(script, 18.5), "L4") - 17.883333) <= FRAME + 1e-6
+
+
+def test_the_player_menu_keeps_the_level_menus_phase():
+    # l4_p4_s16: YES/BUY on L4 at 28.683 in the off phase, P1 at the next on, 28.883
+    script, events = _reference("l4_p4_s16")
+    assert abs(_display(_game(script, 29.5), "P1") - 28.883333) <= FRAME + 1e-6
+
+
+@pytest.mark.parametrize("name, shown", [("l2_p1_s02", 32.633333), ("l1_p3_s09", 25.983333)])
+def test_the_first_turn_prompt_takes_the_phase_the_player_menu_left(name, shown):
+    # l2_p1_s02: YES/BUY in the on phase, ' 1' as the overture ends; l1_p3_s09: YES/BUY in the
+    # off phase, ' 1' the rest of that phase after the overture (no ticks while it plays)
+    script, events = _reference(name)
+    assert abs(_display(events, " 1") - shown) < 1e-3
+    assert abs(_display(_game(script, shown + 0.5), " 1") - shown) <= FRAME + 1e-6
+
+
+def test_a_key_is_taken_at_the_second_key_scan_that_sees_it():
+    # l4_p4_s16: NO/END at 14.1833, scans see it at 14.2048 and 14.2306, click at 14.2314
+    script, events = _reference("l4_p4_s16")
+    game = _game(script, 14.5)
+    assert abs(_first_tone(events, 14.18) - 14.231369) < 1e-3
+    assert abs(_first_tone(game, 14.18) - 14.231369) < FRAME
+
+
+def test_the_key_latency_spans_one_scan_cycle_with_the_press_time():
+    # all recordings: the click 26-52 ms after the press, by where the press lands
+    scan = param("scan_ticks") * param("tick_lit_s")
+    latencies = []
+    for i in range(12):
+        engine = _flashing_engine()
+        engine.advance(0.3 + i * scan / 12)       # inside the first on phase
+        pressed = engine.now
+        engine.press("YES/BUY")
+        engine.advance(0.1)
+        latencies.append(_first_tone(engine.events, pressed) - pressed)
+    assert min(latencies) >= scan - 1e-6
+    assert max(latencies) <= 2 * scan + param("click_after_scan_s") + 1e-6
+    assert max(latencies) - min(latencies) > 0.8 * scan
+
+
+def test_a_tone_stops_the_flash_timer():
+    quiet = _flashing_engine()
+    quiet.advance(2.0)
+    loud = _flashing_engine()
+    loud.advance(0.3)                      # in the first on phase (0.2716-0.5491 s)
+    loud.tone(440.0, 0.1)
+    loud.advance(1.7)
+    off_quiet = _toggles(quiet, 0.3, 2.0)[0]
+    off_loud = _toggles(loud, 0.3, 2.0)[0]
+    assert abs((off_loud - off_quiet) - 0.1) <= FRAME + 1e-6
+
+
+def test_a_new_flashing_text_in_the_off_phase_waits_for_the_next_toggle():
+    engine = _flashing_engine()
+    engine.advance(0.6)                    # the first off phase: 0.5491-0.8207 s
+    engine.flash(" 2")
+    engine.advance(0.5)
+    shown = _display(engine.events, " 2")
+    assert abs(shown - 0.8207) <= FRAME + 1e-6
