@@ -1,4 +1,4 @@
-"""Check the clean-room game against a recording, trace for trace, and estimate its odds.
+"""Check the clean-room game against a recording, trace for trace.
 
 A reference is a folder with ``script.txt`` (the button session) and ``events.jsonl`` (what the
 tower showed, captures.events vocabulary).  ``conform(script, events)`` replays the script on
@@ -28,17 +28,24 @@ cleanroom.game).  The resolver replays the script with a list of forced choices:
 beyond the list take their first option.  Starting from an empty list it takes the first
 decision not yet forced, replays once per candidate option (likeliest first), and keeps the
 option whose replay differs from the reference latest (or not at all); ties keep the likelier
-option.  Numbers (prices, brigands, gold) have every displayable value as an option, so a
-recording outside the game's chosen range still resolves (and ``--stats`` flags it).  It repeats
-until the replay conforms or every decision is forced.  Unforced decisions take their
-likeliest option.  Each decision therefore takes the
-value the reference displays, as far as the reference shows it; decisions the reference never
-reveals keep their first option and are marked unrevealed.
+option.  Only the options the rules allow are tried: those the game offers with a weight above
+0 (``allowed``; a price drawn from 4-10 is never resolved to 12, however the game lists its
+options), so a wrong rule cannot hide behind the search: a recording outside the rules does not
+conform.  It repeats until the replay conforms or every decision is forced.  Unforced decisions
+take their likeliest option.  Each decision therefore takes the value the reference displays, as
+far as the reference shows it; decisions the reference never reveals keep their first option
+and are marked unrevealed.
 
-Statistics (``estimate``): over many references, the resolved decisions that were revealed are
-counted per name; yes/no odds and each outcome's share get Wilson 95 % intervals and are
-checked against the parameter table (cleanroom.params); counts and prices are checked against
-their ranges.
+What the rules predict and what chance decided (``Result.rule_items``, ``random_items``): a
+matched item is decided by a random choice when it follows a decision with two or more allowed
+options, before the next button press and the next such decision, and is not shown the same
+(kind, value, time within the tolerance) when that decision takes its next likeliest allowed
+option instead (one more replay per such decision).  Every other matched item (key clicks,
+pictures, totals, cues, the timing of all of them) is predicted by the rules from the script
+and the earlier decisions.
+
+Statistics over many recordings, read from what the genuine tower showed rather than from the
+game, are in cleanroom.stats (``towerlab conform --stats``).
 """
 from __future__ import annotations
 
@@ -48,14 +55,14 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from captures.events import EventError, read_events
-from captures.script import Script, ScriptError, read_script
+from captures.script import Press, Script, ScriptError, read_script
 from captures.tower import run_script
 
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script", "resolve",
-           "Decision", "estimate", "Estimate", "ForcedChooser"]
+           "Decision", "ForcedChooser", "allowed", "wilson"]
 
 
 class ConformError(CleanroomError):
@@ -238,22 +245,43 @@ class Difference:
 
 @dataclass
 class Result:
-    """The outcome of one comparison."""
+    """The outcome of one comparison.
+
+    ``matched_items``: the game's items that matched reference items (in time order);
+    ``rule_items`` / ``random_items``: how many of them the rules predicted and how many a
+    random decision decided (set by ``resolve``; module doc), None after a bare ``compare``;
+    ``decided_items``: the latter; ``full``: False for the resolver's partial comparisons.
+    """
     conforms: bool
     difference: Difference | None
     matched: int
     total: int
     decisions: list = field(default_factory=list)
+    matched_items: list = field(default_factory=list, repr=False)
+    rule_items: int | None = None
+    random_items: int | None = None
+    decided_items: list = field(default_factory=list, repr=False)
+    full: bool = True
 
     @property
     def diff_time(self) -> float:
         """Return the time of the first difference, or infinity when the towers conform."""
         return math.inf if self.difference is None else self.difference.t
 
+    def counts(self) -> str:
+        """Return the item counts: matched, predicted by rules, decided by a random choice."""
+        text = f"{self.matched} of {self.total} items matched"
+        if self.rule_items is not None:
+            random_decisions = sum(1 for d in self.decisions
+                                   if len(d.options) > 1 and d.t <= self.diff_time)
+            text += (f": {self.rule_items} predicted by rules, {self.random_items} decided by "
+                     f"{random_decisions} random choices")
+        return text
+
     def describe(self) -> str:
-        """Return "conforms" with the item count, or the first difference."""
+        """Return "conforms" with the item counts, or the first difference."""
         if self.conforms:
-            return f"conforms ({self.matched} of {self.total} items matched)"
+            return f"conforms ({self.counts()})"
         return self.difference.describe()
 
 
@@ -312,8 +340,9 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     extra = next((g for j, g in enumerate(got) if not used[j] and g.t < end - tol.time_s and
                   (missing is None or g.t < missing.t)), None)
     matched = sum(used)
+    matched_items = [g for j, g in enumerate(got) if used[j]]
     if missing is None and extra is None:
-        return Result(True, None, matched, len(ref))
+        return Result(True, None, matched, len(ref), matched_items=matched_items)
     if extra is not None and (missing is None or extra.t < missing.t):
         pos = _index_near(ref, extra.t)
         diff = Difference(extra.t, None, extra, ref[max(0, pos - 3):pos + 3])
@@ -325,7 +354,7 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
                     key=lambda g: abs(g.t - missing.t), default=None)
         diff = Difference(missing.t, missing, other if other and abs(other.t - missing.t) < 1
                           else None, ref[max(0, pos - 3):pos + 4], nearest)
-    return Result(False, diff, matched, len(ref))
+    return Result(False, diff, matched, len(ref), matched_items=matched_items)
 
 
 def _index_near(items: list[Item], t: float) -> int:
@@ -347,21 +376,43 @@ class Decision:
     weights: list | None = None
 
 
+def allowed(options: Sequence, weights: Sequence[float] | None) -> tuple[list, list | None]:
+    """Return the options the rules allow (weight above 0) and their weights.
+
+    ``weights`` None means every option is allowed with the same weight.  A decision whose
+    weights are all 0 is a defect of the game, reported as a ConformError.
+    """
+    if weights is None:
+        return list(options), None
+    if len(weights) != len(options):
+        raise ConformError(f"decision with {len(options)} options but {len(weights)} weights "
+                           f"(expected one weight per option)")
+    keep = [(o, w) for o, w in zip(options, weights) if w > 0]
+    if not keep:
+        raise ConformError(f"decision over {list(options)[:6]}: every weight is 0 (expected "
+                           f"at least one option the rules allow)")
+    return [o for o, _ in keep], [w for _, w in keep]
+
+
 class ForcedChooser:
-    """Take decisions from a list, then each remaining decision's likeliest option; log them."""
+    """Take decisions from a list, then each remaining decision's likeliest option; log them.
+
+    Only the options the rules allow (``allowed``) are taken or logged: a forced value outside
+    them is ignored and the likeliest allowed option is taken instead.
+    """
 
     def __init__(self, forced: Sequence = ()):
         self.forced = list(forced)
         self.calls: list[Decision] = []
 
     def choose(self, name: str, options: Sequence, weights, t: float):
-        """Return the forced value for this decision if it is a valid option, else the first."""
+        """Return the forced value for this decision if the rules allow it, else the likeliest."""
         i = len(self.calls)
+        options, weights = allowed(options, weights)
         value = _ranked(options, weights)[0]
         if i < len(self.forced) and self.forced[i] in options:
             value = self.forced[i]
-        self.calls.append(Decision(t, name, list(options), value, False,
-                                   list(weights) if weights is not None else None))
+        self.calls.append(Decision(t, name, options, value, False, weights))
         return value
 
 
@@ -382,6 +433,37 @@ def _replay(script: Script, forced: Sequence, until: float, clock_ratio: float =
     return events, chooser.calls
 
 
+PROBE_SPAN_S = 20.0
+PROBE_MARGIN_S = 2.0
+
+
+def _probe(script: Script, reference: Sequence[dict], forced: Sequence, tol: Tolerance,
+           end: float, types, clock_ratio: float, t0: float, stop: float = math.inf):
+    """Replay with ``forced`` just far enough to know where it first differs from ``reference``.
+
+    Replays to ``t0`` + 20 s and compares what both showed until then; while nothing differs
+    before the last 2 s (items there may have partners after the cut), doubles the span,
+    until the session's end or until the replay is known to match beyond ``stop``.  Returns
+    (time of the first difference, result, decisions); the result is None when the replay
+    matched beyond ``stop`` (and the time is then only a lower bound), and partial
+    (``result.full`` False) when the replay stopped before the end.
+    """
+    span = PROBE_SPAN_S
+    while True:
+        h = min(end, t0 + span)
+        events, calls = _replay(script, forced, h, clock_ratio)
+        if h >= end:
+            res = compare(reference, events, tol, end, types)
+            return res.diff_time, res, calls
+        res = compare([e for e in reference if e["t"] <= h], events, tol, h, types)
+        if not res.conforms and res.diff_time < h - PROBE_MARGIN_S:
+            res.full = False
+            return res.diff_time, res, calls
+        if h - PROBE_MARGIN_S > stop:
+            return h - PROBE_MARGIN_S, None, calls
+        span *= 2
+
+
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
             end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
             types: Sequence[str] | None = None) -> Result:
@@ -400,27 +482,37 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     forced: list = []
     revealed: list[bool] = []
     runs = 0
-    events, calls = _replay(script, forced, end, clock_ratio)
-    result = compare(reference, events, tol, end, types)
+
+    def probe(choices: list, t0: float, stop: float = math.inf):
+        return _probe(script, reference, choices, tol, end, types, clock_ratio, t0, stop)
+
+    diff, result, calls = probe(forced, 0.0)
     while not result.conforms and len(forced) < len(calls) and runs < max_runs:
         k = len(forced)
         dec = calls[k]
-        if dec.t > result.diff_time + 1e-9:
+        if dec.t > diff + tol.time_s:
+            # a decision taken after the difference cannot explain it; one within the time
+            # tolerance can (the output it decides may be dated a little before it is taken)
             break
         scores = []
         best = None
         for option in _ranked(dec.options, dec.weights):
             runs += 1
-            ev, cl = _replay(script, forced + [option], end, clock_ratio)
-            res = compare(reference, ev, tol, end, types)
-            scores.append(res.diff_time)
-            if best is None or res.diff_time > best[0]:
-                best = (res.diff_time, option, res, cl)
+            d, res, cl = probe(forced + [option], dec.t, best[0] if best else math.inf)
+            if res is None:             # matches beyond the best so far: find where it differs
+                d, res, cl = probe(forced + [option], dec.t)
+            scores.append(d)
+            if best is None or d > best[0]:
+                best = (d, option, res, cl)
             if res.conforms:
                 break
         forced.append(best[1])
         revealed.append(len(set(scores)) > 1)
-        result, calls = best[2], best[3]
+        diff, result, calls = best[0], best[2], best[3]
+    if not result.full:
+        # the search stopped at a difference found in a partial replay: compare the whole
+        events, calls = _replay(script, forced, end, clock_ratio)
+        result = compare(reference, events, tol, end, types)
     if result.conforms:
         # Decisions the search did not need: revealed if another option would not conform.
         taken = [d.value for d in calls]
@@ -430,15 +522,43 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
                 if option == taken[i] or runs >= max_runs:
                     continue
                 runs += 1
-                ev, _ = _replay(script, taken[:i] + [option] + taken[i + 1:], end,
-                                clock_ratio)
-                if not compare(reference, ev, tol, end, types).conforms:
+                if not probe(taken[:i] + [option] + taken[i + 1:], calls[i].t)[1].conforms:
                     revealed[i] = True
                     break
     for i, d in enumerate(calls):
         d.revealed = revealed[i] if i < len(revealed) else False
     result.decisions = list(calls)
+    _count_items(result, script, end, clock_ratio, tol)
     return result
+
+
+def _count_items(result: Result, script: Script, end: float, clock_ratio: float,
+                 tol: Tolerance) -> None:
+    """Set ``result.rule_items`` and ``random_items`` (module doc: one replay per decision)."""
+    presses = sorted(a.t for a in script.actions if isinstance(a, Press))
+    taken = [d.value for d in result.decisions]
+    limit = result.diff_time
+    decided: set[int] = set()
+    matched = result.matched_items
+    for i, d in enumerate(result.decisions):
+        if len(d.options) < 2 or d.t > limit:
+            continue
+        later = [e.t for e in result.decisions[i + 1:] if len(e.options) > 1 and e.t > d.t + 1e-9]
+        until = min([end, next((t for t in presses if t > d.t + 1e-9), end)] + later[:1])
+        inside = [k for k, g in enumerate(matched) if d.t - 1e-9 <= g.t < until]
+        if not inside:
+            continue
+        other = next(o for o in _ranked(d.options, d.weights) if o != d.value)
+        ev, _ = _replay(script, taken[:i] + [other] + taken[i + 1:], until, clock_ratio)
+        alt = summarize([e for e in ev if e["t"] <= until + 1e-6], until)
+        for k in inside:
+            g = matched[k]
+            if not any(_same(g, a, tol) and abs(a.t - g.t) <= _window(g, a, tol)
+                       for a in alt if abs(a.t - g.t) <= tol.flash_s):
+                decided.add(k)
+    result.decided_items = [matched[k] for k in sorted(decided)]
+    result.random_items = len(decided)
+    result.rule_items = len(matched) - len(decided)
 
 
 def load_reference(folder: str) -> tuple[Script, list[dict]]:
@@ -481,93 +601,14 @@ def conform(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     return resolve(script, reference, tol, clock_ratio=clock_ratio)
 
 
-# ---- statistics over many references -----------------------------------------------------
-@dataclass
-class Estimate:
-    """The observed frequency of one outcome with a 95 % interval and the game's value."""
-    name: str
-    outcome: str
-    count: int
-    total: int
-    low: float
-    high: float
-    expected: Any
-    ok: bool | None
-
-    def describe(self) -> str:
-        """Return one table line."""
-        share = self.count / self.total if self.total else float("nan")
-        verdict = {True: "ok", False: "OUTSIDE", None: "-"}[self.ok]
-        return (f"{self.name:18} {self.outcome:10} {self.count:4}/{self.total:<4} "
-                f"{share:6.3f} [{self.low:6.3f}, {self.high:6.3f}]  game {self.expected!s:>16}"
-                f"  {verdict}")
-
-
+# ---- intervals ----------------------------------------------------------------------------
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Return the Wilson score interval for ``k`` successes in ``n`` trials."""
+    """Return the Wilson score interval (95 % by default) for ``k`` successes in ``n``
+    trials; it starts at exactly 0 when k = 0 and ends at exactly 1 when k = n."""
     if n == 0:
         return 0.0, 1.0
     p = k / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
-def _allowed(d: Decision) -> list:
-    """Return the options the game itself would pick (weight above 0)."""
-    if not d.weights:
-        return list(d.options)
-    return [o for o, w in zip(d.options, d.weights) if w > 0]
-
-
-def estimate(decisions: Sequence[Decision]) -> list[Estimate]:
-    """Count revealed decisions per name and check them against the game's odds and ranges.
-
-    Weighted decisions (haggle, skirmish, move, tomb, treasure): each outcome's count gets a
-    Wilson 95 % interval, and the game's expected share (the mean of its weights at those
-    decisions) must lie inside it.  Numbers (prices, brigands, gold): every observed value must
-    lie in the game's range (``count`` of ``total`` do), and the game's expected mean inside the
-    observed mean's 95 % interval (``low``-``high``).
-    """
-    by_name: dict[str, list[Decision]] = {}
-    for d in decisions:
-        if d.revealed:
-            by_name.setdefault(d.name, []).append(d)
-    out: list[Estimate] = []
-    for name, ds in sorted(by_name.items()):
-        n = len(ds)
-        ranged = all(d.weights and set(d.weights) <= {0.0, 1.0} for d in ds)
-        if all(d.weights for d in ds) and not ranged:
-            outcomes = []
-            for d in ds:
-                for o in d.options:
-                    if o not in outcomes:
-                        outcomes.append(o)
-            for o in outcomes:
-                k = sum(1 for d in ds if d.value == o)
-                shares = [d.weights[d.options.index(o)] / sum(d.weights)
-                          if o in d.options and sum(d.weights) else 0.0 for d in ds]
-                expected = sum(shares) / n
-                lo, hi = wilson(k, n)
-                out.append(Estimate(name, str(o), k, n, lo, hi, round(expected, 3),
-                                    lo <= expected <= hi))
-            continue
-        values = [d.value for d in ds]
-        inside = sum(1 for d in ds if d.value in _allowed(d))
-        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        if not numeric:
-            out.append(Estimate(name, f"{len(set(map(str, values)))} kinds", inside, n, 0.0,
-                                1.0, f"{len(_allowed(ds[0]))} options", inside == n))
-            continue
-        # mean with a 95 % normal interval; the game's expected mean is its uniform range's
-        mean = sum(values) / n
-        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-        half = 1.96 * sd / math.sqrt(n) if n > 1 else math.inf
-        expected = sum(sum(_allowed(d)) / len(_allowed(d)) for d in ds) / n
-        lo_opt = min(min(_allowed(d)) for d in ds)
-        hi_opt = max(max(_allowed(d)) for d in ds)
-        ok = inside == n and (n < 2 or sd == 0 or mean - half <= expected <= mean + half)
-        out.append(Estimate(name, f"mean {mean:.1f}", inside, n, mean - half, mean + half,
-                            f"{lo_opt}-{hi_opt}, mean {expected:.1f}", ok))
-    return out
+    return (0.0 if k == 0 else max(0.0, mid - half)), (1.0 if k == n else min(1.0, mid + half))

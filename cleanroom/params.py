@@ -18,7 +18,7 @@ from typing import Any
 from .cues import CUES, sound_rows
 
 __all__ = ["Param", "PARAMS", "Sound", "SOUNDS", "param", "parameter_table",
-           "parameter_markdown"]
+           "parameter_markdown", "Evidence", "EVIDENCE", "EVIDENCE_COMMAND", "evidence"]
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,9 @@ _ROWS = [
           "left'); chosen: counted after this turn's rations are eaten", "rulebook"),
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
-    Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4)", "rulebook"),
+    Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), for the gold; the "
+          "warriors lose a fifth, rounded, at least one (corpus: cleanroom.game.dragon_takes)",
+          "rulebook; corpus (evidence rows)"),
     Param("curse_share", 4, "divisor", "rulebook: Cursed By A Wizard (1/4)", "rulebook"),
     Param("sanctuary_warriors_below", 4, "", "rulebook: Sanctuary (4 or less)", "rulebook"),
     Param("sanctuary_gold_below", 7, "bags", "rulebook: Sanctuary (7 or less)", "rulebook"),
@@ -145,32 +147,43 @@ _ROWS = [
     Param("riddle_offer_order", ("GOLD KEY", "SILVER KEY", "BRASS KEY"), "",
           "rulebook sample game step 10; level4_riddle: gold, silver, brass", "capture"),
     # --- chosen (the rulebook gives no number) --------------------------------------------
-    Param("haggle_success", 0.5, "probability", "rulebook: 'approximately a 50/50 chance'",
-          "level4_bazaar: 4 of 5 haggles succeeded; 95 % interval 0.38-0.96 contains 0.5"),
-    Param("warrior_price", (4, 10), "bags", "chosen; rulebook sample game shows 5",
-          "level4_bazaar shows 7 and 5 (both inside)"),
+    Param("haggle_success", 0.67, "probability", "decided by evidence: corpus 29 of 43 "
+          "haggles succeeded (0.674, 95 % 0.525-0.795), which excludes the rulebook's "
+          "'approximately a 50/50 chance'", "corpus (evidence rows); level4_bazaar 4 of 5"),
+    Param("warrior_price", (5, 8), "bags", "decided by evidence: corpus prices 5-8 in 91 "
+          "visits (was chosen 4-10); rulebook sample game shows 5",
+          "corpus (evidence rows); level4_bazaar shows 7 and 5"),
     Param("beast_price", (17, 25), "bags", "chosen", "no capture"),
     Param("scout_price", (17, 25), "bags", "chosen", "no capture"),
     Param("healer_price", (17, 25), "bags", "chosen", "no capture"),
-    Param("move_odds", dict(safe=0.50, battle=0.20, lost=0.10, plague=0.10, dragon=0.10),
-          "probability", "chosen", "no capture"),
-    Param("tomb_odds", dict(deserted=0.35, battle=0.40, treasure=0.25), "probability",
-          "chosen", "no capture"),
-    Param("brigands_spread", 2, "brigands", "corpus: the brigands of a MOVE or TOMB/RUIN "
-          "battle are the warriors' number give or take 2 (62 battles, all within)",
-          "corpus, 62 battles"),
-    Param("skirmish_win", "warriors / (warriors + brigands)", "probability", "chosen",
-          "level4_riddle: 5 of 7 skirmishes won (95 % interval 0.36-0.92); the model's mean "
-          "over those skirmishes, 0.62, is inside"),
+    Param("move_odds", dict(safe=0.30, battle=0.18, lost=0.20, plague=0.20, dragon=0.12),
+          "probability", "decided by evidence: the corpus's shares over 266 moves (was chosen "
+          "safe 0.5, the rest 0.1-0.2); one table for every level: each level's shares "
+          "contain it", "corpus (evidence rows, per level)"),
+    Param("tomb_odds", dict(deserted=0.11, battle=0.57, treasure=0.32), "probability",
+          "decided by evidence: the corpus's shares over 84 tombs (was chosen 0.35, 0.40, "
+          "0.25)", "corpus (evidence rows)"),
+    Param("brigands_spread", (-2, 2), "brigands - warriors", "decided by evidence: the "
+          "brigands of a MOVE or TOMB/RUIN battle are the warriors' number plus -2 to +2, "
+          "uniform (corpus 95 battles, every one within; a ratio range fits no split)",
+          "corpus (evidence rows)"),
+    Param("skirmish_win", "w^2 / (w^2 + (0.8 b)^2)", "probability", "decided by evidence: "
+          "the corpus's skirmishes are won far more often when the warriors outnumber the "
+          "brigands than w / (w + b) gives; maximum likelihood over w^k / (w^k + (c b)^k) "
+          "(cleanroom.game.skirmish_chance)",
+          "corpus (evidence rows, by force ratio); level4_riddle 5 of 7"),
     Param("brigands_after_win", "halved, rounded down", "",
           "rulebook battle example 4 -> 2 -> 1 -> 0", "rulebook; level4_riddle 16-8-4-2-1-0"),
     Param("warriors_after_loss", 1, "warriors lost per lost skirmish",
           "chosen; rulebook battle example", "level4_riddle 10-9-8"),
-    Param("battle_gold", (8, 20), "bags", "corpus: gold found after a won battle or in a "
-          "tomb, before the 6-bags-per-warrior limit (13-20 in most, 8 and 9 once each)",
-          "corpus"),
-    Param("treasure_odds", dict(none=0.4, key=0.25, pegasus=0.1, sword=0.1, wizard=0.15),
-          "probability", "chosen: extra treasure after a won battle's gold", "no capture"),
+    Param("battle_gold", (13, 20), "bags", "decided by evidence: gold won after a battle or "
+          "found in a tomb; corpus rises 13-20 in 55 battles and 13 tombs (was chosen 10-30)",
+          "corpus (evidence rows)"),
+    Param("treasure_odds", dict(none=0.25, key=0.62, pegasus=0.035, sword=0.04, wizard=0.055),
+          "probability", "decided by evidence: extra treasure after a won battle's gold, "
+          "weights fitted (maximum likelihood) to 91 corpus battles with the treasures each "
+          "player could get (a key in 7 of 11 battles where one was missing; was chosen "
+          "none 0.4, key 0.25, pegasus 0.1, sword 0.1, wizard 0.15)", "corpus (evidence rows)"),
     Param("sanctuary_bonus", dict(warriors=(5, 8), gold=(10, 20), food=(10, 20)), "",
           "chosen", "no capture"),
     Param("retreat_loss", 1, "warriors", "chosen: exactly 1 (rulebook: a retreat loses 'at "
@@ -191,6 +204,179 @@ PARAMS: dict[str, Param] = {p.name: p for p in _ROWS}
 def param(name: str) -> Any:
     """Return the value of parameter ``name``."""
     return PARAMS[name].value
+
+
+# ---- evidence: what the genuine recordings estimate for each chosen value ------------------
+@dataclass(frozen=True)
+class Evidence:
+    """One estimate from the corpus of genuine recordings for parameter ``param``.
+
+    Read by cleanroom.stats from what the tower showed: ``count`` of ``total`` observations;
+    ``kind`` "share"/"model": ``low``-``high`` is the Wilson 95 % interval of the share
+    (for "model" the game's mean chance over the same situations must lie in it); "range":
+    ``lo_seen``-``hi_seen`` observed, and a uniform range may reach down to ``low`` and up to
+    ``high``; "rule": ``count`` of ``total`` agree with the rule; "info": no chosen value.
+    """
+    param: str
+    quantity: str
+    situation: str
+    outcome: str
+    kind: str
+    count: int
+    total: int
+    low: float
+    high: float
+    lo_seen: float | None
+    hi_seen: float | None
+
+
+EVIDENCE_COMMAND = ("towerlab conform --stats tests/data/corpus "
+                    "--write-evidence cleanroom/params.py")
+# BEGIN EVIDENCE (generated by EVIDENCE_COMMAND; do not edit by hand)
+_EVIDENCE_ROWS: list[tuple] = [
+    ('battle_gold', 'battle_gold', 'all levels', 'range', 'range',
+     55, 55, 13, 20, 13, 20),
+    ('', 'battle_rounds', 'all levels', 'values', 'info',
+     96, 96, 4.75, 0.0, 3, 13),
+    ('beast_price', 'beast_price', 'all levels', 'range', 'range',
+     12, 12, 15, 26, 17, 24),
+    ('brigands_after_win', 'brigands_after_win', 'all levels', 'agree', 'rule',
+     356, 356, 1.0, 1.0, None, None),
+    ('brigands_spread', 'brigands_minus_warriors', 'all levels', 'range', 'range',
+     95, 95, -2, 2, -2, 2),
+    ('brigands_spread', 'brigands_minus_warriors', 'level 1', 'range', 'range',
+     31, 31, -2, 2, -2, 2),
+    ('brigands_spread', 'brigands_minus_warriors', 'level 2', 'range', 'range',
+     20, 20, -2, 1, -2, 1),
+    ('brigands_spread', 'brigands_minus_warriors', 'level 3', 'range', 'range',
+     26, 26, -2, 1, -2, 1),
+    ('brigands_spread', 'brigands_minus_warriors', 'level 4', 'range', 'range',
+     18, 18, -2, 3, -2, 2),
+    ('citadel_double', 'citadel_double', 'all levels', 'agree', 'rule',
+     11, 11, 1.0, 1.0, None, None),
+    ('dragon_share', 'dragon_gold', 'all levels', 'agree', 'rule',
+     26, 26, 1.0, 1.0, None, None),
+    ('dragon_share', 'dragon_warriors', 'all levels', 'agree', 'rule',
+     23, 23, 1.0, 1.0, None, None),
+    ('food_price', 'food_price', 'all levels', '= 1', 'rule',
+     38, 38, 0, 0, None, None),
+    ('haggle_success', 'haggle', 'all levels', 'success', 'share',
+     29, 43, 0.5252, 0.7951, None, None),
+    ('haggle_success', 'haggle_step', 'all levels', 'agree', 'rule',
+     29, 29, 1.0, 1.0, None, None),
+    ('move_odds', 'move', 'level 1', 'safe', 'share',
+     21, 73, 0.1965, 0.4001, None, None),
+    ('move_odds', 'move', 'level 1', 'battle', 'share',
+     19, 73, 0.1734, 0.3711, None, None),
+    ('move_odds', 'move', 'level 1', 'lost', 'share',
+     10, 73, 0.0761, 0.2341, None, None),
+    ('move_odds', 'move', 'level 1', 'plague', 'share',
+     13, 73, 0.1071, 0.2812, None, None),
+    ('move_odds', 'move', 'level 1', 'dragon', 'share',
+     10, 73, 0.0761, 0.2341, None, None),
+    ('move_odds', 'move', 'level 2', 'safe', 'share',
+     30, 80, 0.2769, 0.4845, None, None),
+    ('move_odds', 'move', 'level 2', 'battle', 'share',
+     8, 80, 0.0515, 0.1851, None, None),
+    ('move_odds', 'move', 'level 2', 'lost', 'share',
+     18, 80, 0.1473, 0.3279, None, None),
+    ('move_odds', 'move', 'level 2', 'plague', 'share',
+     15, 80, 0.1171, 0.2866, None, None),
+    ('move_odds', 'move', 'level 2', 'dragon', 'share',
+     9, 80, 0.0603, 0.2002, None, None),
+    ('move_odds', 'move', 'level 3', 'safe', 'share',
+     15, 58, 0.1635, 0.3838, None, None),
+    ('move_odds', 'move', 'level 3', 'battle', 'share',
+     11, 58, 0.1093, 0.3085, None, None),
+    ('move_odds', 'move', 'level 3', 'lost', 'share',
+     11, 58, 0.1093, 0.3085, None, None),
+    ('move_odds', 'move', 'level 3', 'plague', 'share',
+     10, 58, 0.0964, 0.2891, None, None),
+    ('move_odds', 'move', 'level 3', 'dragon', 'share',
+     11, 58, 0.1093, 0.3085, None, None),
+    ('move_odds', 'move', 'level 4', 'safe', 'share',
+     15, 55, 0.1728, 0.4023, None, None),
+    ('move_odds', 'move', 'level 4', 'battle', 'share',
+     9, 55, 0.0886, 0.2826, None, None),
+    ('move_odds', 'move', 'level 4', 'lost', 'share',
+     14, 55, 0.1581, 0.383, None, None),
+    ('move_odds', 'move', 'level 4', 'plague', 'share',
+     14, 55, 0.1581, 0.383, None, None),
+    ('move_odds', 'move', 'level 4', 'dragon', 'share',
+     3, 55, 0.0187, 0.1485, None, None),
+    ('', 'retreat', 'all levels', 'went on', 'share',
+     24, 24, 0.862, 1.0, None, None),
+    ('sanctuary_bonus', 'sanctuary_warriors', 'all levels', 'range', 'range',
+     3, 3, 0, 14, 5, 7),
+    ('scout_price', 'scout_price', 'all levels', 'range', 'range',
+     4, 4, 13, 31, 20, 24),
+    ('skirmish_win', 'skirmish', 'all levels', 'won', 'model',
+     356, 456, 0.7405, 0.8162, None, None),
+    ('skirmish_win', 'skirmish', 'chance 0.00-0.35', 'won', 'model',
+     4, 12, 0.1381, 0.6094, None, None),
+    ('skirmish_win', 'skirmish', 'chance 0.35-0.50', 'won', 'model',
+     8, 23, 0.1881, 0.5511, None, None),
+    ('skirmish_win', 'skirmish', 'chance 0.50-0.65', 'won', 'model',
+     61, 101, 0.5065, 0.6938, None, None),
+    ('skirmish_win', 'skirmish', 'chance 0.65-1.00', 'won', 'model',
+     283, 320, 0.8447, 0.9149, None, None),
+    ('tomb_odds', 'tomb', 'all levels', 'deserted', 'share',
+     9, 84, 0.0574, 0.1912, None, None),
+    ('tomb_odds', 'tomb', 'all levels', 'battle', 'share',
+     48, 84, 0.4648, 0.6718, None, None),
+    ('tomb_odds', 'tomb', 'all levels', 'treasure', 'share',
+     27, 84, 0.2313, 0.4272, None, None),
+    ('treasure_odds', 'tomb_extra', 'all levels', 'none', 'model',
+     19, 27, 0.5152, 0.8415, None, None),
+    ('treasure_odds', 'tomb_extra', 'all levels', 'key', 'model',
+     1, 27, 0.0066, 0.1828, None, None),
+    ('treasure_odds', 'tomb_extra', 'all levels', 'pegasus', 'model',
+     1, 27, 0.0066, 0.1828, None, None),
+    ('treasure_odds', 'tomb_extra', 'all levels', 'sword', 'model',
+     4, 27, 0.0592, 0.3248, None, None),
+    ('treasure_odds', 'tomb_extra', 'all levels', 'wizard', 'model',
+     2, 27, 0.0206, 0.2337, None, None),
+    ('battle_gold', 'tomb_gold', 'all levels', 'range', 'range',
+     13, 13, 11, 22, 13, 20),
+    ('tomb_odds', 'tomb_treasure', 'all levels', 'agree', 'rule',
+     27, 27, 1.0, 1.0, None, None),
+    ('tower_brigands', 'tower_brigands', 'level 4', 'range', 'range',
+     1, 1, 0, 54, 16, 16),
+    ('treasure_odds', 'treasure', 'all levels', 'none', 'model',
+     59, 91, 0.5461, 0.7386, None, None),
+    ('treasure_odds', 'treasure', 'all levels', 'key', 'model',
+     7, 91, 0.0378, 0.1504, None, None),
+    ('treasure_odds', 'treasure', 'all levels', 'pegasus', 'model',
+     8, 91, 0.0452, 0.164, None, None),
+    ('treasure_odds', 'treasure', 'all levels', 'sword', 'model',
+     7, 91, 0.0378, 0.1504, None, None),
+    ('treasure_odds', 'treasure', 'all levels', 'wizard', 'model',
+     10, 91, 0.0608, 0.1906, None, None),
+    ('warrior_price', 'warrior_price', 'all levels', 'range', 'range',
+     91, 91, 5, 8, 5, 8),
+    ('warriors_after_loss', 'warriors_after_loss', 'all levels', 'agree', 'rule',
+     100, 100, 1.0, 1.0, None, None),
+]
+# END EVIDENCE
+EVIDENCE: list[Evidence] = [Evidence(*row) for row in _EVIDENCE_ROWS]
+
+
+def evidence(name: str) -> list[Evidence]:
+    """Return the corpus estimates stored for parameter ``name`` (empty if none)."""
+    return [e for e in EVIDENCE if e.param == name]
+
+
+def _evidence_line(e: Evidence) -> str:
+    where = f"{e.quantity} {e.situation} {e.outcome}"
+    if e.kind in ("share", "model"):
+        return (f"{where}: {e.count}/{e.total} = {e.count / e.total:.3f}, 95 % "
+                f"[{e.low:.3f}, {e.high:.3f}]")
+    if e.kind == "range":
+        return (f"{where}: n={e.total}, seen {e.lo_seen:g}-{e.hi_seen:g}, a uniform range may "
+                f"be {e.low:g}-{e.high:g}")
+    if e.kind == "info":
+        return f"{where}: n={e.total}, seen {e.lo_seen:g}-{e.hi_seen:g}, mean {e.low:.2f}"
+    return f"{where}: {e.count} of {e.total} agree"
 
 
 @dataclass(frozen=True)
@@ -240,6 +426,8 @@ def parameter_table() -> str:
             lines.append(f"{p.name:28} {'(below)':>28} {p.unit:12} {p.source} "
                          f"[{p.support}]")
             lines.append(f"{'':28}   = {value}")
+        for e in evidence(p.name):
+            lines.append(f"{'':28}   corpus: {_evidence_line(e)}")
     lines.append("")
     for s in _SOUNDS:
         lines.append(f"sound {s.name:16} {len(s.notes):2} notes {s.length:6.3f} s  {s.source}")
@@ -249,8 +437,8 @@ def parameter_table() -> str:
 def _kind(p: Param) -> str:
     if p.name.endswith(("_s", "_hz", "_ticks", "_scans")):
         return "timing"
-    if p.source.startswith("chosen") or p.support.startswith("no capture") or \
-            p.name == "haggle_success":
+    if p.source.startswith(("chosen", "decided by evidence")) or \
+            p.support.startswith("no capture") or p.name == "haggle_success":
         return "chosen"
     return "rule"
 

@@ -70,8 +70,8 @@ def _tolerance(args):
 
 
 def cmd_conform(args, out: IO[str]) -> int:
-    """Compare the clean-room game with references; or estimate its odds (--stats)."""
-    from cleanroom.conform import ConformError, estimate, resolve
+    """Compare the clean-room game with references; or estimate the odds (--stats)."""
+    from cleanroom.conform import ConformError, resolve
     from cleanroom.params import parameter_table
 
     if args.params:
@@ -79,44 +79,72 @@ def cmd_conform(args, out: IO[str]) -> int:
         return 0
     tol = _tolerance(args)
     if args.stats:
-        folders = _folders(args.stats)
-        decisions = []
-        failed = 0
-        for folder in _progress(folders, out, "resolving recordings"):
-            script, events = _reference(folder)
-            result = resolve(script, events, tol, clock_ratio=args.clock_ratio)
-            if not result.conforms:
-                failed += 1
-                out.write(f"{folder}: does not conform at {result.diff_time:.3f} s; "
-                          f"its decisions are left out\n")
-                continue
-            decisions.extend(result.decisions)
-        rows = estimate(decisions)
-        out.write(f"{len(folders) - failed} of {len(folders)} recordings resolved, "
-                  f"{sum(1 for d in decisions if d.revealed)} revealed decisions\n")
-        if not rows:
-            out.write("no random decision was revealed by these recordings\n")
-        if rows:
-            out.write(f"{'decision':18} {'outcome':10} {'n/total':9} {'share':>6} "
-                      f"[95 % interval]    game's value   verdict\n")
-        for row in rows:
-            out.write(row.describe() + "\n")
-        bad = [r for r in rows if r.ok is False]
-        return 1 if bad or failed else 0
+        return _stats(args, out)
+    if args.write_evidence:
+        raise ConformError("conform: --write-evidence goes with --stats DIR...")
     if not args.reference:
         raise ConformError("conform: give --reference DIR, --stats DIR... or --params")
     status = 0
-    for folder in _folders(args.reference):
+    folders = _folders(args.reference)
+    totals = [0, 0, 0, 0, 0]      # conforming, matched, total, rule-predicted, random-decided
+    for folder in folders:
         script, events = _reference(folder)
         result = resolve(script, events, tol, clock_ratio=args.clock_ratio)
         out.write(f"{folder}: {result.describe()}\n")
+        if not result.conforms:
+            out.write(f"  before it: {result.counts()}\n")
         if args.decisions:
             for d in result.decisions:
                 seen = "revealed" if d.revealed else "not shown"
                 out.write(f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}\n")
+        for i, v in enumerate((int(result.conforms), result.matched, result.total,
+                               result.rule_items or 0, result.random_items or 0)):
+            totals[i] += v
         if not result.conforms:
             status = 1
+    if len(folders) > 1:
+        out.write(f"total: {totals[0]} of {len(folders)} sessions conform; {totals[1]} of "
+                  f"{totals[2]} items matched: {totals[3]} predicted by rules, {totals[4]} "
+                  f"decided by random choices\n")
     return status
+
+
+def _stats(args, out: IO[str]) -> int:
+    """Estimate every random quantity from the recordings themselves (cleanroom.stats)."""
+    from captures.files import atomic_write
+    from cleanroom.stats import estimate_all, observe_folder, replace_evidence
+
+    folders = _folders(args.stats)
+    observations = []
+    for folder in _progress(folders, out, "reading recordings"):
+        observations.extend(observe_folder(folder))
+    rows = estimate_all(observations)
+    bad = [r for r in rows if r.ok is False]
+    if args.markdown:
+        from cleanroom.stats import rows_markdown
+        out.write(rows_markdown(rows))
+        return 1 if bad else 0
+    out.write(f"{len(folders)} recordings, {len(observations)} observations of random "
+              f"outcomes\n")
+    if not rows:
+        out.write("no random outcome was shown in these recordings\n")
+    for row in rows:
+        out.write(row.describe() + "\n")
+    if bad:
+        out.write(f"{len(bad)} chosen values outside their 95 % intervals: "
+                  f"{', '.join(sorted({r.param for r in bad}))}\n")
+    if args.write_evidence:
+        path = args.write_evidence
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            from cleanroom.stats import StatsError
+            raise StatsError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        new = replace_evidence(text, rows, path)
+        atomic_write(path, lambda f: f.write(new), binary=False)
+        out.write(f"{path}: evidence written ({len(rows)} rows)\n")
+    return 1 if bad else 0
 
 
 def cmd_play(args, out: IO[str]) -> int:
@@ -141,8 +169,14 @@ def register(sub) -> None:
     what.add_argument("--reference", nargs="+", metavar="DIR",
                       help="capture folder(s) with script.txt and events.jsonl (or a capture)")
     what.add_argument("--stats", nargs="+", metavar="DIR",
-                      help="estimate random-event frequencies over these recordings")
+                      help="estimate every random quantity from these recordings (what the "
+                           "tower showed) with 95 %% intervals; check the chosen values")
     what.add_argument("--params", action="store_true", help="print the game's parameter table")
+    p.add_argument("--write-evidence", metavar="PARAMS_PY", default=None,
+                   help="with --stats: write the estimates into this cleanroom/params.py's "
+                        "evidence block")
+    p.add_argument("--markdown", action="store_true",
+                   help="with --stats: print only the estimates, as a Markdown table")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=50.0,

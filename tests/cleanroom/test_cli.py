@@ -118,3 +118,48 @@ def test_cleanroom_play_calls_the_tower_test_card_void(tmp_path):
     keys.write_text("yes\nquit\n")
     code, text = run("cleanroom-play", "--seed", "1", "--input", str(keys))
     assert code == 0 and "picture (void)" in text and "picture ?" not in text
+
+
+def test_conform_prints_rule_predicted_and_random_decided_counts_and_a_total():
+    code, text = run("conform", "--reference", str(CAPTURES))
+    assert code == 0 and text.count("predicted by rules") == 5
+    assert "total: 4 of 4 sessions conform" in text
+
+
+def test_conform_stats_prints_each_estimate_with_its_interval_and_the_chosen_value():
+    code, text = run("conform", "--stats", str(CAPTURES / "level4_bazaar"))
+    assert code == 0
+    (line,) = [x for x in text.splitlines() if x.startswith("haggle ")]
+    assert "n=5" in line and "[0.376, 0.964]" in line and "chosen 0.67" in line
+
+
+def test_conform_stats_exits_1_and_names_a_contradicted_parameter(tmp_path):
+    # seven copies of one bazaar: 14 warrior prices, all 5-7, never 8 (chosen 5-8)
+    src = CAPTURES / "level4_bazaar"
+    (tmp_path / "events.jsonl").write_text((src / "events.jsonl").read_text())
+    code, text = run("conform", "--stats", *[str(tmp_path)] * 7)
+    assert code == 1 and "outside their 95 % intervals: warrior_price" in text
+
+
+def test_conform_stats_writes_the_evidence_into_a_params_file(tmp_path):
+    from cleanroom import params
+
+    target = tmp_path / "params.py"
+    target.write_text(Path(params.__file__).read_text())
+    code, text = run("conform", "--stats", str(CAPTURES), "--write-evidence", str(target))
+    assert code == 0 and "evidence written" in text
+    written = target.read_text()
+    assert "('haggle_success', 'haggle', 'all levels', 'success', 'share'," in written
+    assert written.split("# BEGIN EVIDENCE")[0] == \
+        Path(params.__file__).read_text().split("# BEGIN EVIDENCE")[0]
+
+
+def test_conform_write_evidence_without_stats_exits_2(capsys, tmp_path):
+    code, _ = run("conform", "--reference", str(CAPTURES / "tower_test"), "--write-evidence",
+                  str(tmp_path / "p.py"))
+    assert code == 2 and "--write-evidence goes with --stats" in capsys.readouterr().err
+
+
+def test_conform_stats_prints_a_markdown_table():
+    code, text = run("conform", "--stats", str(CAPTURES), "--markdown")
+    assert code == 0 and "| `haggle_success` | haggle | all levels | success | 5 |" in text

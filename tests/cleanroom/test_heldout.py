@@ -1,0 +1,71 @@
+"""Held out: calibrate on 20 genuine sessions, check the game on the 10 it was not tuned to.
+
+The split is fixed (below; every level and player count on both sides).  Calibration is the
+corpus statistics (cleanroom.stats) over the 20: every chosen value of cleanroom.params must
+lie in its calibration interval.  Conformance is ``resolve`` on the 10 held-out sessions: each
+must conform, and the counts (sessions conforming, items matched, items predicted by the rules
+vs decided by a random choice) are printed (``pytest -s`` or ``-rA`` shows them).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cleanroom.conform import load_reference, resolve
+from cleanroom.stats import estimate_all, observe_folder
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
+
+CALIBRATION = (
+    "l1_p1_s01", "l1_p2_s29", "l1_p3_s09", "l1_p3_s17", "l1_p4_s21",
+    "l2_p1_s02", "l2_p2_s06", "l2_p2_s33", "l2_p3_s10", "l2_p4_s14",
+    "l3_p1_s03", "l3_p1_s27", "l3_p2_s31", "l3_p3_s11", "l3_p4_s15",
+    "l4_p1_s04", "l4_p2_s08", "l4_p3_s20", "l4_p4_s24", "l4_p4_s39",
+)
+HELD_OUT = (
+    "l1_p2_s05", "l1_p3_s35", "l1_p4_s40", "l2_p1_s26", "l2_p4_s22",
+    "l3_p1_s37", "l3_p3_s19", "l4_p2_s32", "l4_p3_s38", "l4_p4_s16",
+)
+
+
+def test_the_split_is_20_calibration_and_10_held_out_sessions_of_the_whole_corpus():
+    corpus = {p.name for p in CORPUS.iterdir() if (p / "events.jsonl").exists()}
+    assert len(CALIBRATION) == 20 and len(HELD_OUT) == 10
+    assert set(CALIBRATION) | set(HELD_OUT) == corpus
+    assert not set(CALIBRATION) & set(HELD_OUT)
+    assert {n[:2] for n in HELD_OUT} == {"l1", "l2", "l3", "l4"}
+
+
+def test_chosen_values_lie_in_the_calibration_intervals():
+    observations = []
+    for name in CALIBRATION:
+        observations.extend(observe_folder(str(CORPUS / name)))
+    rows = estimate_all(observations)
+    print(f"\ncalibration: {len(CALIBRATION)} sessions, {len(observations)} observations")
+    for row in rows:
+        print("  " + row.describe())
+    outside = [r.describe() for r in rows if r.ok is False]
+    assert not outside, "chosen values outside their calibration intervals:\n" + \
+        "\n".join(outside)
+
+
+def test_the_game_conforms_on_the_held_out_sessions():
+    lines = []
+    conforming = matched = total = rule = random_ = 0
+    for name in HELD_OUT:
+        script, events = load_reference(str(CORPUS / name))
+        result = resolve(script, events)
+        conforming += result.conforms
+        matched += result.matched
+        total += result.total
+        rule += result.rule_items or 0
+        random_ += result.random_items or 0
+        where = "conforms" if result.conforms else \
+            f"first difference at {result.diff_time:.3f} s"
+        lines.append(f"  {name}: {where}; {result.counts()}")
+    summary = (f"held out: {conforming} of {len(HELD_OUT)} sessions conform; {matched} of "
+               f"{total} items matched: {rule} predicted by rules, {random_} decided by "
+               f"random choices\n" + "\n".join(lines))
+    print("\n" + summary)
+    assert conforming == len(HELD_OUT), summary
