@@ -21,6 +21,8 @@ recording shows.  Decision names::
     sanctuary_warriors / sanctuary_gold / sanctuary_food   bonus amounts
     tower_brigands_L1 (L2, L3)  brigands in the Dark Tower (once per game; level 4 has 16)
     riddle            key order (levels 1-3, once per game)
+    riddle_key1       the key the riddle offers first for key 1 (each DARK TOWER visit)
+    riddle_key2       the key it offers first for key 2, of the two left
 """
 from __future__ import annotations
 
@@ -743,53 +745,78 @@ class Game:
         return (yield from self._treasure(p))
 
     def _sanctuary(self, p: Player):
+        """Play the trill; double the warriors at the Citadel, else give the Sanctuary's bonuses.
+
+        Rulebook (The Sanctuary/Citadel Button): a force of 4 or fewer warriors, 7 or fewer
+        bags, 5 or fewer rations gets a bonus of each; the Citadel doubles 5 to 24 warriors
+        once all 4 frontiers are crossed with the 3 keys.  The new totals show on the WARRIOR,
+        FOOD and GOLD pictures in reel order, as INVENTORY shows them (cleanroom/README.md,
+        Observed; the warriors on card 6, not the battle card's WARRIORS).
+        """
         yield from self.sound("trill", delay=param("sound_after_click_s"))
         lo, hi = param("citadel_double")
         if p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled:
             p.warriors = min(param("max_count"), 2 * p.warriors)
             p.doubled = True
-            yield from self.show("WARRIORS", _two(p.warriors))
+            yield from self.show("WARRIOR", _two(p.warriors))
             return None
         bonus = param("sanctuary_bonus")
         if p.warriors <= param("sanctuary_warriors_below"):
             p.warriors = min(param("max_count"),
                              p.warriors + self.pick("sanctuary_warriors", *bonus["warriors"]))
-            yield from self.show("WARRIORS", _two(p.warriors))
+            yield from self.show("WARRIOR", _two(p.warriors))
+        if p.food <= param("sanctuary_food_below"):
+            p.food = min(param("max_count"),
+                         p.food + self.pick("sanctuary_food", *bonus["food"]))
+            yield from self.show("FOOD", _two(p.food))
         if p.gold <= param("sanctuary_gold_below"):
             p.gold = min(param("max_count"),
                          p.gold + self.pick("sanctuary_gold", *bonus["gold"]))
             p.carry()
             yield from self.show("GOLD", _two(p.gold))
-        if p.food <= param("sanctuary_food_below"):
-            p.food = min(param("max_count"),
-                         p.food + self.pick("sanctuary_food", *bonus["food"]))
-            yield from self.show("FOOD", _two(p.food))
         return None
 
     def _frontier(self, p: Player):
-        if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
-            yield from self.sleep(param("lamp_after_click_s"))
-            yield from self._picture_with_sound("KEY MISSING", "sad")
-            return None
-        p.frontiers = min(4, p.frontiers + 1)
+        """Play the frontier cue and count the frontier; leaving a foreign kingdom without its
+        key shows KEY MISSING with the sad cue after the frontier cue, and does not count
+        (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
         yield from self.sound("frontier", delay=param("sound_after_click_s"))
+        if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
+            return (yield from self._picture_with_sound("KEY MISSING", "sad"))
+        p.frontiers = min(4, p.frontiers + 1)
         return None
 
     def _inventory(self, p: Player):
+        """Show what ``p`` owns, one picture after the other, 1.6 s each.
+
+        The rulebook (The Inventory Button) lists warriors, gold, food, keys, Dragonswords,
+        Scouts, Beasts and Healers; the genuine tower shows them in reel order instead, one card
+        after the next (cleanroom/README.md, Observed): WARRIOR with the warriors, FOOD with the
+        rations, the BEAST, SCOUT and HEALER owned, GOLD with the bags, the keys owned (GOLD,
+        SILVER, BRASS: top to bottom on their card), the SWORD.
+        """
         yield from self.sleep(param("lamp_after_click_s"))
-        yield from self.show("WARRIORS", _two(p.warriors))
-        yield from self.show("GOLD", _two(p.gold))
+        yield from self.show("WARRIOR", _two(p.warriors))
         yield from self.show("FOOD", _two(p.food))
-        for k in KEYS[:p.keys]:
-            yield from self.show(k)
-        for have, picture in ((p.sword, "SWORD"), (p.scout, "SCOUT"), (p.beast, "BEAST"),
-                              (p.healer, "HEALER")):
+        for have, picture in ((p.beast, "BEAST"), (p.scout, "SCOUT"), (p.healer, "HEALER")):
             if have:
                 yield from self.show(picture)
+        yield from self.show("GOLD", _two(p.gold))
+        for k in reversed(KEYS[:p.keys]):
+            yield from self.show(k)
+        if p.sword:
+            yield from self.show("SWORD")
         return None
 
     # ---- BAZAAR (rulebook: The Bazaar Button; Level 4 Bazaar and How To Haggle) -----------
     def _bazaar(self, p: Player):
+        """Sell warriors, food and the specials not owned, offer by offer (rulebook: The
+        Bazaar Button; order, wrap, food haggle and timing: cleanroom/README.md, Observed).
+
+        Only the GOLD left after a purchase is remembered for REPEAT; the offers, the counts
+        and BAZAAR CLOSED are not (chosen: REPEAT shows totals and treasures, and never the
+        event pictures LOST, PLAGUE, DRAGON, KEY MISSING in the corpus).
+        """
         items = ["warriors", "food"] + [s for s in ("beast", "scout", "healer")
                                         if not getattr(p, s)]
         prices = {"food": param("food_price")}
@@ -802,7 +829,7 @@ class Game:
                     "healer": "HEALER"}
         yield from self.sound("bazaar", delay=param("tune_after_click_s"))
         i = 0
-        yield from self.show(pictures[items[i]], _two(prices[items[i]]))
+        yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False)
         prompt_delay = param("prompt_after_picture_s")
         while True:
             key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"},
@@ -815,22 +842,22 @@ class Game:
             if key == "NO/END":
                 i = (i + 1) % len(items)
                 yield from self.show(pictures[items[i]], _two(prices[items[i]]),
-                                     delay=param("lamp_after_click_s"))
+                                     delay=param("lamp_after_click_s"), remember=False)
                 continue
             if key == "REPEAT":
                 yield from self.show(pictures[item], _two(prices[item]),
-                                     delay=param("lamp_after_click_s"))
+                                     delay=param("lamp_after_click_s"), remember=False)
                 continue
             if key == "HAGGLE":
                 if item == "food":
-                    yield from self.show(pictures[item], _two(prices[item]),
-                                         delay=param("lamp_after_click_s"))
-                    continue
+                    # rulebook, Rations Of Food: 'you cannot haggle' over food; the genuine
+                    # tower closes the bazaar at once (cleanroom/README.md, Observed)
+                    return (yield from self._closed())
                 if self.choose("haggle", [True, False],
                                [param("haggle_success"), 1 - param("haggle_success")]):
                     prices[item] = max(1, prices[item] - 1)
                     yield from self.show(pictures[item], _two(prices[item]),
-                                         delay=param("lamp_after_click_s"))
+                                         delay=param("lamp_after_click_s"), remember=False)
                     prompt_delay = 0.0
                     continue
                 return (yield from self._closed())
@@ -876,34 +903,48 @@ class Game:
 
     # ---- DARK TOWER (rulebook: The Dark Tower Button; Level 4 Dark Tower) ----------------
     def _dark_tower(self, p: Player):
+        """Play the tower's tune, then refuse or ask the riddle of the keys; a solved riddle
+        opens the Final Battle (rulebook: The Dark Tower Button; Level 4 Dark Tower).
+
+        Observed in the corpus (cleanroom/README.md): the tune plays at every press, also
+        when the tower then refuses; without the three keys it shows KEY MISSING with the sad
+        cue.  The riddle offers the keys round the cycle GOLD, SILVER, BRASS (params
+        ``riddle_offer_order``) from a key that changes from visit to visit (decision
+        ``riddle_key1``); for key 2 the two others, in the same cycle, from one of them
+        (``riddle_key2``).  A wrong key: the sad cue, no picture, the end signal.
+        """
+        yield from self.sound("dark_tower", delay=param("tune_after_click_s"))
         if p.keys < 3:
-            # rulebook: 'You must own all three keys to enter the tower' (no signal named;
-            # chosen: the KEY MISSING picture with the sad cue, as at a frontier)
-            yield from self.sleep(param("lamp_after_click_s"))
+            # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
+            # the refusal again (l3_p1_s03 182.17)
             return (yield from self._picture_with_sound("KEY MISSING", "sad"))
         if p.frontiers < 4:
             # rulebook, Frontier footnote: without the last FRONTIER press 'the tower will warn
-            # you of your failure by emitting a sad-sounding musical signal'
-            yield from self.sound("sad", delay=param("sound_after_click_s"))
+            # you of your failure by emitting a sad-sounding musical signal' (after the tune,
+            # as the KEY MISSING refusal: chosen, no recording shows it)
+            yield from self.sound("sad")
             return 0.0
-        yield from self.sound("dark_tower", delay=param("tune_after_click_s"))
-        offer = list(param("riddle_offer_order"))
-        stage, left, i = 1, offer, 0
-        yield from self.show(left[0], None)
+        cycle = list(param("riddle_offer_order"))
+        stage, left = 1, cycle
+        i = left.index(self.choose("riddle_key1", left))
+        yield from self.show(left[i], None, remember=False)
         while True:
             key = yield from self.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"},
                                          delay=param("prompt_after_picture_s"))
             if key == "NO/END":
                 i = (i + 1) % len(left)
             if key != "YES/BUY":
-                yield from self.show(left[i], None, delay=param("key_after_click_s"))
+                yield from self.show(left[i], None, delay=param("key_after_click_s"),
+                                     remember=False)
                 continue
             if left[i] != self.riddle[stage - 1]:
                 yield from self.sound("sad", delay=param("sound_after_click_s"))
                 return 0.0
             if stage == 2:
                 break
-            stage, left, i = 2, [k for k in offer if k != left[i]], 0
+            stage, left = 2, [k for k in cycle if k != left[i]]
+            i = left.index(self.choose("riddle_key2", left))
             # the first candidate for key 2 follows at once (level4_riddle 60.984)
-            yield from self.show(left[0], None, delay=param("key2_after_click_s"))
+            yield from self.show(left[i], None, delay=param("key2_after_click_s"),
+                                 remember=False)
         return (yield from self._battle(p, self.tower_brigands, final=True))

@@ -102,7 +102,7 @@ def test_holding_no_end_retreats_with_the_death_march_and_one_warrior_lost():
 def test_solo_final_battle_lost_ends_the_game_with_no_warriors():
     tw = tower(1, 1, inventory=dict(warriors=2, keys=3, frontiers=4),
                riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[30],
-               skirmish=[False] * 3)
+               skirmish=[False] * 3, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert player(tw).warriors == 0 and tw.game.over
 
@@ -110,7 +110,7 @@ def test_solo_final_battle_lost_ends_the_game_with_no_warriors():
 def test_multi_player_final_battle_lost_keeps_one_warrior_and_play_goes_on():
     tw = tower(1, 2, inventory=dict(warriors=3, keys=3, frontiers=4),
                riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[30],
-               skirmish=[False] * 3)
+               skirmish=[False] * 3, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert player(tw).warriors == 1 and not tw.game.over
     assert shown(obs, "display")[-1] == "-1"

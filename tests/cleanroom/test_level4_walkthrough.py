@@ -85,14 +85,14 @@ def test_angered_merchant_shows_bazaar_closed_and_ends_the_turn():
 
 
 def test_dark_tower_plays_its_tune_then_shows_the_gold_key_and_asks_for_key_1():
-    obs = press(tower(4), "DARK TOWER")
+    obs = press(tower(4, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3), "DARK TOWER")
     assert shown(obs, "sound")[0] == "dark_tower"
     assert shown(obs, "picture") == ["GOLD KEY"]
     assert shown(obs, "display") == ["1 "]
 
 
 def test_no_end_in_the_riddle_shows_the_next_key():
-    tw = tower(4)
+    tw = tower(4, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER")
     assert shown(press(tw, "NO/END"), "picture") == ["SILVER KEY"]
     assert shown(press(tw, "NO/END"), "picture") == ["BRASS KEY"]
@@ -100,7 +100,7 @@ def test_no_end_in_the_riddle_shows_the_next_key():
 
 
 def test_silver_key_first_is_a_wrong_guess_that_ends_the_turn():
-    tw = tower(4)
+    tw = tower(4, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER", "NO/END")
     obs = press(tw, "YES/BUY")
     assert shown(obs, "sound") == ["sad"]
@@ -108,13 +108,13 @@ def test_silver_key_first_is_a_wrong_guess_that_ends_the_turn():
 
 
 def test_brass_key_first_is_also_wrong():
-    tw = tower(4)
+    tw = tower(4, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER", "NO/END", "NO/END")
     assert shown(press(tw, "YES/BUY"), "display") == ["-1"]
 
 
 def test_gold_key_first_is_right_and_the_silver_key_is_offered_as_key_2():
-    tw = tower(4)
+    tw = tower(4, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER")
     obs = press(tw, "YES/BUY")
     assert shown(obs, "picture") == ["SILVER KEY"]
@@ -122,7 +122,7 @@ def test_gold_key_first_is_right_and_the_silver_key_is_offered_as_key_2():
 
 
 def test_silver_as_key_2_sounds_the_battle_horn_and_shows_16_brigands():
-    tw = tower(4, skirmish=[True] * 5)
+    tw = tower(4, skirmish=[True] * 5, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER", "YES/BUY")
     obs = press(tw, "YES/BUY")
     assert shown(obs, "sound")[0] == "battle_horn"
@@ -130,7 +130,7 @@ def test_silver_as_key_2_sounds_the_battle_horn_and_shows_16_brigands():
 
 
 def test_winning_the_final_battle_shows_victory_and_the_score():
-    tw = tower(4, skirmish=[True] * 5)
+    tw = tower(4, skirmish=[True] * 5, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert shown(obs, "display") == ["1 ", "2 ", "16", "10", "08", "10", "04", "10", "02",
                                      "10", "01", "10", "00", "99"]

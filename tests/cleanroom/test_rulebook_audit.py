@@ -100,7 +100,7 @@ def test_dark_tower_without_the_last_frontier_only_sounds_the_sad_signal():
     """Frontier, footnote: 'If you forget to press the FRONTIER button for the final time and
     attempt to storm the Dark Tower, you will not be able to do so. The tower will warn you of
     your failure by emitting a sad-sounding musical signal.'"""
-    tw = tower(1, 1, inventory=dict(frontiers=3, keys=3))
+    tw = tower(1, 1, inventory=dict(frontiers=3, keys=3), riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     obs = press(tw, "DARK TOWER")
     assert shown(obs, "picture") == [] and "sad" in shown(obs, "sound")
     assert shown(obs, "display") == ["-1"]
@@ -111,7 +111,7 @@ def test_dark_tower_without_the_last_frontier_only_sounds_the_sad_signal():
 def test_solo_player_losing_the_final_battle_is_not_given_a_warrior_back():
     """The Final Battle, CAUTION: 'IF YOU ARE PLAYING SOLO AND YOU LOSE THE BATTLE, YOU WILL
     LOSE ALL OF YOUR WARRIORS AND THE GAME WILL BE OVER.'"""
-    tw = tower(4, 1, skirmish=[False] * 12)
+    tw = tower(4, 1, skirmish=[False] * 12, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert player(tw).warriors == 0 and tw.game.over
 
@@ -122,7 +122,7 @@ def test_score_counts_the_warriors_that_laid_siege_not_those_left_after_the_batt
     chosen: 140 - 2 x 40 turns - 20 warriors = 40; the 17 survivors would give 43)."""
     tw = tower(1, 1, inventory=dict(warriors=20, keys=3, frontiers=4, turns=40),
                riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[17],
-               skirmish=[False] * 3 + [True] * 5)
+               skirmish=[False] * 3 + [True] * 5, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert tw.game.over and player(tw).warriors == 17
     assert shown(obs, "display")[-1] == "40"

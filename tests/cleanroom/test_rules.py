@@ -93,11 +93,13 @@ def test_citadel_doubles_again_only_after_another_building_in_the_home_kingdom()
     assert player(tw).warriors == 24
 
 
-def test_sanctuary_gives_warriors_gold_and_food_to_the_needy():
+def test_sanctuary_gives_warriors_food_and_gold_to_the_needy_in_reel_order():
+    """Rulebook: 4 or fewer warriors, 7 or fewer bags, 5 or fewer rations get a bonus; the
+    totals show on WARRIOR, FOOD (corpus l2_p1_s26 301.3: WARRIOR 08, FOOD 13), then GOLD."""
     tw = tower(1, 1, inventory=dict(warriors=4, gold=7, food=6), sanctuary_warriors=[6],
                sanctuary_gold=[15], sanctuary_food=[12])
     obs = press(tw, "SANCTUARY/CITADEL")
-    assert shown(obs, "picture") == ["WARRIORS", "GOLD", "FOOD"]
+    assert shown(obs, "picture") == ["WARRIOR", "FOOD", "GOLD"]
     p = player(tw)
     assert (p.warriors, p.gold, p.food) == (10, 22, 17)
 
@@ -147,10 +149,14 @@ def test_buying_a_beast_shows_the_gold_left_at_once():
     assert player(tw).beast
 
 
-def test_haggling_over_food_keeps_its_price_of_one():
+def test_haggling_over_food_closes_the_bazaar():
+    """Rulebook: 'you cannot haggle' over food; the corpus shows HAGGLE at the food offer
+    closing the bazaar every time (9 of 9, e.g. l1_p3_s09 86.0, l3_p1_s03 58.2)."""
     tw = tower(1, 1, warrior_price=[6])
     press(tw, "BAZAAR", "NO/END")
-    assert shown(press(tw, "HAGGLE"), "display")[0] == "01"
+    obs = press(tw, "HAGGLE")
+    assert shown(obs, "picture") == ["BAZAAR CLOSED"] and shown(obs, "display") == ["-1"]
+    assert player(tw).gold == 30
 
 
 def test_warriors_never_exceed_99():
@@ -174,12 +180,15 @@ def test_clear_after_an_illegal_move_restores_the_inventory():
     assert "siren" in shown(obs, "sound") and player(tw).warriors == 10
 
 
-def test_inventory_shows_warriors_gold_food_then_keys_and_items():
-    tw = tower(1, 1, inventory=dict(warriors=10, gold=30, food=25, keys=2, scout=True))
+def test_inventory_shows_warrior_food_specials_gold_keys_sword_in_reel_order():
+    """Corpus l2_p1_s02 223.1: WARRIOR 07, FOOD 12, SCOUT, GOLD 11, BRASS KEY; l4_p2_s32 48.6:
+    ... BEAST, SCOUT, HEALER, GOLD 30, GOLD KEY, SILVER KEY, BRASS KEY, SWORD."""
+    tw = tower(1, 1, inventory=dict(warriors=10, gold=30, food=25, keys=2, scout=True,
+                                    sword=True))
     obs = press(tw, "INVENTORY")
-    assert shown(obs, "picture") == ["WARRIORS", "GOLD", "FOOD", "BRASS KEY", "SILVER KEY",
-                                     "SCOUT"]
-    assert shown(obs, "display")[:3] == ["10", "30", "24"]
+    assert shown(obs, "picture") == ["WARRIOR", "FOOD", "SCOUT", "GOLD", "SILVER KEY",
+                                     "BRASS KEY", "SWORD"]
+    assert shown(obs, "display")[:3] == ["10", "24", "30"]
 
 
 def test_repeat_at_the_end_of_turn_shows_the_numbers_again_not_the_cue_pictures():

@@ -10,6 +10,7 @@ START = dict(warriors=8, gold=13, food=25, scout=True, healer=True, keys=3, fron
 OUTCOMES = dict(move=["safe", "dragon", "lost", "plague"], tomb=["deserted", "treasure"],
                 battle_gold=[15], treasure=["none"] * 3, warrior_price=[5], haggle=[True],
                 riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[20],
+                riddle_key1=["GOLD KEY"] * 2, riddle_key2=["SILVER KEY"],
                 skirmish=[True] * 12)
 
 
