@@ -277,6 +277,10 @@ class Engine:
         self.emit(t, "tone", **fields)
         self._pause(t, t + dur_s)
 
+    def hold_ticks(self, seconds: float) -> None:
+        """Stop the flash timer for ``seconds`` from now (the chip is busy elsewhere)."""
+        self._pause(self.now, self.now + seconds / self.clock_ratio)
+
     def _pause(self, a: float, b: float) -> None:
         """Record that the tick clock stops from ``a`` to ``b`` (a tone or a whole cue)."""
         self._sync_ticks(self.now)

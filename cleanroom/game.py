@@ -339,9 +339,16 @@ class Game:
     # ---- turns (rulebook: The Order Of Play, How To End Your Turn, Food) ----------------
     def _turns(self):
         delay = param("next_player_after_sound_s")
+        first = True
         while not self.over:
             p = self.player
             p.turns += 1
+            if not first:
+                # after the end cue the flash timer stands still a little longer (557 turn
+                # changes in the corpus: ' N' 8-40 ms after the cue, or that much after the
+                # rest of the off phase)
+                self.engine.hold_ticks(delay)
+            first = False
             yield from self.sleep(delay)
             yield from self._feed(p)
             if self.over:

@@ -187,3 +187,89 @@ def test_a_new_flashing_text_in_the_off_phase_waits_for_the_next_toggle():
     engine.advance(0.5)
     shown = _display(engine.events, " 2")
     assert abs(shown - 0.8207) <= FRAME + 1e-6
+
+
+# ---- the rules replayed on every situation of the corpus ----------------------------------
+def _replay_from_phase(on_start: float, shown: str, press_t: float, key: str, after_key,
+                       nxt: str) -> float:
+    """Flash ``shown`` with an on phase starting at ``on_start`` (as a recording shows it),
+    press ``key`` at ``press_t``, run ``after_key(engine)`` (a generator: what the tower does
+    next) and return when ``nxt`` is first shown."""
+    def flow(e: Engine):
+        e.flash(shown, at=on_start, restart=True)
+        yield ("key", frozenset({key}))
+        e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+        yield from after_key(e)
+        e.flash(nxt)
+        yield ("key", frozenset())
+
+    engine = Engine(flow)
+    engine.now = on_start - 0.5
+    engine.power(True)
+    engine.advance(press_t - engine.now)
+    engine.press(key)
+    engine.advance(8.0)
+    return next(x["t"] for x in engine.events if x["type"] == "display" and x["text"] == nxt)
+
+
+def _end_of_turn(e: Engine):
+    e.end_flash()
+    length = e.sound("end_turn", at=e.now + param("sound_after_click_s"))
+    yield ("sleep", param("sound_after_click_s") + length)
+    e.hold_ticks(param("next_player_after_sound_s"))
+    yield ("sleep", param("next_player_after_sound_s"))
+
+
+def _menu_step(e: Engine):
+    yield ("sleep", param("text_after_click_s"))
+
+
+def _situations(prev_ok, next_ok, key: str, tones: int):
+    """Yield (recording, last on-start of the text flashing at the press, that text, press
+    time, the next text, when the recording shows it) for each press of ``key``."""
+    for folder in RECORDINGS:
+        _, events = load_reference(str(folder))
+        disp = [e for e in events if e["type"] == "display" and e["text"].strip()]
+        tone_t = [e["t"] for e in events if e["type"] == "tone"]
+        for e in events:
+            if not (e["type"] == "button" and e["action"] == "press" and e["button"] == key):
+                continue
+            before = [x for x in disp if x["t"] <= e["t"]]
+            after = [x for x in disp if x["t"] > e["t"]]
+            if not before or not after or not prev_ok(before[-1]["text"]) or \
+                    not next_ok(after[0]["text"]):
+                continue
+            between = [t for t in tone_t if e["t"] < t < after[0]["t"]]
+            if len(between) != tones:
+                continue
+            yield (folder.name, before[-1]["t"], before[-1]["text"], e["t"], after[0]["text"],
+                   after[0]["t"])
+
+
+def _share_within(errors: list[float], frames: int) -> float:
+    return sum(1 for x in errors if abs(x) <= frames * FRAME + 1e-6) / len(errors)
+
+
+def test_the_next_player_follows_the_end_of_turn_flash_phase_in_the_whole_corpus():
+    # 557 NO/END presses at '-N' followed by the end cue alone: ' N+1' is shown once the cue
+    # (and a short hold) is over if the timer's bit was on, else after the rest of the phase
+    errors = []
+    for name, on, shown, press, nxt, ref in _situations(
+            lambda s: s.startswith("-") and s != "--", lambda s: s.startswith(" "),
+            "NO/END", tones=4):
+        errors.append(_replay_from_phase(on, shown, press, "NO/END", _end_of_turn, nxt) - ref)
+    assert len(errors) > 500
+    assert _share_within(errors, 1) > 0.9
+    assert _share_within(errors, 2) > 0.97
+
+
+def test_a_menu_step_keeps_the_flash_phase_in_the_whole_corpus():
+    # every NO/END in the level and player menus (L1-L4, P1-P4): the next entry in the phase
+    errors = []
+    for name, on, shown, press, nxt, ref in _situations(
+            lambda s: s[0] in "LP" and s[1] in "1234", lambda s: s[0] in "LP" and s[1] != " ",
+            "NO/END", tones=1):
+        errors.append(_replay_from_phase(on, shown, press, "NO/END", _menu_step, nxt) - ref)
+    assert len(errors) > 150
+    assert _share_within(errors, 1) > 0.9
+    assert _share_within(errors, 2) > 0.97
