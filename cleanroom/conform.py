@@ -5,7 +5,8 @@ tower showed, captures.events vocabulary).  ``conform(script, events)`` replays 
 the clean-room game and compares what both towers showed, meaning by meaning:
 
 - display: each text shown, with its start time; blanks shorter than 0.1 s (the decoder's
-  one-frame flicker while digits change) are dropped, and a text that alternates with blank in
+  one-frame flicker while digits change) and texts seen for a single 1/60 s window (partial
+  digits, e.g. ` 3` for one frame as `P2` becomes `P3` in corpus l1_p3_s35) are dropped, and a text that alternates with blank in
   phases under 0.45 s is one "flashing" item (start, period);
 - lamps (which lamp, on/off), motor (on/off), reel (``card_pos``) and tones (frequency within
   3 %, duration within 10 % or 5 ms; clicks have no frequency).  Buttons and power events are
@@ -81,6 +82,7 @@ class Tolerance:
 
 
 BLANK_GLITCH_S = 0.1
+FLICKER_S = 1.5 / 60
 FLASH_PHASE_S = 0.45
 
 
@@ -122,6 +124,9 @@ def _display_items(events: list[dict], end: float) -> list[Item]:
         t_end = shown[i + 1][0] if i + 1 < len(shown) else end
         if text.strip():
             spans.append([t, t_end, text])
+    # a text seen for a single 1/60 s window is flicker (the new text written while the flash
+    # timer blanks the digits, often only one of them), not something a person reads
+    spans = [s for s in spans if s[1] - s[0] >= FLICKER_S]
     merged: list[list] = []
     for span in spans:
         if merged and merged[-1][2] == span[2] and span[0] - merged[-1][1] < BLANK_GLITCH_S:
