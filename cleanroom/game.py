@@ -412,13 +412,22 @@ class Game:
         """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key."""
         if delay is None:
             delay = param("end_signal_after_picture_s")
+        phase = False
         while True:
-            key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT"},
-                                         delay=delay)
+            key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT",
+                                                          "INVENTORY"},
+                                         delay=delay, keep=True, phase=phase)
+            if key == "INVENTORY" or (key == "REPEAT" and not self._repeatable()):
+                # INVENTORY, or REPEAT with nothing to repeat, at the end-of-turn signal: the
+                # click alone, the signal flashes on in its phase (corpus l1_p1_s01 42.18,
+                # 39.37; l2_p1_s02 37.33, 40.2)
+                delay, phase = 0.0, True
+                continue
+            self.engine.end_flash()
             if key != "REPEAT":
                 break
             yield from self._repeat()
-            delay = param("end_signal_after_picture_s")
+            delay, phase = param("end_signal_after_picture_s"), False
         if key == "CLEAR":
             yield from self.sound("siren", delay=param("sound_after_click_s"))
         else:
@@ -455,6 +464,11 @@ class Game:
         if key in ("TOMB/RUIN", "BAZAAR", "DARK TOWER") and p.frontiers >= 4:
             p.doubled = False       # rulebook: revisit the Citadel only after another building
         return (yield from handler(p))
+
+    def _repeatable(self) -> bool:
+        """Return True when REPEAT has pictures of this turn's action to show again."""
+        p = self.player
+        return bool(self.last_shown) and self._shown_turn == (p.number, p.turns)
 
     def _repeat(self):
         """Show again the beeped pictures (with their numbers) of this turn's action; nothing
