@@ -29,7 +29,7 @@ from captures.model import Capture
 __all__ = ["plot_timing", "plot_sound", "window_edges", "gap_spans", "TIMING_ROWS",
            "plot_overview", "overview_figure", "figure_bytes", "draw_lanes", "Block", "Layout",
            "aggregate", "display_blocks", "lamp_blocks", "motor_blocks", "reel_blocks",
-           "button_blocks", "tone_marks", "session_end", "reel_at", "REEL_CARDS",
+           "button_blocks", "tone_marks", "session_end", "REEL_CARDS",
            "BUTTON_SHORT", "OVERVIEW_LANES", "capture_end"]
 
 # Channels the digit bus row needs (O0-O6 segments, O7 digit select, R4 enable).
@@ -474,17 +474,6 @@ def display_blocks(events: Sequence[dict], end: float) -> list[Block]:
                    for e in events if e["type"] == "display"], end, _gap_starts(events))
 
 
-def reel_at(events: Sequence[dict], t: float) -> int | None:
-    """Return the reel card position last reported at or before ``t`` seconds, or None."""
-    pos = None
-    for e in events:
-        if e["t"] > t:
-            break
-        if e["type"] == "reel":
-            pos = e["card_pos"]
-    return pos
-
-
 def lamp_blocks(events: Sequence[dict], end: float) -> dict[str, list[Block]]:
     """Return, per lamp (upper, middle, lower), the spans it was lit, each labelled with
     the picture it lit (the reel's card at the time, ``REEL_CARDS``) or the lamp's name."""
@@ -721,8 +710,9 @@ def draw_lanes(axes: Sequence, lanes: Sequence[str], events: Sequence[dict], t0:
             _draw_blocks(ax, aggregate(display_blocks(events, end), px_s), 0.1, 0.8,
                          "tab:green", px_s, t0, t1)
         elif lane == "lamps":
+            lit = lamp_blocks(events, end)
             for row, lamp in enumerate(("lower", "middle", "upper")):
-                _draw_blocks(ax, aggregate(lamp_blocks(events, end)[lamp], px_s),
+                _draw_blocks(ax, aggregate(lit[lamp], px_s),
                              row / 3 + 0.03, 1 / 3 - 0.06, "goldenrod", px_s, t0, t1)
             ax.set_yticks([1 / 6, 0.5, 5 / 6], ["lower", "middle", "upper"], fontsize=7)
         elif lane == "motor":

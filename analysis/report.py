@@ -34,7 +34,7 @@ from typing import Sequence
 from analysis.base import AnalysisError
 from captures.model import Capture
 
-__all__ = ["Timeline", "Difference", "Source", "open_source", "run_info", "describe_event",
+__all__ = ["Timeline", "FirstDifference", "Source", "open_source", "run_info", "describe_event",
            "report_html", "write_report", "source_timeline", "CAPTURE_NAMES", "AUDIO_RATE"]
 
 CAPTURE_NAMES = ("capture.sr", "capture.tlc", "capture.vcd", "edges.jsonl.gz")
@@ -57,7 +57,7 @@ class Timeline:
 
 
 @dataclass
-class Difference:
+class FirstDifference:
     """The first difference of a comparison, as the report marks it: a one-line summary, the
     full text, and its time on each timeline (seconds; None where a side has nothing),
     with the event of each side when there is one."""
@@ -89,17 +89,17 @@ def _read_text(path: str) -> str | None:
 
 
 def run_info(capture: Capture | None) -> dict[str, str]:
-    """Return what a capture's metadata says about how it was made (source, ROM SHA-1,
-    clock, script, target, samplerate, length) as label -> text."""
+    """Return what a capture's metadata says about how it was made (script, ROM SHA-1,
+    target or source, clock, samplerate) as label -> text."""
     info: dict[str, str] = {}
     if capture is None:
         return info
     meta = dict(capture.info.meta)
     section = meta.get("darktower") if isinstance(meta.get("darktower"), dict) else {}
     flat = {**{k: v for k, v in meta.items() if not isinstance(v, dict)}, **section}
-    for label, keys in (("source", ("source",)), ("script", ("script",)),
-                        ("target", ("target",)), ("ROM SHA-1", ("rom sha1", "rom_sha1")),
-                        ("clock", ("clock", "clock_hz"))):
+    # What ran: a recording names its target; a shared capture says what recorded it.
+    for label, keys in (("script", ("script",)), ("ROM SHA-1", ("rom sha1", "rom_sha1")),
+                        ("target", ("target", "source")), ("clock", ("clock", "clock_hz"))):
         for k in keys:
             if flat.get(k) not in (None, ""):
                 value = flat[k]
@@ -343,14 +343,16 @@ _SCRIPT = """
     audio.addEventListener("timeupdate", function () { show(audio.currentTime - offset); });
     audio.addEventListener("seeked", function () { show(audio.currentTime - offset); });
   }
-  var diff = document.querySelector("tr.diff");
-  if (diff) { diff.parentNode.parentNode.parentNode.scrollTop = Math.max(0, diff.offsetTop - 60); }
+  // Each table opens at its marked row (tr > tbody > table > the scrolling box).
+  Array.prototype.forEach.call(document.querySelectorAll("tr.diff"), function (row) {
+    row.parentNode.parentNode.parentNode.scrollTop = Math.max(0, row.offsetTop - 60);
+  });
 })();
 """
 
 
 def report_html(title: str, info: dict[str, str], main: Timeline,
-                other: Timeline | None = None, difference: Difference | None = None,
+                other: Timeline | None = None, difference: FirstDifference | None = None,
                 verdict: str | None = None, script: str | None = None,
                 audio_rate: int = AUDIO_RATE) -> str:
     """Return the report page (module doc) as HTML text: ``info`` is what was run (label ->
@@ -400,7 +402,7 @@ def report_html(title: str, info: dict[str, str], main: Timeline,
 
 
 def write_report(path: str, title: str, info: dict[str, str], main: Timeline,
-                 other: Timeline | None = None, difference: Difference | None = None,
+                 other: Timeline | None = None, difference: FirstDifference | None = None,
                  verdict: str | None = None, script: str | None = None,
                  audio_rate: int = AUDIO_RATE) -> int:
     """Write the report page (``report_html``) to ``path`` (.html), nothing half-written;

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from analysis.report import (AUDIO_RATE, Difference, Source, Timeline, open_source,
+from analysis.report import (AUDIO_RATE, FirstDifference, Source, Timeline, open_source,
                              source_timeline, write_report)
 
 __all__ = ["recording_source", "report_recording", "report_check", "report_cleanroom"]
@@ -104,7 +104,7 @@ def report_check(path: str | os.PathLike, spec, out: str, auto_clock: bool = Fal
     if result.difference is not None:
         d = result.difference
         t_other = d.b["t"] if d.b is not None else (d.t - result.offset) / result.ratio
-        diff = Difference(f"first difference at {d.t:.3f} s: {d.kind}", detail, d.t, t_other,
+        diff = FirstDifference(f"first difference at {d.t:.3f} s: {d.kind}", detail, d.t, t_other,
                           d.a, d.b)
         verdict = f"differs from {spec.target}: first difference at {d.t:.3f} s ({d.kind})"
     else:
@@ -150,7 +150,7 @@ def report_cleanroom(path: str | os.PathLike, out: str, whole: bool = False,
     else:
         d = result.difference
         game_t = d.game.t if d.game is not None else d.t
-        diff = Difference(f"first difference at {d.t:.3f} s", d.describe(), d.t, game_t,
+        diff = FirstDifference(f"first difference at {d.t:.3f} s", d.describe(), d.t, game_t,
                           _event_of(rec.events, d.reference), _event_of(game, d.game))
         verdict = f"the clean-room game differs: first difference at {d.t:.3f} s"
     write_report(out, f"TowerLab conformance: {path}", info, tl, other, diff, verdict,

@@ -11,7 +11,7 @@ import wave
 import pytest
 
 from analysis.base import AnalysisError
-from analysis.report import (Difference, Timeline, describe_event, open_source, report_html,
+from analysis.report import (FirstDifference, Timeline, describe_event, open_source, report_html,
                              source_timeline, write_report)
 from tests.analysis.capload import CAPTURES
 
@@ -34,6 +34,7 @@ def test_a_capture_folder_says_what_was_run():
     src = open_source(str(CAPTURES / "tower_test"))
     assert src.info["ROM SHA-1"] == "7edbff437da371390fa8f28b3d183f833eaa9be9"
     assert src.info["clock"] == "425000 Hz" and src.info["script"] == "tower_test"
+    assert src.info["target"] == "genuine MP7332 ROM in MAME 0.251 mbdtower driver"
     assert src.script.startswith(open(CAPTURES / "tower_test" / "script.txt").read()[:20])
 
 
@@ -91,7 +92,7 @@ def test_the_first_difference_is_marked_on_both_timelines():
     other_events[lamp]["lamp"] = "lower"
     other = Timeline("changed", other_events, main.end_s, to_main=(1.0, 0.0))
     t = src.events[lamp]["t"]
-    diff = Difference("lamp differs", "first difference ...", t, t, src.events[lamp],
+    diff = FirstDifference("lamp differs", "first difference ...", t, t, src.events[lamp],
                       other_events[lamp])
     page = report_html("t", {}, main, other, diff, verdict="differs")
     marked = re.findall(r'<tr data-t="([0-9.]+)" class="diff"><td>[^<]*</td><td>(\w+)</td>'

@@ -140,6 +140,25 @@ def test_clicking_the_plot_seeks_the_audio_to_that_time(browser, pages):
     assert _errors(browser) == []
 
 
+def test_a_line_over_each_plot_shows_the_play_position(browser, pages):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _open(browser, pages["conform"])
+    row = _rows(browser, 1)[20]
+    t = float(row.get_attribute("data-t"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", row)
+    row.click()
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(
+        "return document.querySelectorAll('.playhead[style*=\"block\"]').length") == 2)
+    for plot in browser.find_elements("css selector", ".plot"):
+        t0, t1, left, right = (float(plot.get_attribute(f"data-{k}"))
+                               for k in ("t0", "t1", "left", "right"))
+        at = browser.execute_script(
+            "return parseFloat(arguments[0].querySelector('.playhead').style.left);", plot)
+        assert at == pytest.approx(100 * (left + (t - t0) / (t1 - t0) * (right - left)),
+                                   abs=0.5)
+
+
 def test_the_row_of_the_play_position_is_highlighted_as_the_audio_moves(browser, pages):
     from selenium.webdriver.support.ui import WebDriverWait
 
