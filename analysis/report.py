@@ -305,8 +305,8 @@ _SCRIPT = """
       var local = (t - off) / ratio;
       var head = p.querySelector(".playhead");
       if (local < t0 || local > t1) { head.style.display = "none"; return; }
-      var f = parseFloat(p.dataset.left) +
-              (local - t0) / (t1 - t0) * (parseFloat(p.dataset.right) - parseFloat(p.dataset.left));
+      var left = parseFloat(p.dataset.left), right = parseFloat(p.dataset.right);
+      var f = left + (local - t0) / (t1 - t0) * (right - left);
       head.style.left = (100 * f) + "%";
       head.style.display = "block";
     });

@@ -93,6 +93,10 @@ def report_check(path: str | os.PathLike, spec, out: str, auto_clock: bool = Fal
     info["checked on"] = spec.target + (f" (romset {spec.romset})" if spec.romset else
                                         f" (firmware {spec.firmware})"
                                         if spec.target in ("emu", "sim") else "")
+    from rig.session import target_rom_sha1
+    ours = target_rom_sha1(spec)
+    if ours:
+        info["target ROM SHA-1"] = ours
     if result.clock_hz:
         info["target clock"] = f"{result.clock_hz:.0f} Hz"
     info["compared until"] = f"{result.compared_until:.3f} s"

@@ -16,6 +16,8 @@ def cmd_report(args: argparse.Namespace, out: IO[str]) -> int:
 
     if not args.output.lower().endswith((".html", ".htm")):
         raise ValueError(f"{args.output}: report output must end in .html")
+    from captures.files import check_output_path
+    check_output_path(args.output)          # before any work: a bad -o is said at once
     if not os.path.exists(args.source):
         raise ValueError(f"{args.source}: no such file or folder (expected a recording, a "
                          f"capture folder or a capture file)")

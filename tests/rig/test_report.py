@@ -81,3 +81,13 @@ def test_report_with_check_and_conform_together_is_refused(tmp_path, capsys):
 def test_report_of_a_missing_source_names_it(tmp_path, capsys):
     status, _ = run("report", tmp_path / "nothing", "-o", tmp_path / "r.html")
     assert status == 2 and f"{tmp_path / 'nothing'}: no such file" in capsys.readouterr().err
+
+
+def test_report_into_a_missing_folder_is_refused_before_any_check(tmp_path, capsys,
+                                                                  monkeypatch):
+    import rig.session
+    monkeypatch.setattr(rig.session, "check", lambda *a, **k: pytest.fail("checked"))
+    status, _ = run("report", CAPTURES / "tower_test", "--check", "emu",
+                    "-o", tmp_path / "no" / "r.html")
+    assert status == 2 and f"folder {tmp_path / 'no'} does not exist" in \
+        capsys.readouterr().err
