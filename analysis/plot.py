@@ -26,7 +26,7 @@ from analysis.display import glyph, segments_from_o
 from analysis.speaker import note_name
 from captures.model import Capture
 
-__all__ = ["plot_timing", "plot_sound", "window_edges", "gap_spans", "TIMING_ROWS",
+__all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans", "TIMING_ROWS",
            "plot_overview", "overview_figure", "figure_bytes", "draw_lanes", "Block", "Layout",
            "aggregate", "display_blocks", "lamp_blocks", "motor_blocks", "reel_blocks",
            "button_blocks", "tone_marks", "session_end", "REEL_CARDS",
@@ -131,11 +131,18 @@ def _bus(ax, segments: Sequence[tuple[float, float, str]], x0: float, x1: float,
 
 
 def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> None:
-    """Draw the timing diagram of ``capture`` between ``start_s`` and ``end_s`` seconds."""
+    """Draw the timing diagram of ``capture`` between ``start_s`` and ``end_s`` seconds
+    (``timing_figure``) to ``path`` (.png, .svg, .pdf)."""
+    _check_path(path)
+    _save(timing_figure(capture, start_s, end_s), path)
+
+
+def timing_figure(capture: Capture, start_s: float, end_s: float):
+    """Build the timing diagram of ``capture`` between ``start_s`` and ``end_s`` seconds: the
+    decoded lanes, then the display, the digit bus and one row per pin; return the figure."""
     from analysis.decode import iter_decode
 
     info = capture.info
-    _check_path(path)
     if not end_s > start_s >= 0:
         raise AnalysisError(f"plot window {start_s}..{end_s} s must satisfy 0 <= from < to")
     total = info.total_samples
@@ -225,7 +232,7 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
     fig.suptitle(f"timing {start_s:g}-{stop:g} s ({info.samplerate:g} Hz, "
                  f"{len(times) - 1} changes)", fontsize=10)
     fig.subplots_adjust(left=0.1, right=0.98, top=1 - 0.45 / height, bottom=0.55 / height)
-    _save(fig, path)
+    return fig
 
 
 def _zoom_lanes(decoders: Sequence[str]) -> list[str]:

@@ -14,6 +14,9 @@ In the page:
 - ``Timeline.audio_offset_s`` maps session seconds (the events' ``t``) to seconds of the
   audio: a rig recording's events count from power-on, its capture from the start of the
   analyser;
+- check boxes above each table hide and show its event types;
+- for a comparison, the pins of the recording's capture around the first difference
+  (``analysis.plot.timing_figure``, ``ZOOM_SPAN_S`` wide) are shown below its table;
 - a second timeline (the target of a ``rig check``, the clean-room game of a conformance) gets
   its own plot and table; ``Timeline.to_main`` maps its times onto the first timeline (the
   fitted clock ratio and offset of the comparison), so its rows seek the same audio.
@@ -227,14 +230,41 @@ def _plot_html(tl: Timeline, index: int, mark: float | None, mark_label: str) ->
             f'src="data:image/png;base64,{png}"><div class="playhead"></div></div>')
 
 
+ZOOM_SPAN_S = 0.2           # width of the pin-level picture around a first difference
+
+
+def _zoom_html(tl: Timeline, t: float) -> str:
+    """Return the pin-level timing picture of ``tl``'s capture around session time ``t``."""
+    from analysis.plot import capture_end, figure_bytes, timing_figure
+
+    at = t + tl.audio_offset_s
+    start = max(0.0, at - ZOOM_SPAN_S / 2)
+    end = min(capture_end(tl.capture), start + ZOOM_SPAN_S)
+    if not end > start:
+        return ""
+    fig = timing_figure(tl.capture, start, end)
+    for ax in fig.axes:
+        ax.axvline(at, color="red", lw=1.2, zorder=5)
+    png = figure_bytes(fig, "png")
+    return (f'<details open><summary>the pins around the first difference ({start:.3f}-'
+            f'{end:.3f} s of the capture)</summary><img class="zoom" alt="pins around the '
+            f'first difference" src="data:image/png;base64,'
+            f'{base64.b64encode(png).decode("ascii")}"></details>')
+
+
 def _table_html(tl: Timeline, index: int, marked: int | None) -> str:
     ratio, offset = tl.to_main
     rows = []
+    types = sorted({e["type"] for e in tl.events})
     for i, e in enumerate(tl.events):
         cls = ' class="diff"' if i == marked else ""
-        rows.append(f'<tr data-t="{ratio * e["t"] + offset:.6f}"{cls}><td>{e["t"]:.3f}</td>'
-                    f'<td>{e["type"]}</td><td>{html.escape(describe_event(e))}</td></tr>')
-    return (f'<div class="scroll" id="scroll{index}"><table class="events" id="events{index}">'
+        rows.append(f'<tr data-t="{ratio * e["t"] + offset:.6f}" data-type="{e["type"]}"{cls}>'
+                    f'<td>{e["t"]:.3f}</td><td>{e["type"]}</td>'
+                    f'<td>{html.escape(describe_event(e))}</td></tr>')
+    boxes = "".join(f'<label><input type="checkbox" class="show-type" data-table="{index}" '
+                    f'value="{t}" checked> {t}</label> ' for t in types)
+    return (f'<p class="filter">show: {boxes}</p>'
+            f'<div class="scroll" id="scroll{index}"><table class="events" id="events{index}">'
             f'<thead><tr><th>t (s)</th><th>type</th><th>what</th></tr></thead><tbody>'
             + "".join(rows) + "</tbody></table></div>")
 
@@ -260,6 +290,8 @@ tr.current { background: #cfe3ff !important; }
 tr.diff { background: #ffd0d0; font-weight: bold; }
 audio { width: 100%; max-width: 60em; }
 pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
+img.zoom { max-width: 100%; height: auto; }
+p.filter { margin: 0.3em 0; font-size: 0.9em; } p.filter label { margin-right: 0.6em; }
 """
 
 _SCRIPT = """
@@ -339,6 +371,16 @@ _SCRIPT = """
       seek(parseFloat(p.dataset.ratio) * local + parseFloat(p.dataset.offset));
     });
   });
+  // Event types shown in each table (the check boxes above it).
+  Array.prototype.forEach.call(document.querySelectorAll("input.show-type"), function (box) {
+    box.addEventListener("change", function () {
+      rowsOf[parseInt(box.dataset.table, 10)].forEach(function (row) {
+        if (row.getAttribute("data-type") === box.value) {
+          row.style.display = box.checked ? "" : "none";
+        }
+      });
+    });
+  });
   if (audio) {
     audio.addEventListener("timeupdate", function () { show(audio.currentTime - offset); });
     audio.addEventListener("seeked", function () { show(audio.currentTime - offset); });
@@ -386,6 +428,8 @@ def report_html(title: str, info: dict[str, str], main: Timeline,
     marked = _row_index(main.events, difference.t_main, difference.event_main) \
         if difference else None
     parts.append(f"<p>{len(main.events)} events</p>" + _table_html(main, 0, marked))
+    if difference is not None and difference.t_main is not None and main.capture is not None:
+        parts.append(_zoom_html(main, difference.t_main))
     if other is not None:
         parts.append(f"<h2>{html.escape(other.name)}</h2>")
         parts.append(_plot_html(other, 1, difference.t_other if difference else None,

@@ -95,8 +95,8 @@ def test_the_first_difference_is_marked_on_both_timelines():
     diff = FirstDifference("lamp differs", "first difference ...", t, t, src.events[lamp],
                       other_events[lamp])
     page = report_html("t", {}, main, other, diff, verdict="differs")
-    marked = re.findall(r'<tr data-t="([0-9.]+)" class="diff"><td>[^<]*</td><td>(\w+)</td>'
-                        r'<td>([^<]*)</td>', page)
+    marked = re.findall(r'<tr data-t="([0-9.]+)" data-type="\w+" class="diff"><td>[^<]*</td>'
+                        r'<td>(\w+)</td><td>([^<]*)</td>', page)
     assert marked == [(f"{t:.6f}", "lamp", "lamp upper on"),
                       (f"{t:.6f}", "lamp", "lamp lower on")]
     assert page.count("<img") == 2 and 'id="verdict"' in page
@@ -128,3 +128,24 @@ def test_a_report_must_be_an_html_file(tmp_path):
 def test_a_folder_with_nothing_to_report_is_named(tmp_path):
     with pytest.raises(AnalysisError, match=f"{tmp_path}: no events.jsonl and no capture"):
         open_source(str(tmp_path))
+
+
+def test_a_difference_in_a_capture_shows_the_pins_around_it(tower_test_page):
+    src, _ = tower_test_page
+    main = source_timeline(src)
+    lamp = next(e for e in src.events if e["type"] == "lamp")
+    diff = FirstDifference("lamp differs", "...", lamp["t"], None, lamp, None)
+    page = report_html("t", {}, main, None, diff, verdict="differs", audio_rate=8000)
+    zoom = re.search(r'<summary>the pins around the first difference \(([0-9.]+)-([0-9.]+) s '
+                     r'of the capture\)</summary><img class="zoom"[^>]*src="data:image/png;'
+                     r'base64,([^"]+)"', page)
+    assert float(zoom.group(1)) == pytest.approx(lamp["t"] - 0.1, abs=1e-3)
+    assert float(zoom.group(2)) == pytest.approx(lamp["t"] + 0.1, abs=1e-3)
+    assert base64.b64decode(zoom.group(3))[:4] == b"\x89PNG"
+
+
+def test_each_table_has_a_check_box_per_event_type(tower_test_page):
+    src, page = tower_test_page
+    boxes = re.findall(r'<input type="checkbox" class="show-type" data-table="0" '
+                       r'value="(\w+)" checked>', page)
+    assert boxes == sorted({e["type"] for e in src.events})

@@ -204,3 +204,16 @@ def test_a_conformance_marks_the_first_difference_on_both_timelines(browser, pag
     assert _audio_time(browser) == pytest.approx(float(marked[1].get_attribute("data-t")),
                                                  abs=0.01)
     assert _errors(browser) == []
+
+
+def test_unticking_an_event_type_hides_its_rows(browser, pages):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, pages["level_select"])
+    box = browser.find_element(By.CSS_SELECTOR, 'input.show-type[data-table="0"][value="tone"]')
+    box.click()
+    rows = _rows(browser)
+    shown = {r.get_attribute("data-type") for r in rows if r.is_displayed()}
+    assert "tone" not in shown and {"display", "lamp", "button"} <= shown
+    box.click()
+    assert all(r.is_displayed() for r in rows if r.get_attribute("data-type") == "tone")

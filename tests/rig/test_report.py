@@ -62,7 +62,8 @@ def test_a_check_that_differs_marks_the_first_difference_on_both_timelines(tmp_p
     page = (tmp_path / "c.html").read_text()
     assert status == 1 and "first difference at" in text
     assert 'class="verdict bad"' in page and "first difference at t=" in page
-    assert len(re.findall(r'<tr data-t="[0-9.]+" class="diff">', page)) == 2
+    assert len(re.findall(r'<tr data-t="[0-9.]+" data-type="\w+" class="diff">', page)) == 2
+    assert 'alt="pins around the first difference"' in page
 
 
 def test_the_clean_room_game_on_a_shared_capture_conforms(tmp_path):
