@@ -17,6 +17,7 @@ from tests.analysis.capload import CAPTURES
 from towerlab.cli import main
 
 CORPUS = CAPTURES.parent / "corpus"
+SHARED = sorted(p.name for p in CAPTURES.iterdir() if (p / "capture.sr").exists())
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 INSTALL = ("needs Chromium and its driver: apt-get install -y chromium chromium-driver "
@@ -57,9 +58,10 @@ def browser():
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    made = {"level_select": out / "level_select.html", "corpus": out / "corpus.html",
-            "conform": out / "conform.html"}
-    assert _report(CAPTURES / "level_select", "-o", made["level_select"]) == 0
+    made = {name: out / f"{name}.html" for name in SHARED}
+    made.update({"corpus": out / "corpus.html", "conform": out / "conform.html"})
+    for name in SHARED:
+        assert _report(CAPTURES / name, "-o", made[name], "--audio-rate", "8000") == 0
     assert _report(CORPUS / "l1_p1_s01", "-o", made["corpus"], "--audio-rate", "8000") == 0
     # A reference the clean-room game cannot match: tower_test with its first lamp moved.
     ref = out / "tower_test_changed"
@@ -99,18 +101,25 @@ def _rows(browser, table: int = 0):
     return browser.find_elements(By.CSS_SELECTOR, f"#events{table} tbody tr")
 
 
-def test_the_page_shows_the_overview_plot(browser, pages):
-    _open(browser, pages["level_select"])
+@pytest.mark.parametrize("name", SHARED)
+def test_the_page_of_a_shared_capture_shows_the_overview_plot(browser, pages, name):
+    _open(browser, pages[name])
     size = browser.execute_script("var i = document.querySelector('#plot0 img');"
                                   "return [i.complete, i.naturalWidth, i.naturalHeight];")
     assert size[0] and size[1] == 1540 and size[2] > 300
     assert _errors(browser) == []
 
 
-def test_the_page_lists_every_event(browser, pages):
-    _open(browser, pages["level_select"])
-    n = sum(1 for line in open(CAPTURES / "level_select" / "events.jsonl") if line.strip())
+@pytest.mark.parametrize("name", SHARED)
+def test_the_page_of_a_shared_capture_lists_every_event_and_has_its_sound(browser, pages,
+                                                                         name):
+    _open(browser, pages[name])
+    n = sum(1 for line in open(CAPTURES / name / "events.jsonl") if line.strip())
     assert len(_rows(browser)) == n
+    duration = browser.execute_script("return document.getElementById('audio').duration;")
+    from captures.formats import open_capture
+    info = open_capture(CAPTURES / name / "capture.sr").info
+    assert duration == pytest.approx(info.total_samples / info.samplerate, abs=0.01)
 
 
 def test_clicking_an_event_seeks_the_audio_to_its_time(browser, pages):
