@@ -1,4 +1,4 @@
-"""Draw timing diagrams and sound pictures of a capture (matplotlib, Agg backend).
+"""Draw timing diagrams, session overviews and sound pictures (matplotlib, Agg backend).
 
 ``plot_timing`` draws one row per line between two times: the decoded display text and the
 digit bus (O7 digit select with the O0-O6 pattern shown as its character) as labelled bus
@@ -8,6 +8,18 @@ SYNC) gets a plain row after them. Rows whose channels are missing are left out;
 the capture (no data) are shaded grey and hatched across every row. Only the
 window's edges are kept: change blocks are cut to the window as they stream by
 (capture-formats.md §5: plot edges, never per-sample arrays).
+
+Above those rows, ``plot_timing`` draws the decoded lanes of the overview (lamps, motor, reel,
+tones, buttons) for the same window.
+
+``plot_overview`` draws a whole session from its events, one lane each: the display text as
+labelled blocks, the lamps (each lit span named by the picture it lights: the reel's card at
+the time, ``REEL_CARDS``), the motor, the reel's card position, the tones as notes on a pitch
+scale (clicks as ticks) and the button presses (press to release, short names). Blocks
+narrower than a pixel that lie within a pixel of each other merge into one hatched block with
+a count (``aggregate``), tones of one note in one pixel column into one mark (``tone_marks``),
+so a session of many minutes stays readable; a label is written inside its block, or once
+over a run of blocks with that label (a flashing text), where it fits.
 
 ``plot_sound`` draws the pitch over time (decoded tones, labelled with note names, gaps
 shaded), a spectrogram and the waveform of the speaker rendered as ``analysis.sound`` does; the
@@ -26,11 +38,11 @@ from analysis.display import glyph, segments_from_o
 from analysis.speaker import note_name
 from captures.model import Capture
 
-__all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans", "TIMING_ROWS",
-           "plot_overview", "overview_figure", "figure_bytes", "draw_lanes", "Block", "Layout",
-           "aggregate", "display_blocks", "lamp_blocks", "motor_blocks", "reel_blocks",
-           "button_blocks", "tone_marks", "session_end", "REEL_CARDS",
-           "BUTTON_SHORT", "OVERVIEW_LANES", "capture_end"]
+__all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans",
+           "TIMING_ROWS", "plot_overview", "overview_figure", "figure_bytes", "draw_lanes",
+           "Block", "Layout", "aggregate", "display_blocks", "lamp_blocks", "motor_blocks",
+           "reel_blocks", "button_blocks", "tone_marks", "session_end", "capture_end",
+           "REEL_CARDS", "BUTTON_SHORT", "OVERVIEW_LANES"]
 
 # Channels the digit bus row needs (O0-O6 segments, O7 digit select, R4 enable).
 _DIGIT_BUS_CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)
