@@ -8,6 +8,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 APT_PACKAGES := mame sigrok-cli simavr libsimavr-dev gcc-avr avr-libc binutils-avr \
                 sigrok-firmware-fx2lafw tmux
+# the report's browser test (tests/analysis/test_report_browser.py)
+APT_PACKAGES += chromium chromium-driver
 PYTEST_ARGS ?=
 
 .PHONY: demo test venv sysdeps bench clean

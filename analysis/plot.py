@@ -1,4 +1,4 @@
-"""Draw timing diagrams and sound pictures of a capture (matplotlib, Agg backend).
+"""Draw timing diagrams, session overviews and sound pictures (matplotlib, Agg backend).
 
 ``plot_timing`` draws one row per line between two times: the decoded display text and the
 digit bus (O7 digit select with the O0-O6 pattern shown as its character) as labelled bus
@@ -9,6 +9,18 @@ the capture (no data) are shaded grey and hatched across every row. Only the
 window's edges are kept: change blocks are cut to the window as they stream by
 (capture-formats.md §5: plot edges, never per-sample arrays).
 
+Above those rows, ``plot_timing`` draws the decoded lanes of the overview (lamps, motor, reel,
+tones, buttons) for the same window.
+
+``plot_overview`` draws a whole session from its events, one lane each: the display text as
+labelled blocks, the lamps (each lit span named by the picture it lights: the reel's card at
+the time, ``REEL_CARDS``), the motor, the reel's card position, the tones as notes on a pitch
+scale (clicks as ticks) and the button presses (press to release, short names). Blocks
+narrower than a pixel that lie within a pixel of each other merge into one hatched block with
+a count (``aggregate``), tones of one note in one pixel column into one mark (``tone_marks``),
+so a session of many minutes stays readable; a label is written inside its block, or once
+over a run of blocks with that label (a flashing text), where it fits.
+
 ``plot_sound`` draws the pitch over time (decoded tones, labelled with note names, gaps
 shaded), a spectrogram and the waveform of the speaker rendered as ``analysis.sound`` does; the
 spectrogram and the waveform envelope are computed chunk by chunk into a bounded number of
@@ -16,15 +28,21 @@ columns.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
 from analysis.base import AnalysisError
 from analysis.display import glyph, segments_from_o
+from analysis.speaker import note_name
 from captures.model import Capture
 
-__all__ = ["plot_timing", "plot_sound", "window_edges", "gap_spans", "TIMING_ROWS"]
+__all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans",
+           "TIMING_ROWS", "plot_overview", "overview_figure", "figure_bytes", "draw_lanes",
+           "Block", "Layout", "aggregate", "display_blocks", "lamp_blocks", "motor_blocks",
+           "reel_blocks", "button_blocks", "tone_marks", "session_end", "capture_end",
+           "REEL_CARDS", "BUTTON_SHORT", "OVERVIEW_LANES"]
 
 # Channels the digit bus row needs (O0-O6 segments, O7 digit select, R4 enable).
 _DIGIT_BUS_CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)
@@ -125,11 +143,18 @@ def _bus(ax, segments: Sequence[tuple[float, float, str]], x0: float, x1: float,
 
 
 def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> None:
-    """Draw the timing diagram of ``capture`` between ``start_s`` and ``end_s`` seconds."""
+    """Draw the timing diagram of ``capture`` between ``start_s`` and ``end_s`` seconds
+    (``timing_figure``) to ``path`` (.png, .svg, .pdf)."""
+    _check_path(path)
+    _save(timing_figure(capture, start_s, end_s), path)
+
+
+def timing_figure(capture: Capture, start_s: float, end_s: float):
+    """Build the timing diagram of ``capture`` between ``start_s`` and ``end_s`` seconds: the
+    decoded lanes, then the display, the digit bus and one row per pin; return the figure."""
     from analysis.decode import iter_decode
 
     info = capture.info
-    _check_path(path)
     if not end_s > start_s >= 0:
         raise AnalysisError(f"plot window {start_s}..{end_s} s must satisfy 0 <= from < to")
     total = info.total_samples
@@ -141,16 +166,16 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
     tsec = times / info.samplerate
     stop = end_s if total is None else min(end_s, total / info.samplerate)
 
-    # Decoded display and tones in the window (decoders stream from the start).
-    from analysis.display import DisplayDecoder
-    from analysis.speaker import SpeakerDecoder
-    only = [n for n, cls in (("display", DisplayDecoder), ("speaker", SpeakerDecoder))
-            if all(c in info.channels for c in cls.CHANNELS)]
-    shown, tones, text_before = [], [], "  "
+    # Every decoder the channels allow, up to the window's end (decoders stream from the
+    # start): the display and tones for the rows below, all of it for the decoded lanes.
+    from analysis.decode import DECODERS
+    only = [n for n, cls in DECODERS.items() if all(c in info.channels for c in cls.CHANNELS)]
+    shown, tones, text_before, decoded = [], [], "  ", []
     if only:
         for ev in iter_decode(capture, only=only):
             if ev["t"] > stop:
                 break
+            decoded.append(ev)
             if ev["type"] == "display":
                 if ev["t"] <= start_s:
                     text_before = ev["text"]
@@ -158,10 +183,24 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
                     shown.append(ev)
             elif ev["type"] == "tone" and ev["t"] + ev["dur_s"] >= start_s:
                 tones.append(ev)
+    for g in capture.gaps:
+        decoded.append({"t": g.start / info.samplerate, "type": "gap",
+                        "dur_s": (g.end - g.start) / info.samplerate, "reason": g.reason})
+    decoded.sort(key=lambda e: e["t"])
 
     rows = _timing_rows(info.channels, "display" in only)
-    fig, axes = _figure(len(rows), 0.45 * len(rows) + 1.2)
-    for ax, (label, ch) in zip(axes[:, 0], rows):
+    lanes = _zoom_lanes(only)
+    height = 0.45 * len(rows) + sum(_LANE_HEIGHT[n] for n in lanes) + 1.2
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig = plt.figure(figsize=(14.0, height))
+    all_axes = _lane_axes(fig, lanes, extra=len(rows))
+    width_px = 14.0 * _DPI * 0.85
+    draw_lanes(all_axes[:len(lanes)], lanes, decoded, start_s, stop,
+               (stop - start_s) / width_px, end=stop)
+    axes = np.array(all_axes, dtype=object).reshape(-1, 1)
+    for ax, (label, ch) in zip(axes[len(lanes):, 0], rows):
         ax.set_yticks([])
         ax.set_ylim(-0.1, 1.1)
         ax.set_ylabel(label, rotation=0, ha="right", va="center", fontsize=9)
@@ -204,8 +243,16 @@ def plot_timing(capture: Capture, start_s: float, end_s: float, path: str) -> No
     axes[-1, 0].set_xlabel("time (s)")
     fig.suptitle(f"timing {start_s:g}-{stop:g} s ({info.samplerate:g} Hz, "
                  f"{len(times) - 1} changes)", fontsize=10)
-    fig.tight_layout()
-    _save(fig, path)
+    fig.subplots_adjust(left=0.1, right=0.98, top=1 - 0.45 / height, bottom=0.55 / height)
+    return fig
+
+
+def _zoom_lanes(decoders: Sequence[str]) -> list[str]:
+    """Return the decoded lanes drawn above the pin rows of a timing plot: those of the
+    overview the ``decoders`` feed, but the display (it has its own row)."""
+    feeds = {"lamps": "lamps", "motor": "motor", "reel": "reel", "tones": "speaker",
+             "buttons": "keypad"}
+    return [lane for lane in OVERVIEW_LANES if feeds.get(lane) in decoders]
 
 
 def gap_spans(capture: Capture, start_s: float, end_s: float) -> list[tuple[float, float]]:
@@ -367,3 +414,419 @@ def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 15
     ax_w.set_xlim(0, duration)
     fig.tight_layout()
     _save(fig, path)
+
+
+# ---- the overview: what the tower showed over a whole session, lane by lane --------------
+
+# Picture names per reel card position (top, middle, bottom window), lit by the upper, middle
+# and lower lamp; the layout of MAME's mbdtower reel, the same table as cleanroom/reel.py
+# (which this package may not import).
+REEL_CARDS: dict[int, tuple[str, str, str]] = {
+    0: ("CURSED", "LOST", "PLAGUE"), 1: ("VICTORY", "WARRIORS", "BRIGANDS"),
+    2: ("WIZARD", "BAZAAR CLOSED", "KEY MISSING"), 3: ("DRAGON", "SWORD", "PEGASUS"),
+    4: ("GOLD KEY", "SILVER KEY", "BRASS KEY"), 5: ("SCOUT", "HEALER", "GOLD"),
+    6: ("WARRIOR", "FOOD", "BEAST"), 7: ("", "", ""),
+}
+# Short button names for the buttons lane (as the corpus README abbreviates them).
+BUTTON_SHORT = {"YES/BUY": "Y", "NO/END": "N", "REPEAT": "Rep", "HAGGLE": "H",
+                "BAZAAR": "Bz", "CLEAR": "Cl", "TOMB/RUIN": "T", "MOVE": "M",
+                "SANCTUARY/CITADEL": "S", "DARK TOWER": "DT", "FRONTIER": "F",
+                "INVENTORY": "I"}
+OVERVIEW_LANES = ("display", "lamps", "motor", "reel", "tones", "buttons")
+_LANE_HEIGHT = {"display": 0.55, "lamps": 0.9, "motor": 0.35, "reel": 0.55, "tones": 1.1,
+                "buttons": 0.55}
+_MARGIN_LEFT, _MARGIN_RIGHT = 0.075, 0.985      # axes span of every lane (figure fractions)
+_DPI = 110
+_CHAR_PX = 6.7                                   # width of one monospace character at 8 pt
+FLASH_RUN_S = 0.6      # blocks of one label closer than this are one run (a flashing text)
+
+
+class Block(NamedTuple):
+    """A span of one lane (seconds) with its label; ``count`` > 1 when it stands for that
+    many blocks merged because each was narrower than a pixel."""
+    start: float
+    end: float
+    label: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the time axis of a drawn overview lies: ``t0``..``t1`` seconds span the
+    figure's width fractions ``left``..``right``; the image is ``width_px`` x
+    ``height_px`` pixels."""
+    t0: float
+    t1: float
+    left: float
+    right: float
+    width_px: int
+    height_px: int
+
+
+def session_end(events: Sequence[dict]) -> float:
+    """Return the time (s) at which the last event of ``events`` ends (tones and gaps last
+    ``dur_s``), 0 for none."""
+    return max([e["t"] + (e.get("dur_s") or 0.0) for e in events] + [0.0])
+
+
+def _gap_starts(events: Sequence[dict]) -> list[float]:
+    return [e["t"] for e in events if e["type"] == "gap"]
+
+
+def _spans(changes: Sequence[tuple[float, str]], end: float,
+           cuts: Sequence[float] = ()) -> list[Block]:
+    """Turn (time, state) changes into blocks of the non-empty states; a cut (a gap's start)
+    ends the state that runs over it."""
+    marks = sorted(list(changes) + [(t, "") for t in cuts], key=lambda m: m[0])
+    out = []
+    for i, (t, state) in enumerate(marks):
+        stop = marks[i + 1][0] if i + 1 < len(marks) else end
+        if state and stop > t:
+            out.append(Block(t, stop, state))
+    return out
+
+
+def display_blocks(events: Sequence[dict], end: float) -> list[Block]:
+    """Return the display lane: one block per text shown (blank digits as ``_``), from the
+    display events; blank is no block."""
+    return _spans([(e["t"], e["text"].replace(" ", "_") if e["text"].strip() else "")
+                   for e in events if e["type"] == "display"], end, _gap_starts(events))
+
+
+def lamp_blocks(events: Sequence[dict], end: float) -> dict[str, list[Block]]:
+    """Return, per lamp (upper, middle, lower), the spans it was lit, each labelled with
+    the picture it lit (the reel's card at the time, ``REEL_CARDS``) or the lamp's name."""
+    events = sorted(events, key=lambda e: e["t"])
+    out: dict[str, list[Block]] = {}
+    pos = None
+    changes: dict[str, list[tuple[float, str]]] = {lamp: [] for lamp in ("upper", "middle",
+                                                                            "lower")}
+    for e in events:
+        if e["type"] == "reel":
+            pos = e["card_pos"]
+        elif e["type"] == "lamp" and e["lamp"] in changes:
+            row = ("upper", "middle", "lower").index(e["lamp"])
+            name = REEL_CARDS.get(pos, ("", "", ""))[row] if pos is not None else ""
+            changes[e["lamp"]].append((e["t"], (name or e["lamp"]) if e["on"] else ""))
+    for lamp, ch in changes.items():
+        out[lamp] = _spans(ch, end, _gap_starts(events))
+    return out
+
+
+def motor_blocks(events: Sequence[dict], end: float) -> list[Block]:
+    """Return the spans the reel motor ran."""
+    return _spans([(e["t"], "on" if e["on"] else "") for e in events if e["type"] == "motor"],
+                  end, _gap_starts(events))
+
+
+def reel_blocks(events: Sequence[dict], end: float) -> list[Block]:
+    """Return the reel lane: one block per card position in front of the windows, labelled
+    with the position and its three pictures."""
+    def label(pos: int) -> str:
+        names = "/".join(n for n in REEL_CARDS.get(pos, ()) if n)
+        return f"{pos} {names}".strip()
+    return _spans([(e["t"], label(e["card_pos"])) for e in events if e["type"] == "reel"],
+                  end, _gap_starts(events))
+
+
+def button_blocks(events: Sequence[dict], end: float) -> list[Block]:
+    """Return the button lane: one block per press, from press to release, labelled with the
+    button's short name (``BUTTON_SHORT``)."""
+    out, down = [], {}
+    for e in sorted((e for e in events if e["type"] == "button"), key=lambda e: e["t"]):
+        if e["action"] == "press":
+            down.setdefault(e["button"], e["t"])
+        elif e["button"] in down:
+            a = down.pop(e["button"])
+            out.append(Block(a, e["t"], BUTTON_SHORT.get(e["button"], e["button"])))
+    out += [Block(a, end, BUTTON_SHORT.get(b, b)) for b, a in down.items()]
+    return sorted(out)
+
+
+def aggregate(blocks: Sequence[Block], px_s: float) -> list[Block]:
+    """Merge each run of blocks narrower than ``px_s`` seconds (one pixel) that lie closer
+    than a pixel to each other into one block; it is labelled with the label that covers the
+    most time in it and counts the blocks it stands for. Wider blocks are kept as they are."""
+    out: list[Block] = []
+    group: list[Block] = []
+
+    def flush() -> None:
+        if len(group) == 1:
+            out.append(group[0])
+        elif group:
+            cover: dict[str, float] = {}
+            for b in group:
+                cover[b.label] = cover.get(b.label, 0.0) + (b.end - b.start)
+            out.append(Block(group[0].start, max(b.end for b in group),
+                             max(cover, key=cover.get), sum(b.count for b in group)))
+        group.clear()
+
+    for b in sorted(blocks):
+        narrow = b.end - b.start < px_s
+        if group and narrow and b.start - max(g.end for g in group) < px_s:
+            group.append(b)
+            continue
+        flush()
+        if narrow:
+            group.append(b)
+        else:
+            out.append(b)
+    flush()
+    return out
+
+
+def tone_marks(events: Sequence[dict], px_s: float, t0: float = 0.0
+               ) -> list[tuple[float, float, float | None, str, int]]:
+    """Return the tones lane as (start, end, freq_hz or None for clicks, note, count): tones
+    of the same note starting in the same pixel column (``px_s`` seconds from ``t0``) are one
+    mark spanning them all."""
+    cols: dict[tuple[int, str], list] = {}
+    for e in events:
+        if e["type"] != "tone":
+            continue
+        freq = e["freq_hz"]
+        note = "click" if freq is None else (e.get("note") or note_name(freq)[0])
+        key = (int((e["t"] - t0) // px_s), note)
+        end = e["t"] + max(float(e["dur_s"]), 0.0)
+        if key in cols:
+            m = cols[key]
+            m[1] = max(m[1], end)
+            m[4] += 1
+            if freq is not None:
+                m[5] += freq
+        else:
+            cols[key] = [e["t"], end, freq, note, 1, freq or 0.0]
+    out = []
+    for start, end, freq, note, count, fsum in sorted(cols.values(), key=lambda m: m[0]):
+        out.append((start, end, None if freq is None else fsum / count, note, count))
+    return out
+
+
+def _lane_axes(fig, lanes: Sequence[str], extra: int = 0, extra_height: float = 0.45):
+    """Return one axes per lane (and ``extra`` pin rows below), sharing the time axis."""
+    ratios = [_LANE_HEIGHT[n] for n in lanes] + [extra_height] * extra
+    gs = fig.add_gridspec(len(ratios), 1, height_ratios=ratios, hspace=0.12)
+    axes = []
+    for i in range(len(ratios)):
+        ax = fig.add_subplot(gs[i, 0], sharex=axes[0] if axes else None)
+        ax.set_yticks([])
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+        if i < len(ratios) - 1:
+            ax.tick_params(labelbottom=False)
+        axes.append(ax)
+    return axes
+
+
+def _label_runs(blocks: Sequence[Block], gap_s: float) -> list[list[Block]]:
+    """Group consecutive blocks that carry the same label and lie less than ``gap_s`` seconds
+    apart (a flashing text, a button pressed again) into runs."""
+    runs: list[list[Block]] = []
+    for b in blocks:
+        if runs and runs[-1][-1].label == b.label and b.start - runs[-1][-1].end < gap_s:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return runs
+
+
+def _draw_blocks(ax, blocks: Sequence[Block], y0: float, h: float, color: str,
+                 px_s: float, t0: float, t1: float) -> None:
+    """Draw blocks as boxes from ``y0`` to ``y0 + h``; merged blocks are hatched. Labels:
+    inside each box that is wide enough; else once over a run of boxes with that label
+    (``_label_runs``), centred when the run is wide enough, else starting at the run, when
+    there is room before the next run."""
+    from matplotlib.collections import PolyCollection
+
+    plain, merged = [], []
+    shown = [b for b in blocks if b.end >= t0 and b.start <= t1]
+    for b in shown:
+        a, e = b.start, max(b.end, b.start + px_s)
+        box = [(a, y0), (e, y0), (e, y0 + h), (a, y0 + h)]
+        (merged if b.count > 1 else plain).append(box)
+
+    def width_px(a: float, e: float) -> float:
+        return (min(e, t1) - max(a, t0)) / px_s
+
+    def fits(text: str, a: float, e: float) -> bool:
+        return width_px(a, e) >= len(text) * _CHAR_PX + 4
+
+    def put(x: float, text: str, ha: str, boxed: bool = False) -> None:
+        ax.text(x, y0 + h / 2, text, ha=ha, va="center", fontsize=8, family="monospace",
+                clip_on=True, bbox=dict(fc="white", ec="none", alpha=0.7, pad=0.3)
+                if boxed else None)
+
+    runs = _label_runs(shown, FLASH_RUN_S)
+    for i, run in enumerate(runs):
+        label = run[0].label
+        if not label:
+            continue
+        if all(fits(label, b.start, b.end) for b in run):
+            for b in run:
+                full = f"{label} x{b.count}" if b.count > 1 else label
+                put((max(b.start, t0) + min(b.end, t1)) / 2,
+                    full if fits(full, b.start, b.end) else label, "center")
+            continue
+        a, e = run[0].start, max(b.end for b in run)
+        count = sum(b.count for b in run)
+        full = f"{label} x{count}" if count > 1 else label
+        nxt = runs[i + 1][0].start if i + 1 < len(runs) else t1
+        if fits(full, a, e):
+            put((max(a, t0) + min(e, t1)) / 2, full, "center", boxed=True)
+        elif fits(label, a, e):
+            put((max(a, t0) + min(e, t1)) / 2, label, "center", boxed=True)
+        elif fits(label, a, nxt) and a >= t0:
+            put(a, label, "left", boxed=True)
+    if plain:
+        ax.add_collection(PolyCollection(plain, facecolors=color, edgecolors=color,
+                                         alpha=0.4, linewidths=0.6))
+    if merged:
+        ax.add_collection(PolyCollection(merged, facecolors="none", edgecolors=color,
+                                         hatch="////", alpha=0.6, linewidths=0.6))
+
+
+def _draw_tones(ax, events: Sequence[dict], px_s: float, t0: float, t1: float) -> None:
+    """Draw the tones lane: each note as a bar at its pitch (log scale), note names where
+    they fit, clicks as ticks along the bottom."""
+    from matplotlib.collections import LineCollection
+
+    marks = [m for m in tone_marks(events, px_s, t0) if m[1] >= t0 and m[0] <= t1]
+    real = [m for m in marks if m[2] is not None]
+    lo, hi = 80.0, 3000.0
+    if real:
+        lo = min(lo, min(m[2] for m in real) / 1.3)
+        hi = max(hi, max(m[2] for m in real) * 1.3)
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
+    ticks = [f for f in (100, 300, 1000, 3000) if lo <= f <= hi]
+    ax.set_yticks(ticks, [f"{f:g}" for f in ticks], fontsize=7)
+    ax.minorticks_off()
+    if real:
+        segs = [[(m[0], m[2]), (max(m[1], m[0] + px_s), m[2])] for m in real]
+        ax.add_collection(LineCollection(segs, colors="tab:red", linewidths=3))
+        last_x = -np.inf
+        for m in real:
+            if m[0] - last_x < (len(m[3]) + 1) * _CHAR_PX * px_s:
+                continue
+            last_x = m[0]
+            ax.text(max(m[0], t0), m[2] * 1.12, m[3], fontsize=7, color="tab:red",
+                    va="bottom", clip_on=True)
+    clicks = [m[0] for m in marks if m[2] is None]
+    if clicks:
+        ax.plot(clicks, [lo * 1.05] * len(clicks), "|", color="0.3", ms=6)
+
+
+def draw_lanes(axes: Sequence, lanes: Sequence[str], events: Sequence[dict], t0: float,
+               t1: float, px_s: float, end: float | None = None) -> None:
+    """Draw the decoded ``lanes`` of ``events`` into ``axes`` (one each) between ``t0`` and
+    ``t1`` seconds; ``px_s`` is the width of one pixel in seconds (narrower blocks merge)."""
+    events = sorted(events, key=lambda e: e["t"])
+    end = session_end(events) if end is None else end
+    for ax, lane in zip(axes, lanes):
+        ax.set_ylabel(lane, rotation=0, ha="right", va="center", fontsize=9)
+        ax.set_ylim(0, 1)
+        if lane == "display":
+            _draw_blocks(ax, aggregate(display_blocks(events, end), px_s), 0.1, 0.8,
+                         "tab:green", px_s, t0, t1)
+        elif lane == "lamps":
+            lit = lamp_blocks(events, end)
+            for row, lamp in enumerate(("lower", "middle", "upper")):
+                _draw_blocks(ax, aggregate(lit[lamp], px_s),
+                             row / 3 + 0.03, 1 / 3 - 0.06, "goldenrod", px_s, t0, t1)
+            ax.set_yticks([1 / 6, 0.5, 5 / 6], ["lower", "middle", "upper"], fontsize=7)
+        elif lane == "motor":
+            _draw_blocks(ax, aggregate(motor_blocks(events, end), px_s), 0.15, 0.7,
+                         "tab:purple", px_s, t0, t1)
+        elif lane == "reel":
+            _draw_blocks(ax, aggregate(reel_blocks(events, end), px_s), 0.1, 0.8,
+                         "tab:brown", px_s, t0, t1)
+        elif lane == "tones":
+            _draw_tones(ax, events, px_s, t0, t1)
+        elif lane == "buttons":
+            _draw_blocks(ax, aggregate(button_blocks(events, end), px_s), 0.1, 0.8,
+                         "tab:blue", px_s, t0, t1)
+        else:
+            raise AnalysisError(f"unknown overview lane {lane!r} (expected one of "
+                                f"{', '.join(OVERVIEW_LANES)})")
+        for e in events:
+            if e["type"] == "gap" and e["t"] <= t1 and e["t"] + e["dur_s"] >= t0:
+                ax.axvspan(e["t"], e["t"] + max(e["dur_s"], px_s), color="0.85", hatch="//",
+                           ec="0.6", lw=0, zorder=0)
+
+
+def overview_figure(events: Sequence[dict], start_s: float = 0.0, end_s: float | None = None,
+                    title: str = "", marks: Sequence[tuple[float, str]] = (),
+                    width_in: float = 14.0):
+    """Build the overview figure of ``events`` between ``start_s`` and ``end_s`` seconds
+    (default: the whole session): one lane each for the display text, the lamps (with the
+    pictures they light), the motor, the reel, the tones (as notes) and the button presses.
+    ``marks`` (time, label) are drawn as red lines across every lane. Return (figure,
+    Layout)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    end = session_end(events)
+    stop = end if end_s is None else end_s
+    if not stop > start_s >= 0:
+        stop = start_s + 1.0
+    height = sum(_LANE_HEIGHT.values()) + 0.9
+    fig = plt.figure(figsize=(width_in, height))
+    axes = _lane_axes(fig, OVERVIEW_LANES)
+    fig.subplots_adjust(left=_MARGIN_LEFT, right=_MARGIN_RIGHT, top=1 - 0.35 / height,
+                        bottom=0.5 / height)
+    width_px = int(round(width_in * _DPI))
+    px_s = (stop - start_s) / (width_px * (_MARGIN_RIGHT - _MARGIN_LEFT))
+    draw_lanes(axes, OVERVIEW_LANES, events, start_s, stop, px_s, end)
+    for t, label in marks:
+        for ax in axes:
+            ax.axvline(t, color="red", lw=1.2, zorder=5)
+        axes[0].text(t, 1.02, f" {label}", color="red", fontsize=8, va="bottom",
+                     transform=axes[0].get_xaxis_transform(), clip_on=False)
+    axes[-1].set_xlim(start_s, stop)
+    axes[-1].set_xlabel("time (s)")
+    counts = {k: sum(1 for e in events if e["type"] == k) for k in ("display", "tone",
+                                                                    "button")}
+    fig.suptitle(title or f"session {start_s:g}-{stop:g} s: {counts['display']} display "
+                 f"changes, {counts['tone']} tones, {counts['button']} button events",
+                 fontsize=10, y=1 - 0.05 / height, va="top")
+    layout = Layout(start_s, stop, _MARGIN_LEFT, _MARGIN_RIGHT, width_px,
+                    int(round(height * _DPI)))
+    return fig, layout
+
+
+def figure_bytes(fig, fmt: str = "png") -> bytes:
+    """Return the figure as image bytes (png or svg) and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format=fmt, dpi=_DPI)
+    finally:
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def plot_overview(events: Sequence[dict], path: str, start_s: float = 0.0,
+                  end_s: float | None = None, title: str = "",
+                  marks: Sequence[tuple[float, str]] = ()) -> Layout:
+    """Draw the overview of a session (``overview_figure``) to ``path`` (.png, .svg,
+    .pdf); return its Layout."""
+    _check_path(path)
+    fig, layout = overview_figure(events, start_s, end_s, title, marks)
+    _save(fig, path)
+    return layout
+
+
+def capture_end(capture: Capture) -> float:
+    """Return the length of ``capture`` in seconds (its total samples, or past its last
+    change when the length is not stored)."""
+    info = capture.info
+    if info.total_samples is not None:
+        return info.total_samples / info.samplerate
+    last = 0
+    for block in capture.changes():
+        if len(block):
+            last = int(block.times[-1])
+    return (last + 1) / info.samplerate

@@ -31,6 +31,7 @@ RATE_MULTIPLIER = 4     # intermediate samples per output sample (MAME RATE_MULT
 FIR_TAPS = 64
 DC_POLE = 0.995
 _DC_CHUNK = 512         # closed-form DC blocker chunk (0.995**-512 stays small)
+_BOX_CHUNK = 1 << 18    # intermediate samples box-filtered at a time (about 1.5 s at 44.1 kHz)
 
 
 def _lowpass(taps: int, cutoff: float) -> np.ndarray:
@@ -96,12 +97,18 @@ class SpeakerRenderer:
         k_end = int(np.floor(until * self.fi))
         if k_end <= self._k:
             return np.zeros(0)
-        bounds = np.arange(self._k, k_end + 1) / self.fi
-        ib = np.interp(bounds, kt, ki)
-        ib[0] = self._i_at_k
-        box = np.diff(ib) * self.fi
-        self._k, self._i_at_k = k_end, float(ib[-1])
-        return self._filter(box)
+        # At most _BOX_CHUNK intermediate samples at a time: a block of changes may span
+        # minutes (an edge log's blocks do), and its box-filter arrays would take gigabytes.
+        out = []
+        while self._k < k_end:
+            k1 = min(k_end, self._k + _BOX_CHUNK)
+            bounds = np.arange(self._k, k1 + 1) / self.fi
+            ib = np.interp(bounds, kt, ki)
+            ib[0] = self._i_at_k
+            box = np.diff(ib) * self.fi
+            self._k, self._i_at_k = k1, float(ib[-1])
+            out.append(self._filter(box))
+        return np.concatenate(out)
 
     def _filter(self, box: np.ndarray) -> np.ndarray:
         x = np.concatenate((self._hist, box))

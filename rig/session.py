@@ -542,6 +542,7 @@ class CheckResult(Comparison):
     late_actions: int = 0                   # the recording's actions that ran late
     clock_note: str | None = None           # why --clock auto fell back to the nominal clock
     rom_note: str | None = None             # the recording names another ROM than the target's
+    target_events: list[dict] | None = None  # what the target showed (B), up to compared_until
 
 
 def _replay(rec: Recording, spec: TargetSpec) -> tuple[list[dict], tuple[str, ...]]:
@@ -646,7 +647,7 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -
     return CheckResult(**vars(result), clock_hz=spec.clock_hz, clock_fit=fit,
                        compared_until=end, fault=rec.meta.get("fault"),
                        late_actions=int(rec.meta.get("late_actions") or 0),
-                       clock_note=note, rom_note=rom_note)
+                       clock_note=note, rom_note=rom_note, target_events=b)
 
 
 def check_cleanroom(path: str | os.PathLike):

@@ -127,17 +127,45 @@ def cmd_decode(args: argparse.Namespace, out: IO[str]) -> int:
 
 def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
     """Draw a timing diagram or a sound picture of a capture."""
-    from analysis.plot import plot_sound, plot_timing
+    from analysis.plot import plot_overview, plot_sound, plot_timing
 
+    window = args.start is not None or args.end is not None
+    if args.at is not None and window:
+        raise ValueError("plot: give --at T [--span S] or --from/--to, not both")
+    if args.span is not None and args.at is None:
+        raise ValueError("plot: --span S needs --at T (the time to zoom in on)")
+    if args.kind == "timing" and _is_events(args.capture):
+        if args.at is not None or window:
+            raise ValueError(f"{args.capture}: an events file has no pins to zoom in on "
+                             f"(give the capture for --at/--from)")
+        from captures.events import read_events
+        plot_overview(read_events(args.capture), args.output)
+        print(f"{args.output}: overview of {args.capture}", file=out)
+        return 0
     cap = _open(args.capture, args.channel_map)
+    what = args.kind
     with _naming(args.capture, args.output):
-        if args.kind == "timing":
-            start = args.start if args.start is not None else 0.0
-            end = args.end if args.end is not None else start + 0.05
-            plot_timing(cap, start, end, args.output)
-        else:
+        if args.kind == "sound":
             plot_sound(cap, args.output)
-    print(f"{args.output}: {args.kind} plot", file=out)
+        elif args.at is not None or window:
+            if args.at is not None:
+                span = args.span if args.span is not None else 0.1
+                start, end = max(0.0, args.at - span / 2), args.at + span / 2
+            else:
+                start = args.start if args.start is not None else 0.0
+                end = args.end if args.end is not None else start + 0.05
+            plot_timing(cap, start, end, args.output)
+            what = f"timing {start:g}-{end:g} s"
+        else:
+            from analysis.decode import decode
+            from analysis.plot import capture_end
+            events = decode(cap)
+            events += [{"t": g.start / cap.info.samplerate, "type": "gap",
+                        "dur_s": (g.end - g.start) / cap.info.samplerate, "reason": g.reason}
+                       for g in cap.gaps]
+            layout = plot_overview(events, args.output, end_s=capture_end(cap))
+            what = f"overview 0-{layout.t1:g} s"
+    print(f"{args.output}: {what} plot", file=out)
     return 0
 
 
@@ -268,15 +296,27 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="do not assume the reel starts at MAME's position 0 (real towers)")
     p.set_defaults(func=cmd_decode)
 
-    p = sub.add_parser("plot", help="draw a timing diagram or a sound picture")
+    p = sub.add_parser("plot", help="draw a session overview, a timing diagram or a sound "
+                                    "picture",
+                       description="timing: with no window, the overview of the whole session "
+                                   "(display, lamps, motor, reel, tones, buttons; also from an "
+                                   "events .jsonl); --at T --span S or --from/--to: the pins "
+                                   "with the decoded lanes above. sound: pitch, spectrogram, "
+                                   "waveform.")
     p.add_argument("kind", choices=("timing", "sound"))
     p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
     p.add_argument("-o", "--output", required=True, metavar="F.png|svg|pdf",
                    help="picture to write; the extension picks the format")
+    p.add_argument("--at", type=_seconds, default=None, metavar="T",
+                   help="timing plot: zoom to the pins around T seconds (R/O/K lines, the "
+                        "digit multiplex) with the decoded lanes above; without --at or "
+                        "--from, the overview of the whole session")
+    p.add_argument("--span", type=_positive, default=None, metavar="S",
+                   help="width of the --at window in seconds (default 0.1)")
     p.add_argument("--from", dest="start", type=_seconds, default=None, metavar="S",
-                   help="window start (s, timing plot; default 0)")
+                   help="window start (s, timing plot at the pin level; default 0)")
     p.add_argument("--to", dest="end", type=_seconds, default=None, metavar="S",
-                   help="window end (s, timing plot; default start + 0.05)")
+                   help="window end (s, timing plot at the pin level; default start + 0.05)")
     p.add_argument("--channel-map", **cmap)
     p.set_defaults(func=cmd_plot)
 

@@ -1,0 +1,228 @@
+"""`towerlab report` pages in a real browser: headless Chromium driven by selenium opens pages
+made from the shared captures, the corpus and a conformance with a difference; the plot and the
+table are there, clicking an event or the plot seeks the audio, and the console stays clean.
+
+Needs Debian's chromium and chromium-driver (``make test`` installs them as root) and selenium
+(the ``test`` extra of setup.cfg); skips saying so when they are missing."""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tempfile
+
+import pytest
+
+from tests.analysis.capload import CAPTURES
+from towerlab.cli import main
+
+CORPUS = CAPTURES.parent / "corpus"
+SHARED = sorted(p.name for p in CAPTURES.iterdir() if (p / "capture.sr").exists())
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+INSTALL = ("needs Chromium and its driver: apt-get install -y chromium chromium-driver "
+           "(make test does it as root), and selenium: pip install -e '.[test]'")
+# The network is closed: without these flags Chromium keeps trying to reach its servers.
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--window-size=1600,1200")
+
+
+def _report(*argv) -> int:
+    return main(["report", *[str(a) for a in argv]], io.StringIO())
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip(f"no chromium/chromedriver on PATH: {INSTALL}")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip(f"selenium is not installed: {INSTALL}")
+    profile = tempfile.mkdtemp(prefix="towerlab-chromium-")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={profile}")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(120)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reports")
+    made = {name: out / f"{name}.html" for name in SHARED}
+    made.update({"corpus": out / "corpus.html", "conform": out / "conform.html"})
+    for name in SHARED:
+        assert _report(CAPTURES / name, "-o", made[name], "--audio-rate", "8000") == 0
+    assert _report(CORPUS / "l1_p1_s01", "-o", made["corpus"], "--audio-rate", "8000") == 0
+    # A reference the clean-room game cannot match: tower_test with its first lamp moved.
+    ref = out / "tower_test_changed"
+    shutil.copytree(CAPTURES / "tower_test", ref)
+    lines = (ref / "events.jsonl").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if '"type": "lamp"' in line)
+    ev = json.loads(lines[first])
+    ev["lamp"] = "lower"
+    lines[first] = json.dumps(ev)
+    (ref / "events.jsonl").write_text("\n".join(lines) + "\n")
+    assert _report(ref, "--conform", "-o", made["conform"]) == 1
+    return made
+
+
+def _open(browser, path):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get_log("browser")              # drop what earlier pages logged
+    browser.get(path.as_uri())
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script(
+        "var a = document.getElementById('audio'); return !a || a.readyState >= 1;"))
+    # Playing is the browser's business: keep the play position where the seek put it.
+    browser.execute_script("var a = document.getElementById('audio');"
+                           "if (a) { a.play = function () { return Promise.resolve(); }; }")
+
+
+def _errors(browser) -> list[dict]:
+    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _audio_time(browser) -> float:
+    return browser.execute_script("return document.getElementById('audio').currentTime;")
+
+
+def _rows(browser, table: int = 0):
+    from selenium.webdriver.common.by import By
+    return browser.find_elements(By.CSS_SELECTOR, f"#events{table} tbody tr")
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_the_page_of_a_shared_capture_shows_the_overview_plot(browser, pages, name):
+    _open(browser, pages[name])
+    size = browser.execute_script("var i = document.querySelector('#plot0 img');"
+                                  "return [i.complete, i.naturalWidth, i.naturalHeight];")
+    assert size[0] and size[1] == 1540 and size[2] > 300
+    assert _errors(browser) == []
+
+
+@pytest.mark.parametrize("name", SHARED)
+def test_the_page_of_a_shared_capture_lists_every_event_and_has_its_sound(browser, pages,
+                                                                         name):
+    _open(browser, pages[name])
+    n = sum(1 for line in open(CAPTURES / name / "events.jsonl") if line.strip())
+    assert len(_rows(browser)) == n
+    duration = browser.execute_script("return document.getElementById('audio').duration;")
+    from captures.formats import open_capture
+    info = open_capture(CAPTURES / name / "capture.sr").info
+    assert duration == pytest.approx(info.total_samples / info.samplerate, abs=0.01)
+
+
+def test_clicking_an_event_seeks_the_audio_to_its_time(browser, pages):
+    _open(browser, pages["level_select"])
+    row = _rows(browser)[100]
+    t = float(row.get_attribute("data-t"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", row)
+    row.click()
+    assert _audio_time(browser) == pytest.approx(t, abs=0.01)
+    assert "current" in row.get_attribute("class")
+    assert _errors(browser) == []
+
+
+def test_clicking_the_plot_seeks_the_audio_to_that_time(browser, pages):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    _open(browser, pages["level_select"])
+    plot = browser.find_element("css selector", "#plot0")
+    t0, t1, left, right = (float(plot.get_attribute(f"data-{k}"))
+                           for k in ("t0", "t1", "left", "right"))
+    width = plot.size["width"]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", plot)
+    x = (left + 0.5 * (right - left)) * width      # the middle of the time axis
+    ActionChains(browser).move_to_element_with_offset(plot, int(x - width / 2), 0) \
+        .click().perform()
+    assert _audio_time(browser) == pytest.approx(t0 + 0.5 * (t1 - t0), abs=0.01 * (t1 - t0))
+    assert _errors(browser) == []
+
+
+def test_a_line_over_each_plot_shows_the_play_position(browser, pages):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _open(browser, pages["conform"])
+    row = _rows(browser, 1)[20]
+    t = float(row.get_attribute("data-t"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", row)
+    row.click()
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(
+        "return document.querySelectorAll('.playhead[style*=\"block\"]').length") == 2)
+    for plot in browser.find_elements("css selector", ".plot"):
+        t0, t1, left, right = (float(plot.get_attribute(f"data-{k}"))
+                               for k in ("t0", "t1", "left", "right"))
+        at = browser.execute_script(
+            "return parseFloat(arguments[0].querySelector('.playhead').style.left);", plot)
+        assert at == pytest.approx(100 * (left + (t - t0) / (t1 - t0) * (right - left)),
+                                   abs=0.5)
+
+
+def test_the_row_of_the_play_position_is_highlighted_as_the_audio_moves(browser, pages):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    _open(browser, pages["level_select"])
+    rows = _rows(browser)
+    target = rows[60]
+    t = float(target.get_attribute("data-t"))
+    later = next(float(r.get_attribute("data-t")) for r in rows[61:]
+                 if float(r.get_attribute("data-t")) > t)
+    browser.execute_script("document.getElementById('audio').currentTime = arguments[0];",
+                           (t + later) / 2)
+    WebDriverWait(browser, 30).until(lambda d: "current" in (target.get_attribute("class")
+                                                             or ""))
+    current = [r for r in rows if "current" in (r.get_attribute("class") or "")]
+    assert len(current) == 1 and float(current[0].get_attribute("data-t")) == t
+
+
+def test_a_corpus_session_opens_with_its_whole_sound(browser, pages):
+    _open(browser, pages["corpus"])
+    duration = browser.execute_script("return document.getElementById('audio').duration;")
+    assert duration == pytest.approx(283.46, abs=0.05)
+    n = sum(1 for line in open(CORPUS / "l1_p1_s01" / "events.jsonl") if line.strip())
+    assert len(_rows(browser)) == n
+    assert _errors(browser) == []
+
+
+def test_a_conformance_marks_the_first_difference_on_both_timelines(browser, pages):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, pages["conform"])
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".plot img")) == 2
+    marked = browser.find_elements(By.CSS_SELECTOR, "tr.diff")
+    assert [m.find_element(By.XPATH, "ancestor::table").get_attribute("id")
+            for m in marked] == ["events0", "events1"]
+    # The game lights the upper lamp where the changed reference lit the lower one: the
+    # game's row is that lamp, the reference's the last event before it (it has nothing).
+    assert "lamp upper on" in marked[1].text
+    assert float(marked[0].get_attribute("data-t")) <= \
+        float(marked[1].get_attribute("data-t")) + 0.05
+    assert "reference: (nothing)" in browser.find_element(By.ID, "difference").text
+    assert "differs" in browser.find_element(By.ID, "verdict").text
+    marked[1].click()
+    assert _audio_time(browser) == pytest.approx(float(marked[1].get_attribute("data-t")),
+                                                 abs=0.01)
+    assert _errors(browser) == []
+
+
+def test_unticking_an_event_type_hides_its_rows(browser, pages):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, pages["level_select"])
+    box = browser.find_element(By.CSS_SELECTOR, 'input.show-type[data-table="0"][value="tone"]')
+    box.click()
+    rows = _rows(browser)
+    shown = {r.get_attribute("data-type") for r in rows if r.is_displayed()}
+    assert "tone" not in shown and {"display", "lamp", "button"} <= shown
+    box.click()
+    assert all(r.is_displayed() for r in rows if r.get_attribute("data-type") == "tone")
