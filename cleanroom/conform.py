@@ -5,8 +5,8 @@ tower showed, captures.events vocabulary).  ``conform(script, events)`` replays 
 the clean-room game and compares what both towers showed, meaning by meaning:
 
 - display: each text shown, with its start time; blanks shorter than 0.1 s (the decoder's
-  one-frame flicker while digits change) and texts seen for a single 1/60 s window (partial
-  digits, e.g. ` 3` for one frame as `P2` becomes `P3` in corpus l1_p3_s35) are dropped, and a text that alternates with blank in
+  one-frame flicker while digits change) and texts caught half-changed for one or two 1/60 s
+  windows (e.g. ` 3` as `P2` becomes `P3`, corpus l1_p3_s35 20.367) are dropped, and a text that alternates with blank in
   phases under 0.45 s is one "flashing" item (start, period);
 - lamps (which lamp, on/off), motor (on/off), reel (``card_pos``) and tones (frequency within
   3 %, duration within 10 % or 5 ms; clicks have no frequency).  Buttons and power events are
@@ -82,7 +82,8 @@ class Tolerance:
 
 
 BLANK_GLITCH_S = 0.1
-FLICKER_S = 1.5 / 60
+HALF_CHANGED_S = 2 / 60 + 1e-3
+MIX_NEIGHBOUR_S = 0.6
 FLASH_PHASE_S = 0.45
 
 
@@ -117,6 +118,27 @@ class Item:
         return f"reel card_pos {self.value}"
 
 
+def _without_half_changed(spans: list[list]) -> list[list]:
+    """Drop the texts the decoder caught half-changed: at most two 1/60 s windows long, not
+    the text shown before or after it (within ``MIX_NEIGHBOUR_S``), and each character blank
+    or the one at its place in one of those (` 3` as `P2` becomes `P3`, corpus l1_p3_s35
+    20.367; `- ` before `-1`, l1_p1_s01 61.950; `-8` between `08` and `-1`, l3_p4_s15 50.650).
+    A person never reads them; the tower writes its digits inside a frame."""
+    out = []
+    for i, (t0, t1, text) in enumerate(spans):
+        if t1 - t0 <= HALF_CHANGED_S:
+            # the neighbours are the nearest texts that are not half-changed themselves
+            before = next((s[2] for s in reversed(spans[:i]) if t0 - s[1] < MIX_NEIGHBOUR_S
+                           and s[1] - s[0] > HALF_CHANGED_S), "  ")
+            after = next((s[2] for s in spans[i + 1:] if s[0] - t1 < MIX_NEIGHBOUR_S
+                          and s[1] - s[0] > HALF_CHANGED_S), "  ")
+            if text not in (before, after) and all(
+                    c == " " or c == before[k] or c == after[k] for k, c in enumerate(text)):
+                continue
+        out.append([t0, t1, text])
+    return out
+
+
 def _display_items(events: list[dict], end: float) -> list[Item]:
     shown = [(e["t"], e["text"]) for e in events if e["type"] == "display"]
     spans = []
@@ -124,9 +146,7 @@ def _display_items(events: list[dict], end: float) -> list[Item]:
         t_end = shown[i + 1][0] if i + 1 < len(shown) else end
         if text.strip():
             spans.append([t, t_end, text])
-    # a text seen for a single 1/60 s window is flicker (the new text written while the flash
-    # timer blanks the digits, often only one of them), not something a person reads
-    spans = [s for s in spans if s[1] - s[0] >= FLICKER_S]
+    spans = _without_half_changed(spans)
     merged: list[list] = []
     for span in spans:
         if merged and merged[-1][2] == span[2] and span[0] - merged[-1][1] < BLANK_GLITCH_S:
