@@ -176,6 +176,7 @@ class Game:
         self.last_shown: list[tuple[str, str | None]] = []
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
+        self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 
@@ -392,7 +393,9 @@ class Game:
             return
         p.food = max(0, p.food - need)
         if p.food <= param("low_food_turns") * need:
-            yield from self.sound("low_food")
+            # the warning sounds with the turn's first action key, before the action
+            # (corpus: 6 of 6, e.g. l2_p1_s26 301.32, l2_p1_s02 365.73)
+            self._low_food_turn = (p.number, p.turns)
 
     def _min_warriors(self) -> int:
         """Return the fewest warriors a loss leaves (params ``min_warriors``)."""
@@ -454,6 +457,9 @@ class Game:
                 return "again"
             yield from self.sound("siren", delay=param("sound_after_click_s"))
             return "undone"
+        if self._low_food_turn == (p.number, p.turns):
+            self._low_food_turn = None
+            yield from self.sound("low_food", delay=after_click("low_food"))
         self.last_shown = []
         self._shown_turn = self._acted_turn = (p.number, p.turns)
         handler = {

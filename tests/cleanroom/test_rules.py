@@ -29,15 +29,18 @@ def test_losing_warriors_drops_the_gold_they_cannot_carry():
     assert p.gold == 18
 
 
-def test_low_food_warning_sounds_at_the_start_of_the_turn_with_4_turns_left():
-    tw = tower(1, 1, inventory=dict(warriors=10, food=5))
-    assert "low_food" in shown(observations(tw.events()), "sound")
+def test_low_food_warning_sounds_with_the_turns_first_action_key_with_4_turns_left():
+    """Corpus l2_p1_s26 301.32: SANCTUARY/CITADEL at ` 1`, the three whoops, then the trill."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=5), move=["safe"])
+    assert "low_food" not in shown(observations(tw.events()), "sound")
     assert player(tw).food == 4
+    sounds = shown(press(tw, "MOVE"), "sound")
+    assert sounds[:2] == ["low_food", "beep"]
 
 
 def test_no_warning_with_more_than_4_turns_of_food():
-    tw = tower(1, 1, inventory=dict(warriors=10, food=6))
-    assert "low_food" not in shown(observations(tw.events()), "sound")
+    tw = tower(1, 1, inventory=dict(warriors=10, food=6), move=["safe"])
+    assert "low_food" not in shown(press(tw, "MOVE"), "sound")
 
 
 def test_starvation_costs_one_warrior_with_the_death_march():
