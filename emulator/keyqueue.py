@@ -48,8 +48,13 @@ class ScriptedKeys:
                 raise BoardError(f"{script.name}: 'power {'on' if a.on else 'off'}' at "
                                  f"{a.t:g} s cannot be scheduled on a board (use a tower)")
             if isinstance(a, Press):
-                self._queue(self.cycle_at(a.t), 1, "press", a.button, a.t)
-                self._queue(self.cycle_at(a.t + a.hold), 0, "release", a.button, a.t + a.hold)
+                self._queue_at(a.t, 1, "press", a.button)
+                self._queue_at(a.t + a.hold, 0, "release", a.button)
+
+    def _queue_at(self, seconds: float, order: int, kind: str, key: str) -> None:
+        """Queue ``kind`` of ``key`` at script time ``seconds`` (a board keeping exact times
+        overrides this; the default acts from ``cycle_at(seconds)``)."""
+        self._queue(self.cycle_at(seconds), order, kind, key, seconds)
 
     def _queue(self, cycle: int, order: int, kind: str, key: str,
                seconds: float | None = None) -> None:
