@@ -4,7 +4,7 @@ Channels read: O0-O6 (segments), O7 (digit select: 0 = left digit, 1 = right dig
 SN75494 enable, active low: R4 high blanks both digits). Segment wiring of the Dark Tower board
 (tms1400-facts.md §12.2): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
 
-Events emitted (rules of ``../shared/captures/README.md``, which derived ``events.jsonl``)::
+Events emitted (rules of ``tests/data/captures/README.md``, which derived ``events.jsonl``)::
 
     {"t": 11.316667, "type": "display", "text": "L1"}        space = blank digit
 

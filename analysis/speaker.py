@@ -3,7 +3,7 @@
 Channels read: R10 (speaker), R4 (the SN75494 enable, active low: R4 high silences the
 speaker, tms1400-facts.md §12.2).
 
-Events emitted (the rules of ``../shared/captures/README.md``, which derived the shared
+Events emitted (the rules of ``tests/data/captures/README.md``, which derived the reference
 captures' ``events.jsonl``)::
 
     {"t": 6.536419, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33,
