@@ -20,12 +20,14 @@ MAME's 1/60 s PWM-display brightness (§12.5), which this model accumulates in e
 time. Timing is kept in integer units of 1/(3000 * clock) s so that 27 ms ticks, 1/60 s
 frames and CPU cycles compare exactly.
 
-Key timing (a decision): keys act from the first cycle at or after their exact script time
-(``press``/``schedule``); they are not snapped to frames. MAME applies inputs at 1/60 s frame
-boundaries, and the shared captures' scripts already carry those boundary times, so replaying
-them here gives the chip the same first-seen cycle (all K1-K8 edges of the four shared captures
-match to the cycle); a button event carries the script time. A script written for MAME with
-mid-frame times must be snapped with ``emulator.mame.frame_boundary`` to see MAME's timing.
+Key timing (a decision): keys act at their exact script time (``schedule``) or from the start of
+a given clock (``press(button, cycle)``); they are not snapped to frames. The K pins change at
+the first cycle at or after that time; a K sample sees a change that falls inside its clock, as
+MAME's does (docs/k-sampling.md, measured by tests/mame/test_k_sampling.py). MAME applies inputs
+at 1/60 s frame boundaries, and the reference captures' scripts carry those boundary times, so
+replaying them here gives the chip MAME's timing (all K1-K8 edges of the shared captures and of
+the 30 corpus sessions match to the cycle); a button event carries the script time. A script
+written for MAME with mid-frame times must be snapped with ``emulator.mame.frame_boundary``.
 
 Reel events are published like MAME's frame-polled ``card_pos`` output: at the first 1/60 s
 boundary at or after the tick that changed it; a tick on a boundary moves the reel first
@@ -268,10 +270,10 @@ class DarkTowerBoard(ScriptedKeys):
         Between two board events (reel tick, 1/60 s frame, scheduled key) K is a fixed wired OR
         of the pressed keys of the strobed columns plus the sensor, so the kernel computes it
         itself and only the pin changes come back, in order, with their cycles. An instruction
-        fetched at ``f`` samples K at ``f + 1``: it must see every event due at or before then,
-        which is what the reference path's ``read_k -> advance_to`` does; the quantum therefore
-        ends before the first fetch whose K sample reaches the next event. Identical pins and
-        events to the callback path (tests/fastcore/test_fast_board.py).
+        fetched at ``f`` samples K during clock ``f + 1``: it must see every event before
+        ``f + 2``, which is what the reference path's ``read_k`` does; the quantum therefore
+        ends before the first fetch whose sample clock reaches the next event. Identical pins
+        and events to the callback path (tests/fastcore/test_fast_board.py).
         """
         cpu = self.cpu
         cpu.on_r = cpu.on_o = None
