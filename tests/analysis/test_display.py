@@ -102,7 +102,8 @@ def test_back_to_back_one_window_transitions_keep_the_second_with_the_first_wind
 
 
 def test_a_one_window_state_that_is_not_a_mix_of_its_neighbours_is_kept():
-    edges = drive(0, 3 * W, "1", "1") + drive(3 * W, 4 * W, "8", "8") + drive(4 * W, 7 * W, "2", "2")
+    edges = (drive(0, 3 * W, "1", "1") + drive(3 * W, 4 * W, "8", "8")
+             + drive(4 * W, 7 * W, "2", "2"))
     cap = capture(edges, 8 * W, RATE)
     assert [t for _, t in texts(run(DisplayDecoder, cap))] == ["11", "88", "22", "  "]
 

@@ -82,7 +82,8 @@ def test_board_replay_gives_the_recorded_k_and_sensor_edges_to_the_cycle(name):
     board, recorded = replay(name)
     for channel in K_CHANNELS:
         ours = board_edges(board, channel)
-        assert ours == recorded[channel], f"{name} {channel}: {first_difference(ours, recorded[channel])}"
+        assert ours == recorded[channel], \
+            f"{name} {channel}: {first_difference(ours, recorded[channel])}"
     assert len(recorded["SENSOR"]) > 50 and len(recorded["K2"]) > 10
     ours = [(e["t"], e["button"], e["action"]) for e in board.events if e["type"] == "button"]
     theirs = [(e["t"], e["button"], e["action"])
