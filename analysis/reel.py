@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 
-from analysis.base import AnalysisError, Decoder, seconds
+from analysis.base import AnalysisError, Decoder
 
 __all__ = ["ReelDecoder", "STEP_S", "STEPS", "LED_SETTLE_S"]
 
