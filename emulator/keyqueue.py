@@ -3,7 +3,9 @@
 A board's chip sees a key from the first oscillator cycle at or after the key's script time
 (``cycle_at``); presses and releases wait in a heap ordered by (cycle, release before press,
 arrival) until the board's clock reaches them. Boards define ``clock_hz``, ``_check_key`` (which
-raises for a name the board has no key for) and process the heap themselves.
+raises for a name the board has no key for) and process the heap themselves; a board that keeps
+a scripted key's exact time (the Dark Tower's, whose K samples see a change inside their clock,
+docs/k-sampling.md) overrides ``_queue_at``.
 """
 from __future__ import annotations
 
