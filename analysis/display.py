@@ -4,7 +4,7 @@ Channels read: O0-O6 (segments), O7 (digit select: 0 = left digit, 1 = right dig
 SN75494 enable, active low: R4 high blanks both digits). Segment wiring of the Dark Tower board
 (tms1400-facts.md §12.2): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
 
-Events emitted (rules of ``../shared/captures/README.md``, which derived ``events.jsonl``)::
+Events emitted (rules of ``tests/data/captures/README.md``, which derived ``events.jsonl``)::
 
     {"t": 11.316667, "type": "display", "text": "L1"}        space = blank digit
 
@@ -12,10 +12,15 @@ Events emitted (rules of ``../shared/captures/README.md``, which derived ``event
   the digit and O0-O6 its segment pattern; per window and digit the decoder adds up how long
   each non-blank pattern was driven. A digit shows the pattern driven longest if that lasted
   more than 2 % of the window, else blank.
-- A text lasting a single window that only mixes its neighbours (each digit equal to the one
-  before, the one after, or blank, and not wholly blank) is a transition: dropped, and the next
-  text starts at its time.
-- An event is written when the two-character text changes; ``t`` = the window start.
+- A state starts at each window whose two characters differ from the window before. States are
+  judged in time order: a state is a transition when it lasts exactly one window, a state was
+  kept before it and another follows it, and each of its digits equals the same digit of the
+  last kept state, or of the following state, or is blank. A transition is dropped and its
+  window given to the following state (which then starts one window earlier and is judged with
+  that extent); a state equal to the last kept one is merged into it. E.g. ``C2``, ``C `` for
+  one window, `` 2`` for one window, ``C2`` gives ``C2``, `` 2`` (from the ``C `` window),
+  ``C2``: the definition at the end of ``tests/data/captures/README.md``.
+- An event is written for each kept state; ``t`` = the window start.
 - A gap in the capture drops the window it cuts (part of a window is not what a person sees
   in 1/60 s: a multiplexed digit may not have had its turn yet) and the windows start again
   from the gap's end; the first text after a gap is always written.
@@ -63,11 +68,12 @@ def glyph(segments: int) -> tuple[str, bool]:
     return GLYPHS[best], False
 
 
-def _is_transition(prev: str | None, mid: str, nxt: str) -> bool:
-    """Tell whether single-window text ``mid`` only mixes ``prev`` and ``nxt`` (README rule)."""
-    if prev is None or mid in (prev, nxt) or mid == "  ":
+def _is_transition(kept: str | None, text: str, windows: int, nxt: str | None) -> bool:
+    """Tell whether a state ``text`` lasting ``windows`` windows, after the last kept state
+    ``kept`` and before ``nxt``, is a transition (the rule of the module docstring)."""
+    if kept is None or nxt is None or windows != 1:
         return False
-    return all(c in (a, b, " ") for a, c, b in zip(prev, mid, nxt))
+    return all(c in (a, b, " ") for a, c, b in zip(kept, text, nxt))
 
 
 class DisplayDecoder(Decoder):
@@ -88,9 +94,10 @@ class DisplayDecoder(Decoder):
         self._digit = -1                            # digit driven now (-1: none, R4 high)
         self._seg = 0
         self._acc: list[dict[int, float]] = [{}, {}]
-        self._shown: str | None = None              # last text written
-        self._held: list[tuple[int, str, tuple[int, int]]] = []  # windows awaiting the filter
-        self._start: int | None = None              # window index at which a pending text starts
+        self._shown: str | None = None              # text of the last kept state
+        # The newest state: [start window, text, segments, kept]; its length and successor
+        # are not known yet, so it is judged when the next state starts.
+        self._state: list | None = None
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         self._run_to(t, out)
@@ -100,7 +107,7 @@ class DisplayDecoder(Decoder):
 
     def advance(self, t: int, out: list[dict]) -> None:
         self._run_to(t, out)
-        held = self._held[0][0] if self._held else self._k
+        held = self._state[0] if self._state is not None and not self._state[3] else self._k
         self.horizon = int(self._origin + held * self.window)
 
     def close(self, end: int, out: list[dict]) -> None:
@@ -144,27 +151,41 @@ class DisplayDecoder(Decoder):
         self._end = self._origin + (self._k + 1) * self.window
 
     def _filter(self, item: tuple[int, str, tuple[int, int]] | None, out: list[dict]) -> None:
-        """Hold one window of look-ahead to drop transitions, then write text changes."""
-        if item is not None:
-            self._held.append(item)
-        while len(self._held) >= 2 or (item is None and self._held):
-            k, text, segs = self._held[0]
-            nxt = self._held[1][1] if len(self._held) > 1 else None
-            prev_run = self._shown
-            if nxt is not None and text != prev_run and _is_transition(prev_run, text, nxt):
-                # Drop the transition; the next text starts at its window.
-                self._held.pop(0)
-                k2, t2, s2 = self._held[0]
-                self._held[0] = (k, t2, s2)
-                continue
-            self._held.pop(0)
-            if text != self._shown:
-                ev = {"t": round(self._origin / self.rate + k * self.window_s, 6),
-                      "type": "display", "text": text}
-                if not all(glyph(s)[1] for s in segs):
-                    ev["segments"] = list(segs)
-                out.append(ev)
-                self._shown = text
+        """Take one window (``None``: the end), judge the state it ends, write kept states."""
+        state = self._state
+        if item is None:
+            if state is not None and not state[3]:
+                self._keep(state, out)
+            self._state = None
+            return
+        k, text, segs = item
+        if state is None:
+            self._state = [k, text, segs, False]
+            return
+        if text == state[1]:
+            return                                  # the state goes on
+        new = [k, text, segs, False]
+        if not state[3]:
+            if _is_transition(self._shown, state[1], k - state[0], text):
+                new[0] = state[0]                   # dropped: its window goes to the next one
+                if text == self._shown:
+                    new[3] = True                   # merged into the last kept state
+            else:
+                self._keep(state, out)
+        self._state = new
+
+    def _keep(self, state: list, out: list[dict]) -> None:
+        """Write a kept state's event (none when it only continues the last kept text)."""
+        k, text, segs, _ = state
+        state[3] = True
+        if text == self._shown:
+            return
+        ev = {"t": round(self._origin / self.rate + k * self.window_s, 6),
+              "type": "display", "text": text}
+        if not all(glyph(s)[1] for s in segs):
+            ev["segments"] = list(segs)
+        out.append(ev)
+        self._shown = text
 
 
 def flash_summary(events: list[dict], max_gap_s: float = 1.2) -> list[dict]:

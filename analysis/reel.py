@@ -6,8 +6,8 @@ and the reel sensor: SENSOR if captured, else K8 while none of R0-R2 strobes the
 
 Events emitted (``card_pos`` as MAME's ``card_pos`` output, tms1400-facts.md §12.4)::
 
-    {"t": 3.510000, "type": "reel", "card_pos": 6}
-    {"t": 0.0, "type": "reel", "card_pos": 0, "source": "assumed"}
+    {"t": 3.516667, "type": "reel", "card_pos": 6}
+    {"t": 0.016667, "type": "reel", "card_pos": 0, "source": "assumed"}
 
 How the position is found, as well as the sensor allows:
 
@@ -24,8 +24,10 @@ How the position is found, as well as the sensor allows:
   corrected at every hole.
 - Sensor edges count only while the LED has been lit for at least 50 ms (three 1/60 s
   frames): MAME's sensor follows the filtered LED brightness, so it lags LED switching by up
-  to three frames (tms1400-facts.md §12.5).
-- At power-on MAME's reel is at position 0 (``start_pos``, emitted at t = 0 with
+  to three frames (tms1400-facts.md §12.5). A sensor that lights up sooner after the LED
+  (the reel was parked in a hole) still bounds the hole from below: a hole that stays lit
+  for 8 steps or more from there is the big hole.
+- At power-on MAME's reel is at position 0 (``start_pos``, emitted at the first frame with
   ``"source": "assumed"``); a real tower starts wherever it stopped, so pass
   ``start_pos=None`` and the position is unknown until the sensor sees the big hole.
 
@@ -33,14 +35,16 @@ How the position is found, as well as the sensor allows:
   was recorded) until the sensor sees the big hole again; the card is then written even if
   it is the one shown before the gap.
 
-Event times are when the step happens; MAME's output (and the shared captures' events) is
-sampled at the next 1/60 s frame, up to 17 ms later.
+Events are published like MAME's frame-polled ``card_pos`` output, which the reference
+captures' events record: at the first 1/60 s frame boundary (k/60 s from the capture start) at
+or after the step, the card the reel shows then (a step on a boundary counts for it); so a
+MAME recording decodes to its ``events.jsonl`` exactly (tests/tower/test_corpus_replay.py).
 """
 from __future__ import annotations
 
 import math
 
-from analysis.base import AnalysisError, Decoder, seconds
+from analysis.base import AnalysisError, Decoder
 
 __all__ = ["ReelDecoder", "STEP_S", "STEPS", "LED_SETTLE_S"]
 
@@ -81,6 +85,8 @@ class ReelDecoder(Decoder):
         self._sensor = 0
         self._hole_start: int | None = None
         self._started = start_pos is None
+        self._frame = self.rate / 60              # samples per 1/60 s frame
+        self._pending: tuple[int, int, bool] | None = None   # (frame, card, assumed)
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         self._start(out)
@@ -105,7 +111,7 @@ class ReelDecoder(Decoder):
             self._sensor = sensor
             trusted = self._led_since is not None and t - self._led_since >= self.settle
             if sensor:
-                self._hole_start = t if trusted else None
+                self._hole_start = t
             elif trusted:
                 self._hole_end(t, out)
             else:
@@ -114,9 +120,29 @@ class ReelDecoder(Decoder):
     def advance(self, t: int, out: list[dict]) -> None:
         self._start(out)
         self._ticks_to(t, out)
-        self.horizon = max(self.horizon, t)
+        self._publish(t, out)
+        held = t if self._pending is None else min(t, int(self._pending[0] * self._frame))
+        self.horizon = max(self.horizon, held)
+
+    def close(self, end: int, out: list[dict]) -> None:
+        self._publish(end, out)
+
+    def _publish(self, t: float, out: list[dict]) -> None:
+        """Write the pending card once frame time has reached its frame (at or before ``t``)."""
+        if self._pending is None or self._pending[0] * self._frame > t:
+            return
+        frame, card, assumed = self._pending
+        self._pending = None
+        if card != self._card:
+            self._card = card
+            ev = {"t": round(frame / 60, 6), "type": "reel", "card_pos": card}
+            if assumed:
+                ev["source"] = "assumed"
+            out.append(ev)
 
     def cut(self, start: int, end: int, out: list[dict]) -> None:
+        self._publish(start, out)
+        self._pending = None
         self.pos = None
         self._card = None
         self._hole_start = None
@@ -156,6 +182,7 @@ class ReelDecoder(Decoder):
 
     def _hole_end(self, t: int, out: list[dict]) -> None:
         """The sensor went dark with the LED lit: a step just left a hole."""
+        # From a rise seen before the LED settled the length is a lower bound.
         length = None if self._hole_start is None else (t - self._hole_start) / self.period
         self._hole_start = None
         if length is not None and length >= BIG_HOLE_STEPS:
@@ -173,12 +200,10 @@ class ReelDecoder(Decoder):
         self._emit(t, out)
 
     def _emit(self, t: float, out: list[dict], assumed: bool = False) -> None:
+        """Note the card after a step at sample ``t``: it is published at the next frame."""
         if self.pos is None:
             return
-        card = (self.pos >> 4) & 7
-        if card != self._card:
-            self._card = card
-            ev = {"t": seconds(t, self.rate), "type": "reel", "card_pos": card}
-            if assumed:
-                ev["source"] = "assumed"
-            out.append(ev)
+        frame = max(math.ceil(t / self._frame - 1e-9), 1)
+        if self._pending is not None and self._pending[0] != frame:
+            self._publish(self._pending[0] * self._frame, out)
+        self._pending = (frame, (self.pos >> 4) & 7, assumed)

@@ -3,7 +3,7 @@
 Channels read: R10 (speaker), R4 (the SN75494 enable, active low: R4 high silences the
 speaker, tms1400-facts.md §12.2).
 
-Events emitted (the rules of ``../shared/captures/README.md``, which derived the shared
+Events emitted (the rules of ``tests/data/captures/README.md``, which derived the reference
 captures' ``events.jsonl``)::
 
     {"t": 6.536419, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33,
@@ -16,7 +16,10 @@ captures' ``events.jsonl``)::
   the first period that does not fit, and the next run starts at the run's last rise (so two
   legato notes may share their boundary rise).
 - A run of one single period whose first rise ends the previous run and whose last rise starts
-  the next run is the seam between two legato notes: dropped.
+  the next run, one of the two being longer than one period, is the seam between two legato
+  notes: dropped. A chain of single periods (a sweep whose period changes at every rise, as
+  the genuine firmware's falling "buzz" makes) keeps each period as a 2-pulse tone, as the
+  corpus events do (tests/data/corpus).
 - ``t`` = first rise, ``pulses`` = rises in the run, ``freq_hz`` = (pulses - 1) / span
   (span = last rise - first rise, seconds), rounded to 0.1 Hz; ``dur_s`` = pulses / freq_hz,
   rounded to 0.1 ms. ``note`` is the nearest equal-tempered note (A4 = 440 Hz) and ``cents``
@@ -76,7 +79,8 @@ def tones_from_rises(rises: Sequence[int], samplerate: float,
     keep = []
     for k, (i, j) in enumerate(runs):
         seam = (j == i + 1 and 0 < k < len(runs) - 1
-                and runs[k - 1][1] == i and runs[k + 1][0] == j)
+                and runs[k - 1][1] == i and runs[k + 1][0] == j
+                and (runs[k - 1][1] - runs[k - 1][0] > 1 or runs[k + 1][1] - runs[k + 1][0] > 1))
         if not seam:
             keep.append((i, j))
     covered = set()

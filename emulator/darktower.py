@@ -20,12 +20,14 @@ MAME's 1/60 s PWM-display brightness (§12.5), which this model accumulates in e
 time. Timing is kept in integer units of 1/(3000 * clock) s so that 27 ms ticks, 1/60 s
 frames and CPU cycles compare exactly.
 
-Key timing (a decision): keys act from the first cycle at or after their exact script time
-(``press``/``schedule``); they are not snapped to frames. MAME applies inputs at 1/60 s frame
-boundaries, and the shared captures' scripts already carry those boundary times, so replaying
-them here gives the chip the same first-seen cycle (all K1-K8 edges of the four shared captures
-match to the cycle); a button event carries the script time. A script written for MAME with
-mid-frame times must be snapped with ``emulator.mame.frame_boundary`` to see MAME's timing.
+Key timing (a decision): keys act at their exact script time (``schedule``) or from the start of
+a given clock (``press(button, cycle)``); they are not snapped to frames. The K pins change at
+the first cycle at or after that time; a K sample sees a change that falls inside its clock, as
+MAME's does (docs/k-sampling.md, measured by tests/mame/test_k_sampling.py). MAME applies inputs
+at 1/60 s frame boundaries, and the reference captures' scripts carry those boundary times, so
+replaying them here gives the chip MAME's timing (all K1-K8 edges of the shared captures and of
+the 30 corpus sessions match to the cycle); a button event carries the script time. A script
+written for MAME with mid-frame times must be snapped with ``emulator.mame.frame_boundary``.
 
 Reel events are published like MAME's frame-polled ``card_pos`` output: at the first 1/60 s
 boundary at or after the tick that changed it; a tick on a boundary moves the reel first
@@ -180,7 +182,7 @@ class DarkTowerBoard(ScriptedKeys):
         self._frame = 1                # next frame index
         self._tick_units = 81 * self.clock_hz    # 27 ms in units (27/1000 s * 3000 * clock)
         self._frame_units = 50 * self.clock_hz   # 1/60 s in units
-        # Pending key changes: (cycle, order, seq, kind, button, seconds or None).
+        # Pending key changes: (time in units, order, seq, kind, button, seconds or None).
         self._sched: list[tuple] = []
         self._seq = 0
         self._card_pos = -1
@@ -230,8 +232,15 @@ class DarkTowerBoard(ScriptedKeys):
             self._update_word(cycle)
 
     def read_k(self, cycle: int) -> int:
-        """Return K1/K2/K4/K8 (bits 0-3) as the chip samples them at ``cycle``."""
-        self.advance_to(cycle)
+        """Return K1/K2/K4/K8 (bits 0-3) as the chip samples them during clock ``cycle``.
+
+        The sample sees every board event before the end of that clock (``cycle + 1``): MAME
+        runs the CPU in whole clocks and commits a timer (a 1/60 s input frame or brightness
+        update, which falls between clock edges) before the clock in progress at its time; an
+        event exactly on ``cycle + 1`` (a 27 ms reel tick there) is not seen yet
+        (docs/k-sampling.md).
+        """
+        self._advance_units((cycle + 1) * _UNITS - 1)
         return self._k()
 
     # ---- keys --------------------------------------------------------------------------
@@ -261,21 +270,21 @@ class DarkTowerBoard(ScriptedKeys):
         Between two board events (reel tick, 1/60 s frame, scheduled key) K is a fixed wired OR
         of the pressed keys of the strobed columns plus the sensor, so the kernel computes it
         itself and only the pin changes come back, in order, with their cycles. An instruction
-        fetched at ``f`` samples K at ``f + 1``: it must see every event due at or before then,
-        which is what the reference path's ``read_k -> advance_to`` does; the quantum therefore
-        ends before the first fetch whose K sample reaches the next event. Identical pins and
-        events to the callback path (tests/fastcore/test_fast_board.py).
+        fetched at ``f`` samples K during clock ``f + 1``: it must see every event before
+        ``f + 2``, which is what the reference path's ``read_k`` does; the quantum therefore
+        ends before the first fetch whose sample clock reaches the next event. Identical pins
+        and events to the callback path (tests/fastcore/test_fast_board.py).
         """
         cpu = self.cpu
         cpu.on_r = cpu.on_o = None
         write_r, write_o = self.write_r, self.write_o
         apply_r, apply_o = self._apply_r, self._apply_o
         while cpu.cycle < cycle:
-            self.advance_to(cpu.cycle + 1)
+            self._advance_units((cpu.cycle + 2) * _UNITS - 1)   # what the next K sample sees
             t_next = min(self._tick * self._tick_units, self._frame * self._frame_units)
             if self._sched:
-                t_next = min(t_next, self._sched[0][0] * _UNITS)
-            first_seen = -(-t_next // _UNITS)      # first cycle whose K sample sees it
+                t_next = min(t_next, self._sched[0][0])
+            first_seen = t_next // _UNITS           # first clock whose K sample sees it (read_k)
             cpu.set_k_orform(8 if self.sensor else 0,
                              bytes((self.keys[0], self.keys[1], self.keys[2])))
             cpu.run_until(min(cycle, first_seen - 1))
@@ -292,23 +301,26 @@ class DarkTowerBoard(ScriptedKeys):
 
     def advance_to(self, cycle: int) -> None:
         """Process reel ticks, display frames and scheduled keys due at or before ``cycle``."""
-        limit = cycle * _UNITS
+        self._advance_units(cycle * _UNITS)
+        self._now = max(self._now, cycle * _UNITS)
+
+    def _advance_units(self, limit: int) -> None:
+        """Process the board events due at or before ``limit`` (units)."""
         while True:
             t_tick = self._tick * self._tick_units
             t_frame = self._frame * self._frame_units
-            t_key = self._sched[0][0] * _UNITS if self._sched else None
+            t_key = self._sched[0][0] if self._sched else None
             t = min(t_tick, t_frame) if t_key is None else min(t_tick, t_frame, t_key)
             if t > limit:
                 break
             self._now = t
             if t_key is not None and t_key == t:
-                c, _, _, kind, button, secs = heapq.heappop(self._sched)
-                self._apply_key(button, kind == "press", c, secs)
+                _, _, _, kind, button, secs = heapq.heappop(self._sched)
+                self._apply_key(button, kind == "press", self._unit_cycle(t), secs)
             elif t_tick == t:          # at a tie the reel moves first (shared capture
                 self._reel_tick()      # level4_bazaar: card_pos 1 polled at 52.65 s)
             else:
                 self._frame_tick()
-        self._now = max(self._now, limit)
 
     @property
     def card_pos(self) -> int:
@@ -398,6 +410,21 @@ class DarkTowerBoard(ScriptedKeys):
 
     def _check_key(self, key: str) -> None:
         self._check_button(key)
+
+    def _queue_at(self, seconds: float, order: int, kind: str, key: str) -> None:
+        """Queue a scripted key change at its exact time: a 1/60 s frame boundary of a
+        script lies between clock edges, and the K sample of the clock it falls in sees it."""
+        self._check_key(key)
+        self._seq += 1
+        units = round(seconds * self.clock_hz * _UNITS)
+        heapq.heappush(self._sched, (units, order, self._seq, kind, key, seconds))
+
+    def _queue(self, cycle: int, order: int, kind: str, key: str,
+               seconds: float | None = None) -> None:
+        """Queue a key change at the start of clock ``cycle`` (see ``_queue_at``)."""
+        self._check_key(key)
+        self._seq += 1
+        heapq.heappush(self._sched, (cycle * _UNITS, order, self._seq, kind, key, seconds))
 
     def _check_button(self, button: str) -> None:
         if button not in KEY_MATRIX:

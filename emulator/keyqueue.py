@@ -3,7 +3,9 @@
 A board's chip sees a key from the first oscillator cycle at or after the key's script time
 (``cycle_at``); presses and releases wait in a heap ordered by (cycle, release before press,
 arrival) until the board's clock reaches them. Boards define ``clock_hz``, ``_check_key`` (which
-raises for a name the board has no key for) and process the heap themselves.
+raises for a name the board has no key for) and process the heap themselves; a board that keeps
+a scripted key's exact time (the Dark Tower's, whose K samples see a change inside their clock,
+docs/k-sampling.md) overrides ``_queue_at``.
 """
 from __future__ import annotations
 
@@ -48,8 +50,13 @@ class ScriptedKeys:
                 raise BoardError(f"{script.name}: 'power {'on' if a.on else 'off'}' at "
                                  f"{a.t:g} s cannot be scheduled on a board (use a tower)")
             if isinstance(a, Press):
-                self._queue(self.cycle_at(a.t), 1, "press", a.button, a.t)
-                self._queue(self.cycle_at(a.t + a.hold), 0, "release", a.button, a.t + a.hold)
+                self._queue_at(a.t, 1, "press", a.button)
+                self._queue_at(a.t + a.hold, 0, "release", a.button)
+
+    def _queue_at(self, seconds: float, order: int, kind: str, key: str) -> None:
+        """Queue ``kind`` of ``key`` at script time ``seconds`` (a board keeping exact times
+        overrides this; the default acts from ``cycle_at(seconds)``)."""
+        self._queue(self.cycle_at(seconds), order, kind, key, seconds)
 
     def _queue(self, cycle: int, order: int, kind: str, key: str,
                seconds: float | None = None) -> None:

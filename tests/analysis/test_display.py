@@ -7,7 +7,7 @@ from tests.analysis.synth import capture, run
 RATE = 60_000.0          # 1000 samples per 1/60 s window
 W = 1000
 # O pins for characters (a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0).
-O_OF = {"8": 0x7F, "1": 0x42, "L": 0x1C, "-": 0x01, "0": 0x7E}
+O_OF = {"8": 0x7F, "1": 0x42, "L": 0x1C, "-": 0x01, "0": 0x7E, "C": 0x3C, "2": 0x6D}
 
 
 def drive(start, end, left, right, step=100):
@@ -77,10 +77,49 @@ def test_a_one_window_mix_of_neighbours_is_a_transition_and_dropped():
         (0.0, "88"), (round(3 / 60, 6), "11"), (round(7 / 60, 6), "  ")]
 
 
-def test_a_one_window_blank_between_equal_texts_is_kept():
+def test_a_one_window_blank_between_equal_texts_is_a_transition_merged_into_them():
+    # Both digits blank: each equals "the same digit ... or is blank" (README rule 2).
     edges = drive(0, 3 * W, "8", "8") + drive(4 * W, 7 * W, "8", "8")
     cap = capture(edges, 8 * W, RATE)
+    assert texts(run(DisplayDecoder, cap)) == [(0.0, "88"), (round(7 / 60, 6), "  ")]
+
+
+def test_a_two_window_blank_between_equal_texts_is_kept():
+    edges = drive(0, 3 * W, "8", "8") + drive(5 * W, 7 * W, "8", "8")
+    cap = capture(edges, 8 * W, RATE)
     assert [t for _, t in texts(run(DisplayDecoder, cap))] == ["88", "  ", "88", "  "]
+
+
+def test_back_to_back_one_window_transitions_keep_the_second_with_the_first_window():
+    # README example: "C2", "C " for one window, " 2" for one window, "C2". "C " is dropped
+    # and " 2" starts one window earlier: two windows long, so it is kept.
+    edges = (drive(0, 3 * W, "C", "2") + drive(3 * W, 4 * W, "C", " ")
+             + drive(4 * W, 5 * W, " ", "2") + drive(5 * W, 8 * W, "C", "2"))
+    cap = capture(edges, 9 * W, RATE)
+    assert texts(run(DisplayDecoder, cap)) == [
+        (0.0, "C2"), (round(3 / 60, 6), " 2"), (round(5 / 60, 6), "C2"),
+        (round(8 / 60, 6), "  ")]
+
+
+def test_a_one_window_state_that_is_not_a_mix_of_its_neighbours_is_kept():
+    edges = (drive(0, 3 * W, "1", "1") + drive(3 * W, 4 * W, "8", "8")
+             + drive(4 * W, 7 * W, "2", "2"))
+    cap = capture(edges, 8 * W, RATE)
+    assert [t for _, t in texts(run(DisplayDecoder, cap))] == ["11", "88", "22", "  "]
+
+
+def test_the_first_state_is_kept_even_when_it_lasts_one_window():
+    edges = drive(0, W, "0", " ") + drive(W, 4 * W, "8", "8")
+    cap = capture(edges, 5 * W, RATE)
+    assert texts(run(DisplayDecoder, cap)) == [
+        (0.0, "0 "), (round(1 / 60, 6), "88"), (round(4 / 60, 6), "  ")]
+
+
+def test_a_one_window_blank_between_different_texts_is_dropped():
+    edges = drive(0, 3 * W, "0", " ") + drive(4 * W, 7 * W, "-", "-")
+    cap = capture(edges, 8 * W, RATE)
+    assert texts(run(DisplayDecoder, cap)) == [
+        (0.0, "0 "), (round(3 / 60, 6), "--"), (round(7 / 60, 6), "  ")]
 
 
 def test_flash_summary_finds_the_tower_tests_flashing_texts(tower_test_events):

@@ -47,14 +47,15 @@ def test_k8_keys_are_not_decided_while_the_reel_sensor_is_lit():
 
 def test_reel_assumes_mames_power_on_position_and_says_so(tower_test_events):
     first = next(e for e in tower_test_events if e["type"] == "reel")
-    assert first == {"t": 0.0, "type": "reel", "card_pos": 0, "source": "assumed"}
+    # Published at the first 1/60 s frame, as MAME's frame-polled card_pos output.
+    assert first == {"t": 0.016667, "type": "reel", "card_pos": 0, "source": "assumed"}
 
 
 def test_reel_without_a_start_position_is_found_from_the_big_hole(tower_test):
     events = [e for e in run(ReelDecoder, tower_test, start_pos=None)]
     # The tower test turns one full turn and stops after the big hole: card 7.
-    assert [e["card_pos"] for e in events] == [7]
-    assert abs(events[0]["t"] - 6.534) < 0.001
+    # It leaves the big hole at 6.534 s; the card is published at the next frame.
+    assert [(e["t"], e["card_pos"]) for e in events] == [(6.55, 7)]
 
 
 def test_reel_reads_the_sensor_from_k8_when_sensor_is_not_captured(tower_test):

@@ -153,3 +153,25 @@ def test_card_images_follow_the_reel_positions_and_lamp_rows():
     assert card_image(7, "upper") == ""
     assert [CARD_IMAGES[row][0] for row in ("upper", "middle", "lower")] == \
         ["CURSED", "LOST", "PLAGUE"]
+
+
+def test_a_key_on_a_frame_boundary_is_seen_by_the_sample_clock_the_boundary_falls_in():
+    # Corpus l1_p3_s09 at 86.283 s: NO/END is committed at the frame boundary 36,670,416.67
+    # while R0 strobes (36,670,412-36,670,424). The instruction fetched at 36,670,415 samples K
+    # during clock 36,670,416, which contains the boundary, and sees the key; the K2 pin shows
+    # it from the next whole clock, as recorded (docs/k-sampling.md).
+    board = DarkTowerBoard()
+    board.schedule(parse_script("86.283333 NO/END 0.2\n", "l1_p3_s09"))
+    board.write_r(36_670_412, r(0))
+    assert board.read_k(36_670_410) == 0           # the instruction fetched at 36,670,409
+    assert board.read_k(36_670_416) == 2
+    board.write_r(36_670_424, 0)
+    assert edges(board, "K2") == [(36_670_417, 1), (36_670_424, 0)]
+
+
+def test_a_key_given_as_a_whole_clock_is_seen_from_that_clock():
+    board = DarkTowerBoard()
+    board.write_r(100, r(0))
+    board.press("NO/END", cycle=1_000)
+    assert board.read_k(999) == 0
+    assert board.read_k(1_000) == 2

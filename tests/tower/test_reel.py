@@ -69,8 +69,23 @@ def test_k8_timing_with_led_and_motor_on_from_power_on_matches_mame():
 def test_led_counts_as_lit_only_from_the_next_display_frame():
     board = DarkTowerBoard()
     board.write_r(100, R8)
-    assert board.read_k(7083) == 0
+    assert board.read_k(7082) == 0
     assert board.read_k(7084) == 8
+
+
+def test_a_k_sample_sees_the_frame_boundary_inside_its_clock():
+    # The 1/60 s boundary at 7083.33 cycles falls inside clock 7083; MAME commits it before
+    # that clock runs (docs/k-sampling.md), so the sample of clock 7083 already sees the LED.
+    board = DarkTowerBoard()
+    board.write_r(100, R8)
+    assert board.read_k(7083) == 8
+
+
+def test_a_k_sample_does_not_see_a_reel_tick_on_the_next_clock_edge():
+    board = DarkTowerBoard()
+    board.write_r(0, R8 | R9)
+    assert board.read_k(TICK - 1) == 8       # the tick at 11475 moves the reel off its hole
+    assert board.read_k(TICK) == 0
 
 
 def test_led_lit_under_two_percent_of_a_frame_stays_dark():
