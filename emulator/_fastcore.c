@@ -48,7 +48,8 @@ typedef struct {
 /* Debugger watch (emulator/debug.py). When armed, instructions that match are recorded with the
  * whole chip state at the point the debugger would stop (the fields of state()): a PC hit
  * before the instruction at a marked ROM address runs, the other kinds after the instruction
- * that read or wrote a marked RAM nibble, read a non-zero K, or changed a marked R / O pin.
+ * that read or wrote a marked RAM nibble, took a non-zero K into the adder or RAM (TKA, KNEZ),
+ * or changed a marked R / O pin.
  * Recording never stops the run: the debugger re-runs to the hit it wants. */
 enum { H_PC = 0, H_RAM_READ, H_RAM_WRITE, H_K, H_R, H_O };
 #define HIT_CAP 8192
@@ -346,7 +347,9 @@ static int step_one(Core *c)
             && BIT_SET(c->w_read, ram_addr))
             record_hit(c, H_RAM_READ, ram_addr);
         if (write && BIT_SET(c->w_write, ram_addr)) record_hit(c, H_RAM_WRITE, ram_addr);
-        if (w_kval && c->w_k) record_hit(c, H_K, (uint16_t)w_kval);
+        /* a K read: the micro-ops take the CKI bus while it carries K (TKA, KNEZ) */
+        if (w_kval && c->w_k && (mi & (M_CKP | M_CKN | M_CKM)))
+            record_hit(c, H_K, (uint16_t)w_kval);
         if (w_pins) {
             if ((fx == F_SETR || fx == F_RSTR) && (w_pins & c->w_r))
                 record_hit(c, H_R, (uint16_t)(w_pins & c->w_r));

@@ -28,9 +28,10 @@ How it works (and what it costs):
 
 Stops: a breakpoint stops *before* the instruction at its address runs; a watchpoint stops
 *after* the instruction that read or wrote the RAM nibble, read a non-zero K or changed the
-pin. A RAM read is an instruction whose adder takes the nibble (micro-ops MTP or MTN: TMA,
-XMA, TBIT, ...) or SBIT/RBIT; a write any store to it (STO, CKM, SBIT, RBIT), even of the
-value it held.
+pin. A K read is an instruction whose micro-ops take K from the CKI bus (TKA, KNEZ; the other
+opcodes 0x08-0x0F sample K too, ``tms1400-facts.md`` §9.2, but use none of it). A RAM read is
+an instruction whose adder takes the nibble (micro-ops MTP or MTN: TMA, XMA, TBIT, ...) or
+SBIT/RBIT; a write any store to it (STO, CKM, SBIT, RBIT), even of the value it held.
 """
 from __future__ import annotations
 
@@ -70,6 +71,7 @@ RAM_KINDS = ("read", "write", "access")
 
 _READ_MICRO = MICRO_BIT["MTP"] | MICRO_BIT["MTN"]
 _WRITE_MICRO = MICRO_BIT["STO"] | MICRO_BIT["CKM"]
+_CKI_MICRO = MICRO_BIT["CKP"] | MICRO_BIT["CKN"] | MICRO_BIT["CKM"]
 
 
 class DebugError(ValueError):
@@ -892,7 +894,7 @@ class Debugger:
             hit("ram_read", addr)
         if micro & _WRITE_MICRO or fixed in ("SBIT", "RBIT"):
             hit("ram_write", addr)
-        if self._k_seen:
+        if self._k_seen and micro & _CKI_MICRO:
             hit("k", self._k_seen)
         if fixed in ("SETR", "RSTR"):
             changed = (after["r"] ^ before["r"]) & ((1 << self.chip.r_count) - 1)
