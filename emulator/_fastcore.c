@@ -186,8 +186,9 @@ static int step_one(Core *c)
     uint16_t w_pins = 0;   /* debugger watch: pin bits changed by this instruction */
     int w_kval = 0;
     if (c->watching) {
+        /* rom_size is 1024, 2048 or 4096 (Core_init) */
         uint16_t addr = (uint16_t)((((uint32_t)c->ca << 10) | ((uint32_t)c->pa << 6)
-                                    | prev_pc[c->pc]) % c->rom_size);
+                                    | prev_pc[c->pc]) & (c->rom_size - 1));
         c->w_from = addr;
         if (BIT_SET(c->w_brk, addr)) record_hit(c, H_PC, addr);
     }
