@@ -55,8 +55,8 @@ from emulator.opcodes import decode as decode_op
 from emulator.symbols import SymbolError, Symbols, parse_address, read_symbols
 from emulator.trace import format_line
 
-__all__ = ["Debugger", "DebugError", "Stop", "Point", "DEMO_SOURCE", "demo_program",
-           "parse_ram_address", "RAM_KINDS"]
+__all__ = ["Debugger", "DebugError", "Stop", "Point", "BareChip", "DEMO_SOURCE", "demo_program",
+           "parse_ram_address", "compile_condition", "RAM_KINDS", "NO_BOARD"]
 
 DEMO_SOURCE = Path(__file__).resolve().parent / "firmware" / "demo.asm"
 
@@ -68,6 +68,7 @@ _STATE_FORMAT = "towerlab-debug-state"
 _STATE_VERSION = 1
 
 RAM_KINDS = ("read", "write", "access")
+NO_BOARD = "none"          # the chip alone: K = 0 (BareChip)
 
 _READ_MICRO = MICRO_BIT["MTP"] | MICRO_BIT["MTN"]
 _WRITE_MICRO = MICRO_BIT["STO"] | MICRO_BIT["CKM"]
@@ -298,8 +299,9 @@ class Debugger:
         if len(given) != 1:
             raise DebugError("give one program: --firmware demo, --rom FILE or --romset SET"
                              + (f" (not {' and '.join(given)})" if given else ""))
-        if board is not None and board not in BOARDS:
-            raise DebugError(f"unknown board {board!r} (expected one of {', '.join(BOARDS)})")
+        if board is not None and board not in BOARDS and board != NO_BOARD:
+            raise DebugError(f"unknown board {board!r} (expected one of {', '.join(BOARDS)} or "
+                             f"{NO_BOARD})")
         if snapshot_every < 1:
             raise DebugError(f"snapshot_every {snapshot_every} must be 1 or more instructions")
         labels = None
@@ -322,15 +324,15 @@ class Debugger:
             from emulator.romset import load_romset
 
             path = rom if rom is not None else romset
-            loaded = load_romset(path, board_chip(board) if board else None)
+            loaded = load_romset(path, board_chip(board) if board in BOARDS else None)
             chip, image = loaded.chip, loaded.rom
             mpla = mpla if mpla is not None else loaded.mpla
             opla = opla if opla is not None else loaded.opla
             notes = list(loaded.recognised)
             self.source = str(path)
         if board is None:
-            board = board_for_chip(chip) or "darktower"
-        if board_chip(board) != chip:
+            board = board_for_chip(chip) or NO_BOARD
+        if board != NO_BOARD and board_chip(board) != chip:
             raise DebugError(f"the {board} board carries a {board_chip(board).name.upper()}, "
                              f"not a {chip.name.upper()}")
         mpla, opla = _load_pla(mpla), _load_pla(opla)
@@ -338,7 +340,10 @@ class Debugger:
             from emulator.decode import standard_micro_pla
             mpla = standard_micro_pla(chip)
         if opla is None:
-            if board != "darktower":
+            if board == NO_BOARD:
+                from emulator.decode import ident_output_pla
+                opla = ident_output_pla(chip)
+            elif board != "darktower":
                 raise DebugError(f"the {board} board needs its output PLA (a romset with one, "
                                  f"or --opla FILE)")
             from emulator.darktower import glyph_output_pla
@@ -352,10 +357,11 @@ class Debugger:
         except ValueError as exc:
             raise DebugError(str(exc)) from None
         self.core = "fast" if hasattr(self.cpu, "set_watch") else "reference"
-        self.board = make_board(board, self.cpu, clock_hz)
+        self.board = (make_board(board, self.cpu, clock_hz) if board != NO_BOARD
+                      else BareChip(self.cpu, clock_hz or chip.clock_hz))
         self.clock_hz = self.board.clock_hz
         self._fields = _board_fields(self.board)
-        if self.core == "reference":
+        if self.core == "reference" and board != NO_BOARD:
             self._board_read_k = self.cpu.read_k
             self.cpu.read_k = self._read_k_recorded
         self._k_seen: int | None = None
@@ -613,6 +619,8 @@ class Debugger:
 
     def _check_key(self, button: str) -> None:
         from emulator.boards import board_keys
+        if self.board_name == NO_BOARD:
+            raise DebugError("no board: the chip has no keys (K reads 0); give --board")
         keys = board_keys(self.board_name)
         if button not in keys:
             raise DebugError(f"unknown button {button!r} (expected one of {', '.join(keys)})")
@@ -1261,6 +1269,8 @@ class Debugger:
 
     def format_board(self) -> str:
         """Return what the board shows: Dark Tower digits, lamps and reel; else its pins."""
+        if self.board_name == NO_BOARD:
+            return "no board: K reads 0"
         if self.board_name != "darktower":
             pressed = " ".join(sorted(self.board.pressed)) or "none"
             return f"{self.board_name}: keys down: {pressed}"
@@ -1361,6 +1371,39 @@ class Debugger:
             off = "" if p.enabled else " (disabled)"
             lines.append(f"{p.number}: {what}{cond}{off}  hits {p.hits}")
         return "\n".join(lines)
+
+
+class BareChip:
+    """The chip alone (``board="none"``), for chips no board carries (the TMS1000): K reads 0,
+    pins go nowhere, and there are no keys. Offers what the debugger uses of a board."""
+
+    name = NO_BOARD
+
+    def __init__(self, cpu=None, clock_hz: int = 300_000) -> None:
+        self.cpu = cpu
+        self.clock_hz = int(clock_hz)
+        self.pressed: set[str] = set()
+        self.pins: list = []
+        self.speaker: list = []
+        self.events: list = []
+        if cpu is not None:
+            cpu.on_r = cpu.on_o = cpu.read_k = None
+
+    def run_until(self, cycle: int) -> None:
+        """Run the chip to clock ``cycle``, dropping its pin changes."""
+        cpu = self.cpu
+        while cpu.cycle < cycle:
+            cpu.run_until(cycle)
+            if hasattr(cpu, "take_edges"):
+                cpu.take_edges()
+
+    def schedule(self, script) -> None:
+        """Refuse a script: there are no keys."""
+        if script.actions:
+            raise DebugError(f"{script.name}: no board, so no keys to press (give --board)")
+
+    def _k(self) -> int:
+        return 0
 
 
 def _board_fields(board) -> tuple[str, ...]:

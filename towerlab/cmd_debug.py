@@ -28,8 +28,9 @@ def register(sub) -> None:
                                   "standard decode)")
     p.add_argument("--opla", help="output PLA file (default: the set's, else the Dark Tower "
                                   "glyph table)")
-    p.add_argument("--board", help="darktower or labyrinth (default: the board that carries "
-                                   "the ROM's chip)")
+    p.add_argument("--board", help="darktower, labyrinth, or none (the chip alone, K = 0; "
+                                   "default: the board that carries the ROM's chip, none for "
+                                   "a TMS1000)")
     p.add_argument("--script", help="button script scheduled from the start (<time_s> <BUTTON> "
                                     "<hold_s> lines)")
     p.add_argument("--symbols", help="symbol file: 'c:p:pc NAME' lines (towerlab asm "

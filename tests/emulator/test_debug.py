@@ -465,3 +465,33 @@ def test_symbol_describes_later_instructions_as_label_plus_n():
     syms = Symbols.from_program({"show": (0, 0, 0)})
     assert syms.describe((0, 0, PC_ORDER[3])) == "show+3"
     assert syms.describe((0, 1, 0)) == ""
+
+
+_TMS1000_PROGRAM = """
+        .chip tms1000
+        .page 15
+start:  LDX 1
+        TCY 3
+loop:   CALL bump
+        BRANCH loop
+bump:   TMA
+        IA
+        TAM
+        RETN
+"""
+
+
+@pytest.mark.parametrize("core", ["fast", "reference"] if FAST_AVAILABLE else ["reference"])
+def test_tms1000_runs_alone_without_a_board(core):
+    from emulator.chips import TMS1000
+    program = assemble(_TMS1000_PROGRAM, TMS1000)
+    dbg = Debugger(image=program.rom, chip=TMS1000, core=core,
+                   symbols=Symbols.from_program(program.symbols))
+    assert dbg.board_name == "none"
+    dbg.add_watch_ram("1:3", "write", cond="VALUE == 5")
+    assert dbg.run(seconds=1).reason == "watchpoint 1"
+    assert dbg.ram()[0x13] == 5
+    dbg.reverse_step(4)                                       # back through TAM, IA, TMA, CALL
+    assert dbg.address == dbg.resolve("loop") and dbg.ram()[0x13] == 4
+    with pytest.raises(DebugError, match="no board: the chip has no keys"):
+        dbg.press("YES/BUY")
