@@ -1293,12 +1293,14 @@ class Debugger:
                 break
         text = digits.get(0, " ") + digits.get(1, " ")
         lamps = self.board.lamps()
-        lit = [f"{name} ({card_image(self.board.card_pos, name) or 'void'})"
-               for name in ("upper", "middle", "lower") if lamps[name]]
+        card = self.board.card_pos
+        lit = [name for name in ("upper", "middle", "lower") if lamps[name]]
+        pictures = "/".join(card_image(card, name) or "-" for name in ("upper", "middle",
+                                                                        "lower"))
         pressed = " ".join(sorted(self.board.pressed)) or "none"
         reel = "turning" if self.board.running else "still"
-        return (f"display [{text}]  lamps: {', '.join(lit) or 'off'}  reel: card {self.board.card_pos}"
-                f" pos {self.board.pos} {reel}  keys down: {pressed}")
+        return (f"display [{text}]  lamps: {' '.join(lit) or 'off'}  reel: card {card} "
+                f"({pictures}) pos {self.board.pos} {reel}  keys down: {pressed}")
 
     def format_disasm(self, where: str | tuple | None = None, count: int = 7,
                       before: int | None = None) -> str:

@@ -86,6 +86,7 @@ class CommandShell:
         self.out = out
         self.full_view = full_view
         self.color = color
+        self.interactive = False        # set by interact: Ctrl-C can end an open continue
 
     # ---- one command ----------------------------------------------------------------------
 
@@ -128,6 +129,7 @@ class CommandShell:
         Ctrl-C while the machine runs stops it at the next segment; at the prompt it
         gives a new prompt."""
         _setup_readline()
+        self.interactive = True
         self._print(f"{self.dbg.source} on the {self.dbg.board_name} board "
                     f"({self.dbg.chip.name.upper()}, {self.dbg.core} core); type 'help'")
         self._show_stop(None)
@@ -204,6 +206,9 @@ class CommandShell:
 
     def _do_continue(self, args, line):
         if not any(p.enabled for p in self.dbg.points.values()):
+            if not self.interactive:
+                raise DebugError("continue with no breakpoint or watchpoint would never end "
+                                 "(expected 'run SECONDS', or a break/watch first)")
             self._print("no breakpoints or watchpoints: running until Ctrl-C")
             self._show_stop(self.dbg.run(seconds=1e9))
             return

@@ -212,3 +212,19 @@ def test_disasm_with_a_bad_symbol_file_names_it(tmp_path, capsys):
     sym.write_text("0:G:00 x\n")
     assert main(["disasm", str(rom), "--symbols", str(sym)], io.StringIO()) == 2
     assert f"{sym}:1: address '0:G:00'" in capsys.readouterr().err
+
+
+def test_continue_with_nothing_to_stop_at_is_refused_in_batch(tmp_path, capsys):
+    cmds = tmp_path / "c.cmd"
+    cmds.write_text("continue\n")
+    assert main(["debug", "--firmware", "demo", "-x", str(cmds)], io.StringIO()) == 2
+    assert "line 1: continue with no breakpoint or watchpoint would never end" in \
+        capsys.readouterr().err
+
+
+def test_display_shows_the_lit_window_and_the_reel_pictures():
+    dbg = Debugger(firmware="demo").press_at(1.0, "YES/BUY").watch_pins("r", [7])  # upper lamp
+    dbg.run(seconds=10)
+    text = dbg.format_board()
+    assert "lamps: upper" in text
+    assert "reel: card 0 (CURSED/LOST/PLAGUE)" in text
