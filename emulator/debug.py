@@ -51,6 +51,7 @@ from emulator.chips import Chip
 from emulator.core import LFSR_NEXT
 from emulator.decode import MICRO_BIT, fixed_table, micro_table
 from emulator.disasm import instruction_text
+from emulator.fastcore import hit_dict
 from emulator.opcodes import decode as decode_op
 from emulator.symbols import SymbolError, Symbols, parse_address, read_symbols
 from emulator.trace import format_line
@@ -798,17 +799,19 @@ class Debugger:
                 omask |= p.pins
         return bytes(brk), bytes(read), bytes(write), k, rmask, omask
 
-    def _first_stop(self, hits: list[dict], points: list[Point], skip_pc_at: int,
+    def _first_stop(self, records: list[tuple], points: list[Point], skip_pc_at: int,
                     before: int | None = None):
-        for raw in hits:
-            if before is not None and raw["cycle"] >= before:
+        """Return (hit, point) for the first kernel record that stops at a point."""
+        view = _RecordView(self)
+        for rec in records:
+            if before is not None and rec[0] >= before:
                 break
-            if raw["kind"] == "pc" and raw["cycle"] == skip_pc_at:
+            if rec[4] == 0 and rec[0] == skip_pc_at:
                 continue
-            hit = self._normal_fast(raw) if "sr" in raw else raw
+            view.rec = rec
             for p in points:
-                if p.matches(hit):
-                    return hit, p
+                if p.matches(view):
+                    return self._normal_fast(hit_dict(rec)), p
         return None
 
     def _run(self, end: int | None, extra: Iterable[Point] = (), step_only: bool = False
@@ -862,10 +865,10 @@ class Debugger:
             try:
                 if seg_end > self.cycle:
                     self.board.run_until(seg_end)
-                hits, dropped = self.cpu.take_hits()
+                records, dropped = self.cpu.take_hit_records()
             finally:
                 self.cpu.set_watch(None)
-            found = self._first_stop(hits, points, skip, dropped or None)
+            found = self._first_stop(records, points, skip, dropped or None)
             if found is not None:
                 hit, point = found
                 self._restore(snap)
@@ -1099,19 +1102,20 @@ class Debugger:
                 self._arm(points)
                 try:
                     self._advance(seg_end)
-                    hits, dropped = self.cpu.take_hits()
+                    records, dropped = self.cpu.take_hit_records()
                 finally:
                     self.cpu.set_watch(None)
-                for raw in hits:
-                    if dropped and raw["cycle"] >= dropped:
+                view = _RecordView(self)
+                for rec in records:
+                    c = rec[0]
+                    if dropped and c >= dropped:
                         break
-                    c = raw["cycle"]
-                    if c >= now or (raw["kind"] == "pc" and (c >= seg_end or c < start)):
+                    if c >= now or (rec[4] == 0 and (c >= seg_end or c < start)):
                         continue
-                    hit = self._normal_fast(raw)
+                    view.rec = rec
                     for p in points:
-                        if p.matches(hit):
-                            found = (hit, p)
+                        if p.matches(view):
+                            found = (self._normal_fast(hit_dict(rec)), p)
                             break
                 if not dropped:
                     return found
@@ -1373,6 +1377,52 @@ class Debugger:
             off = "" if p.enabled else " (disabled)"
             lines.append(f"{p.number}: {what}{cond}{off}  hits {p.hits}")
         return "\n".join(lines)
+
+
+# Fields of a raw kernel hit record (emulator.fastcore.take_hit_records) by state() name.
+_REC = {"cycle": 0, "r": 1, "where": 2, "from": 3, "a": 5, "x": 6, "y": 7, "pa": 9,
+        "pb": 10, "ca": 11, "cb": 12, "cl": 13, "s": 14, "status": 14, "sl": 15, "o": 16,
+        "o_index": 17}
+_REC_KIND = ("pc", "ram_read", "ram_write", "k", "r", "o")
+
+
+class _RecordView:
+    """Read a raw kernel hit record by :meth:`Debugger.state` names without building the
+    dict (conditions test tens of thousands of records a second at a hot breakpoint)."""
+
+    __slots__ = ("rec", "_origin", "_three", "_ram_mask")
+
+    def __init__(self, dbg: "Debugger") -> None:
+        self.rec: tuple = ()
+        self._origin = dbg._origin
+        self._three = dbg.chip.stack_depth == 3
+        self._ram_mask = dbg.chip.ram_size - 1
+
+    def __getitem__(self, key: str):
+        rec = self.rec
+        i = _REC.get(key)
+        if i is not None:
+            return rec[i]
+        if key == "kind":
+            return _REC_KIND[rec[4]]
+        if key == "pc":
+            return _PREV_PC[rec[8]]
+        if key == "ram":
+            return rec[28]
+        if key == "m":
+            return rec[28][(rec[6] << 4 | rec[7]) & self._ram_mask]
+        if key == "n":
+            return (rec[0] - self._origin) // 6
+        if key == "depth":
+            return rec[13].bit_length() if self._three else int(bool(rec[13]))
+        if key == "value":
+            kind = rec[4]
+            if kind in (1, 2):
+                return rec[28][rec[2]]
+            if kind >= 3:
+                return rec[2]
+            return rec[28][(rec[6] << 4 | rec[7]) & self._ram_mask]
+        raise KeyError(key)
 
 
 class BareChip:

@@ -36,7 +36,8 @@ try:  # the kernel is optional: built by setup.py where a compiler exists
 except ImportError:  # pragma: no cover - depends on the install
     _fastcore = None
 
-__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "CORES", "HIT_KINDS"]
+__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "CORES", "HIT_KINDS",
+           "hit_dict"]
 
 FAST_AVAILABLE = _fastcore is not None
 CORES = ("reference", "fast")
@@ -250,18 +251,16 @@ class FastCpu:
         (the ROM address, RAM address, K value, or the changed pin bits) and ``from`` (the ROM
         address of the instruction that made it).
         """
+        records, dropped = self.take_hit_records()
+        return [hit_dict(r) for r in records], dropped
+
+    def take_hit_records(self) -> tuple[list[tuple], int]:
+        """Return and clear the recorded hits as raw tuples (the fields of ``hit_t`` in
+        order: cycle, r, where, from, kind index, a x y pc pa pb ca cb cl status sl o o_index
+        op, sr[3], ps[3], cs[3], ram) and the first dropped stop cycle; ``hit_dict`` turns
+        one into ``take_hits``' dict. Cheaper when most hits are tested and dropped."""
         blob, dropped = self._core.take_hits()
-        hits = []
-        size = _HIT.size
-        for i in range(len(blob) // size):
-            f = _HIT.unpack_from(blob, i * size)
-            h = dict(zip(_HIT_REGS, f[4:19]))
-            h["kind"] = HIT_KINDS[h["kind"]]
-            h["cycle"], h["r"], h["where"], h["from"] = f[0], f[1], f[2], f[3]
-            h["sr"], h["ps"], h["cs"] = f[19:22], f[22:25], f[25:28]
-            h["ram"] = f[28]
-            hits.append(h)
-        return hits, dropped
+        return list(_HIT.iter_unpack(blob)), dropped
 
     def _get(self, name: str) -> int:
         return self._core.state()[name]
@@ -288,6 +287,16 @@ class FastCpu:
     @property
     def ram(self) -> bytes:
         return self._core.state()["ram"][: self.chip.ram_size]
+
+
+def hit_dict(f: tuple) -> dict:
+    """Return the dict form (``FastCpu.take_hits``) of one raw hit record."""
+    h = dict(zip(_HIT_REGS, f[4:19]))
+    h["kind"] = HIT_KINDS[h["kind"]]
+    h["cycle"], h["r"], h["where"], h["from"] = f[0], f[1], f[2], f[3]
+    h["sr"], h["ps"], h["cs"] = f[19:22], f[22:25], f[25:28]
+    h["ram"] = f[28]
+    return h
 
 
 def fast_trace_lines(cpu: FastCpu, steps: int) -> Iterator[str]:
