@@ -1360,23 +1360,26 @@ class Debugger:
             return "no breakpoints or watchpoints"
         lines = []
         for p in self.points.values():
-            if p.kind == "break":
-                what = f"break {self.describe(p.addr)}"
-            elif p.kind == "ram":
-                addrs = sorted(p.ram)
-                span = f"{addrs[0] >> 4:X}:{addrs[0] & 15:X}" + (
-                    f"-{addrs[-1] >> 4:X}:{addrs[-1] & 15:X}" if len(addrs) > 1 else "")
-                what = f"watch ram {span} {p.mode}"
-            elif p.kind == "k":
-                what = "watch k (non-zero read)"
-            else:
-                bank = p.kind.upper()
-                what = f"watch {p.kind} " + " ".join(f"{bank}{i}" for i in range(16)
-                                                     if p.pins >> i & 1)
-            cond = f" if {p.cond}" if p.cond else ""
             off = "" if p.enabled else " (disabled)"
-            lines.append(f"{p.number}: {what}{cond}{off}  hits {p.hits}")
+            lines.append(f"{p.number}: {self.point_text(p)}{off}  hits {p.hits}")
         return "\n".join(lines)
+
+    def point_text(self, p: Point) -> str:
+        """Return what point ``p`` watches, as the command that set it would say it."""
+        if p.kind == "break":
+            what = f"break {self.describe(p.addr)}"
+        elif p.kind == "ram":
+            addrs = sorted(p.ram)
+            span = f"{addrs[0] >> 4:X}:{addrs[0] & 15:X}" + (
+                f"-{addrs[-1] >> 4:X}:{addrs[-1] & 15:X}" if len(addrs) > 1 else "")
+            what = f"watch ram {span} {p.mode}"
+        elif p.kind == "k":
+            what = "watch k (a non-zero K read)"
+        else:
+            bank = p.kind.upper()
+            what = f"watch {p.kind} " + " ".join(f"{bank}{i}" for i in range(16)
+                                                 if p.pins >> i & 1)
+        return what + (f" if {p.cond}" if p.cond else "")
 
 
 # Fields of a raw kernel hit record (emulator.fastcore.take_hit_records) by state() name.

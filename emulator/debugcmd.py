@@ -272,9 +272,7 @@ class CommandShell:
             p = self.dbg.add_watch_k(cond)
         else:
             raise DebugError(f"watch {words[0]!r} (expected ram, r, o or k)")
-        line_out = self.dbg.format_points().splitlines()
-        mine = [ln for ln in line_out if ln.startswith(f"{p.number}:")]
-        self._print(f"watchpoint {mine[0]}" if mine else f"watchpoint {p.number}")
+        self._print(f"watchpoint {p.number}: {self.dbg.point_text(p)}")
 
     def _do_delete(self, args, line):
         self.dbg.delete(self._count(args, "delete") if args else None)
