@@ -52,6 +52,7 @@ typedef struct {
  * or changed a marked R / O pin.
  * Recording never stops the run: the debugger re-runs to the hit it wants. */
 enum { H_PC = 0, H_RAM_READ, H_RAM_WRITE, H_K, H_R, H_O };
+enum { W_PC = 1, W_AFTER = 2 };   /* armed: PC bitmap; RAM, K or pin watch (checked after) */
 #define HIT_CAP 8192
 
 typedef struct {
@@ -93,7 +94,7 @@ typedef struct {
     /* optional trace buffer */
     trace_t *trace;
     Py_ssize_t trace_cap, n_trace;
-    /* debugger watch: 0 = off (one test per instruction) */
+    /* debugger watch: 0 = off (one test per instruction), else W_* bits of what is armed */
     int watching;
     uint8_t w_brk[512];               /* ROM address bitmap */
     uint8_t w_read[16], w_write[16];  /* RAM address bitmaps */
@@ -185,12 +186,15 @@ static int step_one(Core *c)
     }
     uint16_t w_pins = 0;   /* debugger watch: pin bits changed by this instruction */
     int w_kval = 0;
-    if (c->watching) {
+    if (c->watching & W_PC) {
         /* rom_size is 1024, 2048 or 4096 (Core_init) */
         uint16_t addr = (uint16_t)((((uint32_t)c->ca << 10) | ((uint32_t)c->pa << 6)
                                     | prev_pc[c->pc]) & (c->rom_size - 1));
         c->w_from = addr;
         if (BIT_SET(c->w_brk, addr)) record_hit(c, H_PC, addr);
+    } else if (c->watching) {
+        c->w_from = (uint16_t)((((uint32_t)c->ca << 10) | ((uint32_t)c->pa << 6)
+                                | prev_pc[c->pc]) & (c->rom_size - 1));
     }
 
     /* sub-cycle 0: branch, call, return with the previous STATUS (facts 7) */
@@ -342,7 +346,7 @@ static int step_one(Core *c)
     fetch(c);
     c->cycle += 6;
     c->steps++;
-    if (c->watching) {
+    if (c->watching & W_AFTER) {
         /* a read: the adder takes the nibble (MTP, MTN) or SBIT/RBIT modify it */
         if (((mi & (M_MTP | M_MTN)) || fx == F_SBIT || fx == F_RBIT)
             && BIT_SET(c->w_read, ram_addr))
@@ -660,7 +664,10 @@ static PyObject *Core_set_watch(Core *self, PyObject *args)
     self->w_k = (uint8_t)k;
     self->w_r = (uint16_t)rmask;
     self->w_o = (uint8_t)omask;
-    self->watching = 1;
+    int any_pc = 0, any_after = k || rmask || omask;
+    for (int i = 0; i < 512; i++) any_pc |= self->w_brk[i];
+    for (int i = 0; i < 16; i++) any_after |= self->w_read[i] | self->w_write[i];
+    self->watching = (any_pc ? W_PC : 0) | (any_after ? W_AFTER : 0);
     Py_RETURN_NONE;
 }
 
