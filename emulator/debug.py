@@ -1,13 +1,15 @@
 """Debug a ROM on a board: breakpoints, watchpoints, stepping, and stepping backwards in time.
 
-A :class:`Debugger` holds one chip (either core) on one board (Dark Tower or Labyrinth) and
-moves it forwards and backwards. Every command of ``towerlab debug`` is a method here, so a
-study can be a script or a test::
+A :class:`Debugger` holds one chip (either core) on one board (Dark Tower, Labyrinth, or none
+for a chip alone) and moves it forwards and backwards. Every command of ``towerlab debug`` is
+a method here, so a study can be a script or a test::
 
     dbg = Debugger(firmware="demo")                     # labels come with the demo firmware
-    stop = dbg.break_at("readk").press_at(3.0, "YES/BUY", 0.2).run(seconds=30)
-    stop.reason, dbg.describe(dbg.address)              # ('breakpoint 1', 'readk')
+    stop = dbg.break_at("shnew").press_at(3.0, "YES/BUY", 0.2).run(seconds=30)
+    stop.reason, dbg.describe(dbg.address)              # ('breakpoint 1', '0:0:22 shnew')
     dbg.reverse_step()                                  # the instruction before, exactly
+    dbg.describe(dbg.address)                           # '0:0:08 sd2+24'
+
 
 How it works (and what it costs):
 

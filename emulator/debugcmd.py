@@ -8,8 +8,9 @@ Every command is a method of the debugger (``emulator.debug``); ``help`` lists t
     (towerlab) break shnew
     breakpoint 1 at 0:0:22 shnew
     (towerlab) press YES/BUY 0.2
+    YES/BUY down for 0.2 s
     (towerlab) continue
-    breakpoint 1: 0:0:22 shnew
+    breakpoint 1: 0:0:22 shnew  [0.032878 s, cycle 13973]
     B=> 0:0:22  4B  TCY 13
 """
 from __future__ import annotations

@@ -495,3 +495,17 @@ def test_tms1000_runs_alone_without_a_board(core):
     assert dbg.address == dbg.resolve("loop") and dbg.ram()[0x13] == 4
     with pytest.raises(DebugError, match="no board: the chip has no keys"):
         dbg.press("YES/BUY")
+
+
+def test_saved_state_of_the_reference_core_loads_back_and_runs_on_identically(tmp_path):
+    dbg = demo("reference")
+    dbg.step(5000)
+    dbg.save(tmp_path / "s.gz")
+    saved = dbg.state()
+    dbg.step(3000)
+    later = dbg.state()
+    other = demo("reference")
+    other.load(tmp_path / "s.gz")
+    assert other.state() == saved
+    other.step(3000)
+    assert other.state() == later
