@@ -1,4 +1,4 @@
-"""Time the debugger's ``continue`` against the bare board run in the same process (issue 13).
+"""Time the debugger's ``continue`` against the bare board run in the same process.
 
 The demo firmware on the Dark Tower board, the demo session script
 (emulator/firmware/demo_session.txt), N emulated seconds (default 120), on the accelerated core:

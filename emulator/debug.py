@@ -31,7 +31,7 @@ How it works (and what it costs):
 Stops: a breakpoint stops *before* the instruction at its address runs; a watchpoint stops
 *after* the instruction that read or wrote the RAM nibble, read a non-zero K or changed the
 pin. A K read is an instruction whose micro-ops take K from the CKI bus (TKA, KNEZ; the other
-opcodes 0x08-0x0F sample K too, ``tms1400-facts.md`` §9.2, but use none of it). A RAM read is
+opcodes 0x08-0x0F sample K too, as ``emulator.core`` models, but use none of it). A RAM read is
 an instruction whose adder takes the nibble (micro-ops MTP or MTN: TMA, XMA, TBIT, ...) or
 SBIT/RBIT; a write any store to it (STO, CKM, SBIT, RBIT), even of the value it held.
 """
