@@ -15,9 +15,9 @@ The demo firmware on the Dark Tower board, the demo session script
   loop run about 30 000 times a second, each hit evaluated in Python.
 
 Times are CPU seconds of this process (``time.process_time``: other jobs on a shared machine
-count less than in wall time). Each is run five times, interleaved, and the best time counts (``--hot`` adds the last case,
-which takes a while). Prints emulated seconds per wall second and the
-ratio to bare. Target: nothing set and PC breakpoints within 10% of bare (ratio >= 0.9).
+count less than in wall time). Each is run five times, interleaved, and the best time counts
+(``--hot`` adds the last case). Prints emulated seconds per CPU second and the ratio
+to bare. Target: nothing set and PC breakpoints within 10% of bare (ratio >= 0.9).
 
     .venv/bin/python benchmarks/debug_speed.py [--seconds 120] [--repeat 5] [--hot]
 """

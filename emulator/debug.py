@@ -275,7 +275,7 @@ def parse_ram_address(text: str, ram_size: int = 128) -> list[int]:
     return [one(text)]
 
 
-# ---- the debugger --------------------------------------------------------------------------------
+# ---- the debugger -------------------------------------------------------------------------------
 
 
 class Debugger:
@@ -663,7 +663,7 @@ class Debugger:
         keep = bisect.bisect_right(self._snap_cycles, now)
         del self._snaps[keep:], self._snap_cycles[keep:]
 
-    # ---- snapshots -------------------------------------------------------------------------------
+    # ---- snapshots ------------------------------------------------------------------------------
 
     def _cpu_state(self) -> dict:
         cpu = self.cpu
@@ -769,7 +769,7 @@ class Debugger:
         self._advance(target)
         self._apply_journal()
 
-    # ---- moving forwards, stopping at points -------------------------------------------------------
+    # ---- moving forwards, stopping at points ----------------------------------------------------
 
     def _active(self, extra: Iterable[Point] = ()) -> list[Point]:
         return [p for p in self.points.values() if p.enabled] + list(extra)
@@ -991,7 +991,7 @@ class Debugger:
         pins = " ".join(f"{bank}{i}" for i in range(16) if hit["where"] >> i & 1)
         return f"{pins} changed{at}"
 
-    # ---- commands ---------------------------------------------------------------------------------
+    # ---- commands -------------------------------------------------------------------------------
 
     def step(self, n: int = 1) -> Stop:
         """Execute ``n`` instructions (stopping early at a breakpoint or watchpoint)."""
@@ -1085,8 +1085,8 @@ class Debugger:
                     hit, point = found
                     self._goto(hit["cycle"])
                     point.hits += 1
-                    return self._done(Stop(f"{'breakpoint' if point.kind == 'break' else 'watchpoint'}"
-                                           f" {point.number}", self.cycle, point,
+                    what = "breakpoint" if point.kind == "break" else "watchpoint"
+                    return self._done(Stop(f"{what} {point.number}", self.cycle, point,
                                            self._hit_detail(point, hit)))
                 seg_end = snap.cycle
         self._goto(first)
@@ -1177,7 +1177,7 @@ class Debugger:
         self._trace, self._trace_path = None, None
         return path
 
-    # ---- save / load --------------------------------------------------------------------------------
+    # ---- save / load ----------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the machine state now (chip, board, keys journal) to ``path`` (gzip JSON)."""
@@ -1228,7 +1228,7 @@ class Debugger:
     def _board_full(self) -> dict:
         return {k: getattr(self.board, k) for k in self._fields}
 
-    # ---- views -------------------------------------------------------------------------------------
+    # ---- views ----------------------------------------------------------------------------------
 
     def format_registers(self) -> str:
         """Return the registers, the call stack and the clock as two or three lines."""

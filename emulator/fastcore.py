@@ -233,8 +233,9 @@ class FastCpu:
         a hit is recorded before such an instruction runs. ``ram_read``/``ram_write`` are
         128-bit bitmaps of RAM addresses ``X<<4 | Y`` (a read is an instruction whose adder
         takes the nibble, MTP or MTN, or SBIT/RBIT; a write any store), ``k`` records K reads
-        that return non-zero (an instruction whose micro-ops take K: TKA, KNEZ), ``r_mask``/``o_mask`` R and O pin changes: those after the
-        instruction. Recording never stops the run; ``take_hits`` returns what matched.
+        that return non-zero (an instruction whose micro-ops take K: TKA, KNEZ), ``r_mask`` /
+        ``o_mask`` R and O pin changes: those after the instruction. Recording never stops
+        the run; ``take_hits`` returns what matched.
         """
         if brk is None:
             self._core.set_watch(None)

@@ -214,7 +214,7 @@ def test_until_stops_at_the_address():
     assert dbg.address == dbg.resolve("sdelay")
 
 
-# ---- backwards -----------------------------------------------------------------------------------
+# ---- backwards ----------------------------------------------------------------------------------
 
 
 def test_reverse_step_n_goes_back_n_instructions_to_the_same_state():
@@ -318,7 +318,7 @@ def test_both_cores_stop_at_the_same_points_with_the_same_state():
     assert _stops("fast") == _stops("reference")
 
 
-# ---- trace, save, load -----------------------------------------------------------------------------
+# ---- trace, save, load --------------------------------------------------------------------------
 
 
 def test_trace_writes_the_canonical_trace_of_what_runs(tmp_path):
@@ -373,7 +373,7 @@ def test_loading_a_file_that_is_not_a_state_names_it(tmp_path):
         demo().load(bad)
 
 
-# ---- conditions and addresses ------------------------------------------------------------------------
+# ---- conditions and addresses -------------------------------------------------------------------
 
 
 def test_condition_with_an_unknown_name_is_refused_in_one_line():
@@ -404,7 +404,7 @@ def test_unknown_label_is_an_error_naming_it():
         demo().break_at("nowhere")
 
 
-# ---- other chips and boards ---------------------------------------------------------------------------
+# ---- other chips and boards ---------------------------------------------------------------------
 
 _TMS1100_PROGRAM = """
         .chip tms1100
@@ -444,7 +444,7 @@ def test_tms1100_on_the_labyrinth_board_breaks_watches_and_reverses(core):
     assert dbg.describe(dbg.address) == f"{dbg.describe(dbg.resolve('loop+1'))}"
 
 
-# ---- symbols --------------------------------------------------------------------------------------------
+# ---- symbols ------------------------------------------------------------------------------------
 
 
 def test_symbol_file_round_trips(tmp_path):

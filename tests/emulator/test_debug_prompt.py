@@ -128,7 +128,7 @@ def test_help_lists_every_command_and_quit_leaves(prompt):
     assert prompt.close() == 0
 
 
-# ---- batch ---------------------------------------------------------------------------------------
+# ---- batch --------------------------------------------------------------------------------------
 
 
 def test_command_file_runs_in_batch_with_short_stops(tmp_path):
@@ -174,7 +174,7 @@ def test_symbols_option_names_addresses(tmp_path):
     assert "until: 0:8:21 readk" in out.getvalue()
 
 
-# ---- asm / disasm --symbols -------------------------------------------------------------------------
+# ---- asm / disasm --symbols ---------------------------------------------------------------------
 
 
 def test_asm_writes_a_symbol_file_of_the_labels(tmp_path):
