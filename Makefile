@@ -45,6 +45,7 @@ bench: venv sysdeps
 	$(PY) benchmarks/emulator_speed.py
 	$(PY) benchmarks/tower_speed.py
 	$(PY) benchmarks/decode_speed.py
+	$(PY) benchmarks/debug_speed.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

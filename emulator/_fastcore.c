@@ -45,6 +45,25 @@ typedef struct {
     uint8_t ca, pa, pc, op, a, x, y, s, sl, pb, cb, o;
 } trace_t;
 
+/* Debugger watch (emulator/debug.py). When armed, instructions that match are recorded with the
+ * whole chip state at the point the debugger would stop (the fields of state()): a PC hit
+ * before the instruction at a marked ROM address runs, the other kinds after the instruction
+ * that read or wrote a marked RAM nibble, took a non-zero K into the adder or RAM (TKA, KNEZ),
+ * or changed a marked R / O pin.
+ * Recording never stops the run: the debugger re-runs to the hit it wants. */
+enum { H_PC = 0, H_RAM_READ, H_RAM_WRITE, H_K, H_R, H_O };
+enum { W_PC = 1, W_AFTER = 2 };   /* armed: PC bitmap; RAM, K or pin watch (checked after) */
+#define HIT_CAP 8192
+
+typedef struct {
+    uint64_t cycle;
+    uint16_t r, where;     /* where: ROM address, RAM address, K value or changed pin bits */
+    uint16_t from;         /* ROM address of the instruction that made the hit */
+    uint8_t kind, a, x, y, pc, pa, pb, ca, cb, cl, status, sl, o, o_index, op;
+    uint8_t sr[3], ps[3], cs[3];
+    uint8_t ram[128];
+} hit_t;
+
 typedef struct {
     PyObject_HEAD
     /* decode tables (read-only after init) */
@@ -75,6 +94,17 @@ typedef struct {
     /* optional trace buffer */
     trace_t *trace;
     Py_ssize_t trace_cap, n_trace;
+    /* debugger watch: 0 = off (one test per instruction), else W_* bits of what is armed */
+    int watching;
+    uint8_t w_brk[512];               /* ROM address bitmap */
+    uint8_t w_read[16], w_write[16];  /* RAM address bitmaps */
+    uint8_t w_k;                      /* record K reads that return non-zero */
+    uint16_t w_r;
+    uint8_t w_o;
+    uint16_t w_from;                  /* ROM address of the instruction being executed */
+    hit_t *hits;
+    int n_hits;
+    uint64_t hits_dropped;            /* stop cycle of the first hit not recorded, 0 = none */
 } Core;
 
 static uint8_t next_pc[64];
@@ -118,6 +148,23 @@ static inline void fetch(Core *c)
     c->pc = next_pc[c->pc];
 }
 
+static void record_hit(Core *c, uint8_t kind, uint16_t where)
+{
+    if (c->n_hits >= HIT_CAP) {
+        if (!c->hits_dropped) c->hits_dropped = c->cycle;
+        return;
+    }
+    hit_t *h = &c->hits[c->n_hits++];
+    h->cycle = c->cycle; h->r = c->r; h->where = where; h->from = c->w_from; h->kind = kind;
+    h->a = c->a; h->x = c->x; h->y = c->y; h->pc = c->pc; h->pa = c->pa; h->pb = c->pb;
+    h->ca = c->ca; h->cb = c->cb; h->cl = c->cl; h->status = c->status; h->sl = c->sl;
+    h->o = c->o; h->o_index = c->o_index; h->op = c->op;
+    memcpy(h->sr, c->sr, 3); memcpy(h->ps, c->ps, 3); memcpy(h->cs, c->cs, 3);
+    memcpy(h->ram, c->ram, 128);
+}
+
+#define BIT_SET(map, i) ((map)[(i) >> 3] >> ((i) & 7) & 1)
+
 /* Execute one instruction. Returns 0, 1 when a stop-masked pin changed, -1 on a Python error. */
 static int step_one(Core *c)
 {
@@ -136,6 +183,18 @@ static int step_one(Core *c)
         t->pc = prev_pc[c->pc];
         t->a = c->a; t->x = c->x; t->y = c->y; t->s = c->status; t->sl = c->sl;
         t->pb = c->pb; t->cb = c->cb; t->o = c->o;
+    }
+    uint16_t w_pins = 0;   /* debugger watch: pin bits changed by this instruction */
+    int w_kval = 0;
+    if (c->watching & W_PC) {
+        /* rom_size is 1024, 2048 or 4096 (Core_init) */
+        uint16_t addr = (uint16_t)((((uint32_t)c->ca << 10) | ((uint32_t)c->pa << 6)
+                                    | prev_pc[c->pc]) & (c->rom_size - 1));
+        c->w_from = addr;
+        if (BIT_SET(c->w_brk, addr)) record_hit(c, H_PC, addr);
+    } else if (c->watching) {
+        c->w_from = (uint16_t)((((uint32_t)c->ca << 10) | ((uint32_t)c->pa << 6)
+                                | prev_pc[c->pc]) & (c->rom_size - 1));
     }
 
     /* sub-cycle 0: branch, call, return with the previous STATUS (facts 7) */
@@ -208,6 +267,7 @@ static int step_one(Core *c)
         } else {
             cki = k_orform(c);
         }
+        w_kval = cki;
     }
     const uint8_t ram_addr = (uint8_t)(((c->x << 4) | c->y) & 0x7F);
     const uint8_t m = c->ram[ram_addr] & 0xF;
@@ -252,6 +312,7 @@ static int step_one(Core *c)
             if (now != old) {
                 push_edge(c, fetch_cycle + 3, 0, now);
                 if ((now ^ old) & c->stop_r_mask) stop = 1;
+                w_pins = (uint16_t)(now ^ old);
             }
         }
         break;
@@ -263,6 +324,7 @@ static int step_one(Core *c)
         if (c->o != old) {
             push_edge(c, fetch_cycle + 3, 1, c->o);
             if ((c->o ^ old) & c->stop_o_mask) stop = 1;
+            w_pins = (uint16_t)(c->o ^ old);
         }
         break;
     }
@@ -284,6 +346,22 @@ static int step_one(Core *c)
     fetch(c);
     c->cycle += 6;
     c->steps++;
+    if (c->watching & W_AFTER) {
+        /* a read: the adder takes the nibble (MTP, MTN) or SBIT/RBIT modify it */
+        if (((mi & (M_MTP | M_MTN)) || fx == F_SBIT || fx == F_RBIT)
+            && BIT_SET(c->w_read, ram_addr))
+            record_hit(c, H_RAM_READ, ram_addr);
+        if (write && BIT_SET(c->w_write, ram_addr)) record_hit(c, H_RAM_WRITE, ram_addr);
+        /* a K read: the micro-ops take the CKI bus while it carries K (TKA, KNEZ) */
+        if (w_kval && c->w_k && (mi & (M_CKP | M_CKN | M_CKM)))
+            record_hit(c, H_K, (uint16_t)w_kval);
+        if (w_pins) {
+            if ((fx == F_SETR || fx == F_RSTR) && (w_pins & c->w_r))
+                record_hit(c, H_R, (uint16_t)(w_pins & c->w_r));
+            else if ((fx == F_TDO || fx == F_CLO) && (w_pins & c->w_o))
+                record_hit(c, H_O, (uint16_t)(w_pins & c->w_o));
+        }
+    }
     return stop;
 }
 
@@ -344,6 +422,10 @@ static int Core_init(Core *self, PyObject *args, PyObject *kwds)
     self->k_callback = NULL;
     self->trace = NULL;
     self->n_edges = 0;
+    self->watching = 0;
+    self->hits = NULL;
+    self->n_hits = 0;
+    self->hits_dropped = 0;
     return 0;
 }
 
@@ -351,6 +433,7 @@ static void Core_dealloc(Core *self)
 {
     Py_XDECREF(self->k_callback);
     PyMem_Free(self->trace);
+    PyMem_Free(self->hits);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -547,6 +630,60 @@ static PyObject *Core_set_state(Core *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* set_watch(brk: 512 bytes, ram_read: 16 bytes, ram_write: 16 bytes, k: bool, r_mask, o_mask)
+ * arms the debugger watch and clears the hit buffer; set_watch(None) disarms it. */
+static PyObject *Core_set_watch(Core *self, PyObject *args)
+{
+    PyObject *brk, *rd = NULL, *wr = NULL;
+    int k = 0, rmask = 0, omask = 0;
+    if (!PyArg_ParseTuple(args, "O|OOpii", &brk, &rd, &wr, &k, &rmask, &omask)) return NULL;
+    self->n_hits = 0;
+    self->hits_dropped = 0;
+    if (brk == Py_None) {
+        self->watching = 0;
+        Py_RETURN_NONE;
+    }
+    if (!rd || !wr) {
+        PyErr_SetString(PyExc_TypeError, "set_watch needs brk, ram_read and ram_write bitmaps");
+        return NULL;
+    }
+    Py_buffer v;
+    if (get_buffer_exact(brk, 512, "brk", &v) < 0) return NULL;
+    memcpy(self->w_brk, v.buf, 512);
+    PyBuffer_Release(&v);
+    if (get_buffer_exact(rd, 16, "ram_read", &v) < 0) return NULL;
+    memcpy(self->w_read, v.buf, 16);
+    PyBuffer_Release(&v);
+    if (get_buffer_exact(wr, 16, "ram_write", &v) < 0) return NULL;
+    memcpy(self->w_write, v.buf, 16);
+    PyBuffer_Release(&v);
+    if (!self->hits) {
+        self->hits = PyMem_Malloc(sizeof(hit_t) * HIT_CAP);
+        if (!self->hits) return PyErr_NoMemory();
+    }
+    self->w_k = (uint8_t)k;
+    self->w_r = (uint16_t)rmask;
+    self->w_o = (uint8_t)omask;
+    int any_pc = 0, any_after = k || rmask || omask;
+    for (int i = 0; i < 512; i++) any_pc |= self->w_brk[i];
+    for (int i = 0; i < 16; i++) any_after |= self->w_read[i] | self->w_write[i];
+    self->watching = (any_pc ? W_PC : 0) | (any_after ? W_AFTER : 0);
+    Py_RETURN_NONE;
+}
+
+/* take_hits() -> (bytes of packed hit records, stop cycle of the first dropped hit or 0) */
+static PyObject *Core_take_hits(Core *self, PyObject *args)
+{
+    (void)args;
+    PyObject *out = PyBytes_FromStringAndSize(self->hits ? (const char *)self->hits : "",
+                                              (Py_ssize_t)(sizeof(hit_t) * (size_t)self->n_hits));
+    if (!out) return NULL;
+    PyObject *res = Py_BuildValue("(NK)", out, (unsigned long long)self->hits_dropped);
+    self->n_hits = 0;
+    self->hits_dropped = 0;
+    return res;
+}
+
 static PyObject *Core_get_cycle(Core *self, void *closure)
 {
     (void)closure;
@@ -582,6 +719,8 @@ static PyMethodDef Core_methods[] = {
     {"trace", (PyCFunction)Core_trace, METH_VARARGS, "Execute n instructions and return their packed before-states."},
     {"state", (PyCFunction)Core_state, METH_NOARGS, "Return the registers as a dict."},
     {"set_state", (PyCFunction)Core_set_state, METH_VARARGS, "Restore registers from a dict made by state()."},
+    {"set_watch", (PyCFunction)Core_set_watch, METH_VARARGS, "Arm the debugger watch: set_watch(brk512, ram_read16, ram_write16, k, r_mask, o_mask); set_watch(None) disarms."},
+    {"take_hits", (PyCFunction)Core_take_hits, METH_NOARGS, "Return (packed hit records, first dropped stop cycle or 0) and clear them."},
     {NULL, NULL, 0, NULL}
 };
 
@@ -625,5 +764,7 @@ PyMODINIT_FUNC PyInit__fastcore(void)
     }
     PyModule_AddIntConstant(m, "EDGE_CAP", EDGE_CAP);
     PyModule_AddIntConstant(m, "TRACE_RECORD_SIZE", (long)sizeof(trace_t));
+    PyModule_AddIntConstant(m, "HIT_RECORD_SIZE", (long)sizeof(hit_t));
+    PyModule_AddIntConstant(m, "HIT_CAP", HIT_CAP);
     return m;
 }

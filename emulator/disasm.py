@@ -10,7 +10,9 @@ under ``.chapter``/``.page`` directives, so :func:`emulator.asm.assemble` gives 
 identical image for any input. BRANCH/CALL targets become labels (``L0F3E`` = chapter 0,
 page F, pc 3E) where the page buffer the assembler tracks at that point names the target page;
 elsewhere (after an LDP that the disassembler cannot follow across a label) the raw ``$3E``
-form is kept, which the assembler never checks. Excerpt::
+form is kept, which the assembler never checks. With ``symbols`` (an
+:class:`emulator.symbols.Symbols`, e.g. from ``--symbols FILE``) their names label those
+addresses and name the targets instead. Excerpt::
 
     .chip tms1400
     .chapter 0
@@ -21,7 +23,9 @@ form is kept, which the assembler never checks. Excerpt::
 """
 from __future__ import annotations
 
-from emulator.asm import PC_ORDER, PageBuffers, format_address, rom_offset
+import re
+
+from emulator.asm import _NAME, PC_ORDER, PageBuffers, format_address, rom_offset
 from emulator.chips import Chip
 from emulator.opcodes import decode, format_operand
 
@@ -78,13 +82,29 @@ def _targets(rom: bytes, chip: Chip, labels: set | None) -> list:
     return out
 
 
-def disassemble(rom: bytes, chip: Chip) -> str:
+def _names(symbols, chip: Chip) -> dict:
+    """Return address -> label for the symbols that fit the image and are assembler names."""
+    if symbols is None:
+        return {}
+    valid = re.compile(rf"{_NAME}$")
+    generated = re.compile(r"L[0-3][0-9A-F][0-9A-F]{2}$")
+    return {addr: name for addr, name in symbols.labels.items()
+            if addr[0] < chip.chapters and valid.match(name) and not generated.match(name)}
+
+
+def disassemble(rom: bytes, chip: Chip, symbols=None) -> str:
     """Return assembler source for the whole image (``chip.rom_size`` bytes) in LFSR order.
 
-    Raises :class:`DisasmError` when the image has the wrong size.
+    ``symbols`` (an ``emulator.symbols.Symbols``) names labels and targets. Raises
+    :class:`DisasmError` when the image has the wrong size.
     """
     _check(rom, chip)
+    names = _names(symbols, chip)
     labels = {t for _, _, rows in _targets(rom, chip, None) for _, _, t in rows if t}
+    labels |= set(names)
+
+    def label(addr: tuple) -> str:
+        return names.get(addr) or _label(*addr)
     lines = [f"; disassembly of a {chip.name} ROM image ({chip.rom_size} bytes), "
              f"pages in LFSR order", f".chip {chip.name}"]
     for chapter, page, rows in _targets(rom, chip, labels):
@@ -93,28 +113,40 @@ def disassemble(rom: bytes, chip: Chip) -> str:
         lines.append(f".page {page}")
         for pc, byte, target in rows:
             if (chapter, page, pc) in labels:
-                lines.append(f"{_label(chapter, page, pc)}:")
+                lines.append(f"{label((chapter, page, pc))}:")
             text = instruction_text(chip, byte)
             if target is not None and target in labels:
-                text = f"{text.split()[0]} {_label(*target)}"
+                text = f"{text.split()[0]} {label(target)}"
             address = format_address(chapter, page, pc)
             lines.append(f"        {text:<24}; {address}  "
                          f"{rom_offset(chapter, page, pc):03X}  {byte:02X}")
     return "\n".join(lines) + "\n"
 
 
-def disassemble_listing(rom: bytes, chip: Chip) -> str:
+def disassemble_listing(rom: bytes, chip: Chip, symbols=None) -> str:
     """Return one line per byte, ``c:p:pc  offset  opcode  mnemonic``, pages in LFSR order.
 
-    The mnemonic text is MAME 0.251's (``tests/data/mame_dasm``). Raises
-    :class:`DisasmError` when the image has the wrong size.
+    The mnemonic text is MAME 0.251's (``tests/data/mame_dasm``). With ``symbols`` (an
+    ``emulator.symbols.Symbols``) a ``name:`` line precedes each labelled address and a
+    BRANCH/CALL whose target (with the page buffers tracked as the assembler does) has a
+    label ends in ``; name``. Raises :class:`DisasmError` when the image has the wrong size.
     """
     _check(rom, chip)
+    names = symbols.labels if symbols is not None else {}
+    rows = {(c, p): r for c, p, r in _targets(rom, chip, set(names))} if names else {}
     lines = []
     for chapter, page in _pages(chip):
+        targets = {pc: t for pc, _, t in rows.get((chapter, page), ())}
         for pc in PC_ORDER:
             offset = rom_offset(chapter, page, pc)
             byte = rom[offset]
+            name = names.get((chapter, page, pc))
+            if name:
+                lines.append(f"{name}:")
+            text = instruction_text(chip, byte)
+            target = names.get(targets.get(pc)) if names else None
+            if target:
+                text = f"{text:<12} ; {target}"
             lines.append(f"{format_address(chapter, page, pc)}  {offset:03X}  {byte:02X}  "
-                         f"{instruction_text(chip, byte)}")
+                         f"{text}")
     return "\n".join(lines) + "\n"

@@ -36,7 +36,8 @@ try:  # the kernel is optional: built by setup.py where a compiler exists
 except ImportError:  # pragma: no cover - depends on the install
     _fastcore = None
 
-__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "CORES"]
+__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "CORES", "HIT_KINDS",
+           "hit_dict"]
 
 FAST_AVAILABLE = _fastcore is not None
 CORES = ("reference", "fast")
@@ -46,6 +47,13 @@ FIXED_CODES = {None: 0, **{name: i + 1 for i, name in enumerate(FIXED_ACTIONS)}}
 
 # struct trace_t of _fastcore.c: u64 cycle, u16 r, then 12 bytes, padded to 24 bytes.
 _TRACE = struct.Struct("<QH12B2x")
+
+# struct hit_t of _fastcore.c (the debugger watch): u64 cycle, u16 r, u16 where, u16 from, 15
+# register bytes, the 3-entry stack (sr, ps, cs), 128 RAM nibbles, padded to 168 bytes.
+_HIT = struct.Struct("<QHHH15B9B128s2x")
+_HIT_REGS = ("kind", "a", "x", "y", "pc", "pa", "pb", "ca", "cb", "cl", "status", "sl", "o",
+             "o_index", "op")
+HIT_KINDS = ("pc", "ram_read", "ram_write", "k", "r", "o")
 
 _notice_given = False
 
@@ -210,6 +218,51 @@ class FastCpu:
         """Return every register, the RAM and the clock as a dict."""
         return self._core.state()
 
+    def set_state(self, state: dict) -> None:
+        """Restore every register, the RAM and the clock from a dict made by ``state()``."""
+        self._core.set_state(state)
+
+    # -- debugger watch (emulator.debug) -------------------------------------------------------
+
+    def set_watch(self, brk: bytes | None, ram_read: bytes = bytes(16),
+                  ram_write: bytes = bytes(16), k: bool = False, r_mask: int = 0,
+                  o_mask: int = 0) -> None:
+        """Arm the kernel's record of matching instructions (None disarms it; costs nothing).
+
+        ``brk`` is a 4096-bit bitmap (512 bytes) of ROM addresses ``CA<<10 | PA<<6 | PC``:
+        a hit is recorded before such an instruction runs. ``ram_read``/``ram_write`` are
+        128-bit bitmaps of RAM addresses ``X<<4 | Y`` (a read is an instruction whose adder
+        takes the nibble, MTP or MTN, or SBIT/RBIT; a write any store), ``k`` records K reads
+        that return non-zero (an instruction whose micro-ops take K: TKA, KNEZ), ``r_mask`` /
+        ``o_mask`` R and O pin changes: those after the instruction. Recording never stops
+        the run; ``take_hits`` returns what matched.
+        """
+        if brk is None:
+            self._core.set_watch(None)
+        else:
+            self._core.set_watch(bytes(brk), bytes(ram_read), bytes(ram_write), bool(k),
+                                 r_mask & 0xFFFF, o_mask & 0xFF)
+
+    def take_hits(self) -> tuple[list[dict], int]:
+        """Return and clear the recorded hits and the stop cycle of the first one dropped
+        (0: none; the buffer holds ``_fastcore.HIT_CAP``).
+
+        Each hit is the ``state()`` dict at the point a debugger stops (before a PC hit's
+        instruction, after the others'), plus ``kind`` (one of ``HIT_KINDS``) and ``where``
+        (the ROM address, RAM address, K value, or the changed pin bits) and ``from`` (the ROM
+        address of the instruction that made it).
+        """
+        records, dropped = self.take_hit_records()
+        return [hit_dict(r) for r in records], dropped
+
+    def take_hit_records(self) -> tuple[list[tuple], int]:
+        """Return and clear the recorded hits as raw tuples (the fields of ``hit_t`` in
+        order: cycle, r, where, from, kind index, a x y pc pa pb ca cb cl status sl o o_index
+        op, sr[3], ps[3], cs[3], ram) and the first dropped stop cycle; ``hit_dict`` turns
+        one into ``take_hits``' dict. Cheaper when most hits are tested and dropped."""
+        blob, dropped = self._core.take_hits()
+        return list(_HIT.iter_unpack(blob)), dropped
+
     def _get(self, name: str) -> int:
         return self._core.state()[name]
 
@@ -235,6 +288,16 @@ class FastCpu:
     @property
     def ram(self) -> bytes:
         return self._core.state()["ram"][: self.chip.ram_size]
+
+
+def hit_dict(f: tuple) -> dict:
+    """Return the dict form (``FastCpu.take_hits``) of one raw hit record."""
+    h = dict(zip(_HIT_REGS, f[4:19]))
+    h["kind"] = HIT_KINDS[h["kind"]]
+    h["cycle"], h["r"], h["where"], h["from"] = f[0], f[1], f[2], f[3]
+    h["sr"], h["ps"], h["cs"] = f[19:22], f[22:25], f[25:28]
+    h["ram"] = f[28]
+    return h
 
 
 def fast_trace_lines(cpu: FastCpu, steps: int) -> Iterator[str]:

@@ -17,6 +17,7 @@ __all__ = ["main", "build_parser", "UserError"]
 COMMAND_MODULES = (
     "towerlab.cmd_chip",       # asm, disasm, trace
     "towerlab.cmd_emulator",   # run, play, demo
+    "towerlab.cmd_debug",      # debug
     "towerlab.cmd_formats",    # convert, info
     "towerlab.cmd_captures",   # decode, plot, wav, diff, clock
     "towerlab.cmd_rig",        # rig record/check/...

@@ -50,6 +50,9 @@ def register(sub) -> None:
     p.add_argument("--listing", metavar="FILE",
                    help="also write the listing: one line per placed byte, "
                         "c:p:pc offset opcode source")
+    p.add_argument("--symbols", metavar="FILE",
+                   help="also write the labels as a symbol file ('c:p:pc NAME' lines) for "
+                        "towerlab debug and disasm --symbols")
     p.set_defaults(func=cmd_asm)
 
     p = sub.add_parser("disasm", help="disassemble a ROM image into source")
@@ -57,6 +60,9 @@ def register(sub) -> None:
     p.add_argument("--chip", help="tms1000, tms1100 or tms1400 (default: from the ROM size)")
     p.add_argument("--listing", action="store_true",
                    help="one line per byte (c:p:pc offset opcode mnemonic) instead of source")
+    p.add_argument("--symbols", metavar="FILE",
+                   help="symbol file ('c:p:pc NAME' lines): label those addresses and name "
+                        "the branch and call targets")
     p.add_argument("-o", "--output", help="file to write (default: standard output)")
     p.set_defaults(func=cmd_disasm)
 
@@ -148,10 +154,24 @@ def cmd_asm(args: argparse.Namespace, out: IO[str]) -> int:
         if os.path.realpath(args.listing) == os.path.realpath(args.output):
             raise ValueError(f"{args.listing}: given as both -o and --listing (expected two "
                              f"files)")
+    if args.symbols is not None:
+        check_output_path(args.symbols)
+        check_not_an_input(args.symbols, args.source)
+        others = [(o, p) for o, p in (("-o", args.output), ("--listing", args.listing)) if p]
+        for option, path in others:
+            if os.path.realpath(args.symbols) == os.path.realpath(path):
+                raise ValueError(f"{args.symbols}: given as both {option} and --symbols "
+                                 f"(expected two files)")
     program = assemble_file(args.source, _chip(args.chip))
     atomic_write(args.output, lambda f: f.write(program.rom), binary=True)
     if args.listing is not None:
         atomic_write(args.listing, lambda f: f.write(program.listing), binary=False)
+    if args.symbols is not None:
+        from emulator.symbols import write_symbols
+
+        title = f"symbols of {os.path.basename(args.source)}"
+        atomic_write(args.symbols, lambda f: write_symbols(program.symbols, f, title),
+                     binary=False)
     print(f"{args.output}: {len(program.rom)} bytes for a {program.chip.name.upper()}", file=out)
     return 0
 
@@ -165,10 +185,15 @@ def cmd_disasm(args: argparse.Namespace, out: IO[str]) -> int:
         check_output_path(args.output)
         check_not_an_input(args.output, args.rom)
     rs = load_romset(args.rom, _chip(args.chip))
+    symbols = None
+    if args.symbols is not None:
+        from emulator.symbols import read_symbols
+
+        symbols = read_symbols(args.symbols, rs.chip.chapters)
     print(f"towerlab: {rs.summary()}", file=sys.stderr)      # stdout stays clean source
     for note in rs.recognised:
         print(f"towerlab: {note}", file=sys.stderr)
-    text = (disassemble_listing if args.listing else disassemble)(rs.rom, rs.chip)
+    text = (disassemble_listing if args.listing else disassemble)(rs.rom, rs.chip, symbols)
     if args.output is not None:
         atomic_write(args.output, lambda f: f.write(text), binary=False)
     else:
