@@ -176,7 +176,7 @@ class Engine:
     # ---- the tick clock (module doc) ---------------------------------------------------
     def _tick_s(self) -> float:
         if not self._in_loop:
-            return param("tick_busy_s") / self.clock_ratio
+            return param("tick_reel_s" if self.reel.motor else "tick_busy_s") / self.clock_ratio
         return param("tick_lit_s" if self._lit else "tick_dark_s") / self.clock_ratio
 
     def _run_until(self, t0: float, running: float) -> float:
@@ -310,6 +310,7 @@ class Engine:
     def motor(self, on: bool) -> None:
         """Switch the reel motor now."""
         if self.reel.motor != on:
+            self._sync_ticks(self.now)
             self.reel.set_motor(on)
             self.emit(self.now, "motor", on=int(on))
 
