@@ -186,9 +186,10 @@ class Game:
         With ``phase`` the text takes the flash timer's running phase (cleanroom.engine): shown
         at once while the timer's bit is on, else from its next toggle; without it an on phase
         starts after ``delay`` (the timer is re-phased: the fitted delays of the action flows,
-        whose running phase the game does not yet follow closely enough).  The key is taken at the second key
-        scan that sees it, with a click; then the display goes dark, unless ``keep`` (a menu:
-        the next entry replaces the text in the same phase, ``text_after_click_s`` later)."""
+        whose running phase the game does not yet follow closely enough).  The key is taken
+        at the second key scan that sees it, with a click; then the display goes dark, unless
+        ``keep`` (a menu: the next entry replaces the text in the same phase,
+        ``text_after_click_s`` later)."""
         e = self.engine
         e.flash(text, at=e.now + delay / e.clock_ratio, restart=not phase)
         key = yield ("key", frozenset(keys))
