@@ -149,6 +149,7 @@ class Game:
         self.last_shown: list[tuple[str, str | None]] = []
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
+        self._action_t = 0.0        # when this turn's action key was taken
 
     # ---- helpers ----------------------------------------------------------------------
     def choose(self, name: str, options: Sequence, weights: Sequence[float] | None = None):
@@ -334,6 +335,7 @@ class Game:
             while outcome == "again":
                 # after the end cue or the overture: the running phase (557 turn changes)
                 key = yield from self.prompt(f" {p.number}", ACTION_KEYS, phase=True)
+                self._action_t = self.engine.now
                 outcome = yield from self._action(p, key)
             if self.over:
                 return
@@ -384,13 +386,22 @@ class Game:
         """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key."""
         if delay is None:
             delay = param("end_signal_after_picture_s")
+        # an action that only sounded (no picture: a safe move, a frontier, a deserted tomb)
+        # leaves the flash timer running from ' N': '-N' takes that phase (l3_p1_s03 37.250,
+        # l2_p4_s14 32.717: '-1' right after the safe beep, off on the old phase)
+        e = self.engine
+        phase = not any(ev["type"] == "lamp" and ev["on"] and ev["t"] >= self._action_t
+                        for ev in e.events[-400:])
+        if phase:
+            delay = 0.0
         while True:
             key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT"},
-                                         delay=delay)
+                                         delay=delay, phase=phase)
             if key != "REPEAT":
                 break
             yield from self._repeat()
             delay = param("end_signal_after_picture_s")
+            phase = False
         if key == "CLEAR":
             yield from self.sound("siren", delay=param("sound_after_click_s"))
         else:
