@@ -10,11 +10,12 @@ and reel ``card_pos`` reports land on 1/60 s frame boundaries (the decoder's win
 MAME's frame poll), lamps, motor and tones at their own times.
 
 The tower's time base is a display tick (one digit refresh; cleanroom/README.md, "Timing
-observed in the genuine recordings"): in the key-wait loop ``tick_lit_s`` while a digit is
-lit and ``tick_dark_s`` while the display is dark, elsewhere (reel, pictures) ``tick_busy_s``,
-and no ticks at all while a tone sounds (the chip is busy making the square wave).  The flash timer counts these ticks: every ``flash_ticks`` ticks its state
-bit toggles, and a flashing text is shown while the bit is on.  The timer is never restarted:
-a new flashing text (the next menu entry, the next prompt after a sound) takes the running
+observed in the genuine recordings"): in the key-wait loop ``tick_lit_s`` while a digit is lit
+and ``tick_dark_s`` while the display is dark, elsewhere ``tick_busy_s`` (``tick_reel_s`` while
+the reel turns), and no ticks at all while a tone or a cue sounds (the chip is busy making the
+square wave).  The flash timer counts these ticks: every ``flash_ticks`` ticks its state bit
+toggles, and a flashing text is shown while the bit is on.  The timer is never restarted: a
+new flashing text (the next menu entry, the next prompt after a sound) takes the running
 phase, is shown at once while the bit is on and at the next toggle while it is off.  The key
 scan runs every ``scan_ticks`` ticks from the moment the game starts waiting for a key (the
 first scan one loop pass after it); a key is taken at the second scan that sees it closed
@@ -168,6 +169,7 @@ class Engine:
     def end_flash(self, at: float | None = None) -> None:
         """Stop flashing and blank the display (the game leaves its key loop); the flash
         timer keeps its phase."""
+        self._sync_ticks(self.now)
         self._ftext = None
         self._fpending = None
         self._lit = False
@@ -176,7 +178,7 @@ class Engine:
     # ---- the tick clock (module doc) ---------------------------------------------------
     def _tick_s(self) -> float:
         if not self._in_loop:
-            return param("tick_busy_s") / self.clock_ratio
+            return param("tick_reel_s" if self.reel.motor else "tick_busy_s") / self.clock_ratio
         return param("tick_lit_s" if self._lit else "tick_dark_s") / self.clock_ratio
 
     def _run_until(self, t0: float, running: float) -> float:
@@ -310,6 +312,7 @@ class Engine:
     def motor(self, on: bool) -> None:
         """Switch the reel motor now."""
         if self.reel.motor != on:
+            self._sync_ticks(self.now)
             self.reel.set_motor(on)
             self.emit(self.now, "motor", on=int(on))
 

@@ -179,6 +179,7 @@ class Game:
         self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
+        self._action_t = 0.0        # when this turn's action key was taken
 
     # ---- helpers ----------------------------------------------------------------------
     def choose(self, name: str, options: Sequence, weights: Sequence[float] | None = None):
@@ -216,9 +217,10 @@ class Game:
         With ``phase`` the text takes the flash timer's running phase (cleanroom.engine): shown
         at once while the timer's bit is on, else from its next toggle; without it an on phase
         starts after ``delay`` (the timer is re-phased: the fitted delays of the action flows,
-        whose running phase the game does not yet follow closely enough).  The key is taken at the second key
-        scan that sees it, with a click; then the display goes dark, unless ``keep`` (a menu:
-        the next entry replaces the text in the same phase, ``text_after_click_s`` later)."""
+        whose running phase the game does not yet follow closely enough).  The key is taken
+        at the second key scan that sees it, with a click; then the display goes dark, unless
+        ``keep`` (a menu: the next entry replaces the text in the same phase,
+        ``text_after_click_s`` later)."""
         e = self.engine
         e.flash(text, at=e.now + delay / e.clock_ratio, restart=not phase)
         key = yield ("key", frozenset(keys))
@@ -363,6 +365,7 @@ class Game:
             while outcome == "again":
                 # after the end cue or the overture: the running phase (557 turn changes)
                 key = yield from self.prompt(f" {p.number}", ACTION_KEYS, phase=True)
+                self._action_t = self.engine.now
                 outcome = yield from self._action(p, key)
             if self.over:
                 return
@@ -415,7 +418,14 @@ class Game:
         """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key."""
         if delay is None:
             delay = param("end_signal_after_picture_s")
-        phase = False
+        # an action that only sounded (no picture: a safe move, a frontier, a deserted tomb)
+        # leaves the flash timer running from ' N': '-N' takes that phase (l3_p1_s03 37.250,
+        # l2_p4_s14 32.717: '-1' right after the safe beep, off on the old phase)
+        e = self.engine
+        phase = not any(ev["type"] == "lamp" and ev["on"] and ev["t"] >= self._action_t
+                        for ev in e.events[-400:])
+        if phase:
+            delay = 0.0
         while True:
             key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT",
                                                           "INVENTORY"},
@@ -426,7 +436,7 @@ class Game:
                 # 39.37; l2_p1_s02 37.33, 40.2)
                 delay, phase = 0.0, True
                 continue
-            self.engine.end_flash()
+            e.end_flash()
             if key != "REPEAT":
                 break
             yield from self._repeat()

@@ -54,9 +54,13 @@ _ROWS = [
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
     Param("tick_dark_s", 10821 / 3 / 425000, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
-    Param("tick_busy_s", 3596.5 / 425000, "s", "all 34 recordings: outside the key-wait loop "
-          "(reel turning, pictures) the flash timer ticks every 3596.5 cycles: with it the "
-          "tower test's L1 is predicted within 18 ms (mean 6 ms) in every recording",
+    Param("tick_busy_s", 3440 / 425000, "s", "level4_bazaar 29.1-30.6 s ('07'), tower_test "
+          "7.0-9.5 s ('88'): outside the key-wait loop a digit refresh (O7 toggle) takes "
+          "3432-3450 cycles",
+          "measured"),
+    Param("tick_reel_s", 3829 / 425000, "s", "all 34 recordings: while the reel turns the "
+          "flash timer ticks every 3829 cycles: with it and tick_busy_s the tower test's L1 "
+          "is predicted within 24 ms (mean 7 ms) in every recording",
           "fitted over the 34 tower tests"),
     Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
           "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "

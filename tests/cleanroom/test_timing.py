@@ -273,3 +273,23 @@ def test_a_menu_step_keeps_the_flash_phase_in_the_whole_corpus():
     assert len(errors) > 150
     assert _share_within(errors, 1) > 0.9
     assert _share_within(errors, 2) > 0.97
+
+
+def _safe_beep(e: Engine):
+    # the genuine safe move: one beep 13 ms after the click (l3_p1_s03 37.202 -> 37.215)
+    e.end_flash()
+    e.tone(param("beep_hz"), param("beep_dur_s"), at=e.now + 0.013)
+    yield ("sleep", 0.013 + param("beep_dur_s"))
+
+
+def test_the_end_signal_after_a_sound_only_move_takes_the_running_phase_in_the_corpus():
+    # every MOVE at ' N' answered by the safe beep alone, then '-N' (l3_p1_s03 37.250: '-1'
+    # right after the beep, off on the old phase at 37.350)
+    errors = []
+    for name, on, shown, press, nxt, ref in _situations(
+            lambda s: s[0] == " " and s[1] in "1234", lambda s: s[0] == "-" and s != "--",
+            "MOVE", tones=2):
+        errors.append(_replay_from_phase(on, shown, press, "MOVE", _safe_beep, nxt) - ref)
+    assert len(errors) > 70
+    assert _share_within(errors, 1) > 0.85
+    assert _share_within(errors, 2) > 0.95
