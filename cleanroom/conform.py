@@ -5,8 +5,9 @@ tower showed, captures.events vocabulary).  ``conform(script, events)`` replays 
 the clean-room game and compares what both towers showed, meaning by meaning:
 
 - display: each text shown, with its start time; blanks shorter than 0.1 s (the decoder's
-  one-frame flicker while digits change) and texts caught half-changed for one or two 1/60 s
-  windows (e.g. ` 3` as `P2` becomes `P3`, corpus l1_p3_s35 20.367) are dropped, and a text that alternates with blank in
+  one-frame flicker while digits change), texts seen for a single 1/60 s window, and texts
+  caught half-changed for two windows (e.g. `- ` before `-1`, corpus l1_p1_s01 61.950) are
+  dropped, and a text that alternates with blank in
   phases under 0.45 s is one "flashing" item (start, period);
 - lamps (which lamp, on/off), motor (on/off), reel (``card_pos``) and tones (frequency within
   3 %, duration within 10 % or 5 ms; clicks have no frequency).  Buttons and power events are
@@ -82,6 +83,7 @@ class Tolerance:
 
 
 BLANK_GLITCH_S = 0.1
+FLICKER_S = 1.5 / 60
 HALF_CHANGED_S = 2 / 60 + 1e-3
 MIX_NEIGHBOUR_S = 0.6
 FLASH_PHASE_S = 0.45
@@ -126,6 +128,10 @@ def _without_half_changed(spans: list[list]) -> list[list]:
     A person never reads them; the tower writes its digits inside a frame."""
     out = []
     for i, (t0, t1, text) in enumerate(spans):
+        if t1 - t0 < FLICKER_S:
+            # a single 1/60 s window: the new text caught as the flash timer blanks it
+            # (corpus l4_p4_s16 27.517 shows ` 4` for one frame before `L4` flashes)
+            continue
         if t1 - t0 <= HALF_CHANGED_S:
             # the neighbours are the nearest texts that are not half-changed themselves
             before = next((s[2] for s in reversed(spans[:i]) if t0 - s[1] < MIX_NEIGHBOUR_S
