@@ -170,7 +170,10 @@ def _display_items(events: list[dict], end: float) -> list[Item]:
         short = all(s[1] - s[0] < FLASH_PHASE_S for s in group)
         if len(group) >= 2:
             flashing = True
-            period = (group[-1][0] - first[0]) / (len(group) - 1)
+            # the period from the second flash on: the first may be cut short, as the text
+            # takes the free-running flash timer's phase (corpus l1_p3_s35 63.933: `C2`)
+            lead = group[1] if len(group) >= 3 else first
+            period = (group[-1][0] - lead[0]) / (len(group) - 1 - (lead is not first))
         else:
             flashing = None if (short or cut) else False
             period = None
