@@ -341,7 +341,9 @@ class Game:
 
     # ---- turns (rulebook: The Order Of Play, How To End Your Turn, Food) ----------------
     def _turns(self):
-        delay = param("next_player_after_sound_s")
+        # the first turn: the key loop begins 10.6 ms after the overture (all 34 recordings:
+        # first key scan 36-37 ms after its last note)
+        delay = param("first_turn_after_tune_s")
         first = True
         while not self.over:
             p = self.player
@@ -353,6 +355,7 @@ class Game:
                 self.engine.hold_ticks(delay)
             first = False
             yield from self.sleep(delay)
+            delay = param("next_player_after_sound_s")
             yield from self._feed(p)
             if self.over:
                 return

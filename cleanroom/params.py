@@ -85,6 +85,10 @@ _ROWS = [
           "genuine: the running phase, 0-0.28 s)", "measured"),
     Param("count_after_click_s", 0.11, "s", "level4_bazaar: '01' 0.107 s, '02' 0.121 s "
           "(re-phased)", "measured"),
+    Param("first_turn_after_tune_s", 0.0106, "s", "all 34 recordings: the first key scan "
+          "of player 1's turn comes 15162-15738 cycles (36-37 ms) after the overture's last "
+          "note, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it",
+          "measured"),
     Param("next_player_after_sound_s", 0.025, "s", "all recordings, 557 turn changes: ' N' "
           "0.008-0.04 s after the end cue when the flash timer's bit is on, else at its next "
           "toggle (the timer does not tick while a tone sounds)", "measured"),

@@ -293,3 +293,23 @@ def test_the_end_signal_after_a_sound_only_move_takes_the_running_phase_in_the_c
     assert len(errors) > 70
     assert _share_within(errors, 1) > 0.85
     assert _share_within(errors, 2) > 0.95
+
+
+def test_the_first_turns_key_scan_follows_the_overture_in_every_recording():
+    # the key loop of player 1's first turn begins 10.6 ms after the overture: the click of
+    # the first action key lands where the genuine tower's does (one scan is 26 ms)
+    errors = []
+    for folder in RECORDINGS:
+        script, events = load_reference(str(folder))
+        tune_end = [e["t"] for e in events if e["type"] == "tone" and e["freq_hz"] == 274.5]
+        if not tune_end:
+            continue        # tower_test stops at L1
+        presses = [e["t"] for e in events if e["type"] == "button" and e["t"] > tune_end[0]]
+        if not presses:
+            continue        # level_select stops at player 1's prompt
+        ref = _first_tone(events, presses[0])
+        game = _first_tone(_game(script, presses[0] + 0.2), presses[0])
+        errors.append(game - ref)
+    assert len(errors) == 32
+    # a scan is 26 ms: a wrong scan phase would put clicks up to 26 ms off
+    assert max(abs(x) for x in errors) < FRAME
