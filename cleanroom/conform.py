@@ -63,8 +63,8 @@ from captures.tower import run_script
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
-           "compare", "conform", "load_reference", "read_reference_script", "resolve",
-           "Decision", "ForcedChooser", "allowed", "wilson"]
+           "compare", "conform", "load_reference", "read_reference_script",
+           "read_reference_events", "resolve", "Decision", "ForcedChooser", "allowed", "wilson"]
 
 
 class ConformError(CleanroomError):
@@ -351,7 +351,7 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     start = 0
     for r in ref:
         win = _window(r, r, tol)
-        best, best_dt = None, None
+        best = None
         while start < len(got) and got[start].t < r.t - 2 * tol.flash_s - 1:
             start += 1
         for j in range(start, len(got)):
@@ -360,11 +360,10 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
                 break
             if used[j] or not _same(r, g, tol):
                 continue
-            dt = abs(g.t - r.t)
             # the earliest partner within the window: repeated items (a cue's notes, a
             # flashing text) pair in order even when one side runs up to the tolerance early
-            if dt <= _window(r, g, tol):
-                best, best_dt = j, dt
+            if abs(g.t - r.t) <= _window(r, g, tol):
+                best = j
                 break
         if best is None:
             missing = r
@@ -608,14 +607,20 @@ def load_reference(folder: str) -> tuple[Script, list[dict]]:
         raise ConformError(f"{folder}: no events.jsonl (decode the capture first: "
                            f"towerlab decode)")
     script = read_reference_script(script_path)
+    return script, read_reference_events(events_path)
+
+
+def read_reference_events(path: str, error: type = None) -> list[dict]:
+    """Read a recording's events.jsonl; errors name the file (``error``: the exception class
+    to raise, ConformError by default)."""
+    error = error or ConformError
     try:
-        events = read_events(events_path)
+        return read_events(path)
     except EventError as exc:
-        raise ConformError(str(exc)) from None
+        raise error(str(exc)) from None
     except UnicodeDecodeError:
-        raise ConformError(f"{events_path}: not a JSON-lines events file (bytes that are not "
-                           f"UTF-8 text)") from None
-    return script, events
+        raise error(f"{path}: not a JSON-lines events file (bytes that are not UTF-8 "
+                    f"text)") from None
 
 
 def read_reference_script(path: str) -> Script:

@@ -52,9 +52,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from captures.events import EventError, read_events
-
-from .conform import wilson
+from .conform import read_reference_events, wilson
 from .game import dragon_takes, skirmish_chance
 from .params import PARAMS
 from .reel import CARDS
@@ -685,13 +683,7 @@ def observe_folder(folder: str) -> list[Observation]:
     path = os.path.join(folder, "events.jsonl")
     if not os.path.isfile(path):
         raise StatsError(f"{folder}: no events.jsonl (expected a recording folder)")
-    try:
-        events = read_events(path)
-    except EventError as exc:
-        raise StatsError(str(exc)) from None
-    except UnicodeDecodeError:
-        raise StatsError(f"{path}: not a JSON-lines events file (bytes that are not UTF-8 "
-                         f"text)") from None
+    events = read_reference_events(path, StatsError)
     return observe(events, os.path.basename(os.path.normpath(folder)))
 
 

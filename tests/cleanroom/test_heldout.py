@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from cleanroom.conform import load_reference, resolve
 from cleanroom.stats import estimate_all, observe_folder
 
