@@ -257,7 +257,8 @@ class Game:
             e.display("  ", at=lamp_at)
         if remember:
             self.last_shown.append((picture, text))
-        yield ("sleep", lamp_at - e.now + param("picture_s"))
+        hold = param("picture_s") + (param("number_hold_extra_s") if text is not None else 0.0)
+        yield ("sleep", lamp_at - e.now + hold)
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
         e.display("  ")
