@@ -257,8 +257,7 @@ class Game:
             e.display("  ", at=lamp_at)
         if remember:
             self.last_shown.append((picture, text))
-        hold = param("picture_s") + (param("number_hold_extra_s") if text is not None else 0.0)
-        yield ("sleep", lamp_at - e.now + hold)
+        yield ("sleep", lamp_at - e.now + param("picture_s"))
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
         e.display("  ")

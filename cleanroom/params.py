@@ -47,9 +47,6 @@ _ROWS = [
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
     Param("reel_tick_s", 0.027, "s", "tms1400-facts.md §12.4 (MAME reel model)", "definition"),
     Param("picture_s", 1.5963, "s", "tower_test: each lamp 1.596 s; all captures", "measured"),
-    Param("number_hold_extra_s", 0.0004, "s", "corpus: a beeped picture without a number is "
-          "lit 1.5963 s (417 of 417); with a number 1.5963 or 1.5970 s (898 and 912 of 1810): "
-          "the mean, so long battles do not drift", "measured"),
     Param("number_after_lamp_s", 0.046, "s", "all 34 recordings: the number is first driven "
           "0.046 s after its picture's lamp (1842 pictures; 5 at 0.054)", "measured"),
     Param("tick_lit_s", 11073 / 3 / 425000, "s", "all 34 recordings: the key-wait loop "
