@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_tool
+from tests.conftest import require_file, require_tool
 
 
 def _need_avr_tools() -> None:
     require_tool("avr-gcc", "gcc-avr avr-libc")
     require_tool("gcc", "gcc")
-    if not Path("/usr/include/simavr/sim_avr.h").exists():
-        pytest.skip("simavr headers missing: apt-get install -y libsimavr-dev")
+    require_file(Path("/usr/include/simavr/sim_avr.h"), "libsimavr-dev", "simavr headers")
 
 
 class SteppedBox:
@@ -93,6 +92,4 @@ def sigrok_tool():
 @pytest.fixture
 def has_fx2lafw_firmware():
     from rig.usbsim import find_firmware
-    if find_firmware() is None:
-        pytest.skip("fx2lafw firmware missing: apt-get install -y sigrok-firmware-fx2lafw")
-    return find_firmware()
+    return require_file(find_firmware(), "sigrok-firmware-fx2lafw", "fx2lafw firmware")
