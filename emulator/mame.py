@@ -53,12 +53,13 @@ from emulator.pla import Pla, pla_text
 
 __all__ = [
     "MameError", "MameOracle", "MameMachine", "MameStep", "MameTrace", "MameSpeed", "PinChange",
-    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
+    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "MAME_VERSION", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
     "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
     "format_line", "frame_boundary", "script_inputs", "mame_pla_texts",
 ]
 
 MAME_BINARY = "/usr/games/mame"
+MAME_VERSION = "0.251"      # the version whose traces the cross-checks were verified against
 CLOCK_HZ = 425_000          # mbdtower CPU clock (tms1400-facts.md §10)
 FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (mame-oracle.md §5.8)
 ROM_SIZE = 4096             # mp7332 (tms1400-facts.md §14)
@@ -324,6 +325,7 @@ def _check_inputs(rom: bytes, mpla_text, opla_text,
 
 
 _STEP = re.compile(r"^[0-9A-F]+( [0-9A-F]+){14}$")
+_VERSIONS: dict[tuple[str, int], str] = {}      # (real path, mtime) -> "0.251"
 
 
 class MameOracle:
@@ -331,13 +333,17 @@ class MameOracle:
 
     ``binary``: the MAME executable; ``timeout``: seconds before a run is killed (SIGKILL);
     ``workdir``: where scratch folders go (default: the system temp dir; each run cleans up);
-    ``machine``: a :data:`MACHINES` row or name (default mbdtower). The PLA arguments of every
-    method are MAME file texts (exact sizes) or ``Pla`` objects (converted by
-    :func:`mame_pla_texts`' rules).
+    ``machine``: a :data:`MACHINES` row or name (default mbdtower); ``expect_version``: the
+    MAME version the oracle insists on before its first run (default :data:`MAME_VERSION`;
+    None runs any version). Another version may trace differently (save-item names, timing,
+    input handling), so a different one is refused with both versions named rather than left
+    to give silently different traces. The PLA arguments of every method are MAME file texts
+    (exact sizes) or ``Pla`` objects (converted by :func:`mame_pla_texts`' rules).
     """
 
     def __init__(self, binary: str = MAME_BINARY, timeout: float = 600.0,
-                 workdir: str | None = None, machine: MameMachine | str = MBDTOWER) -> None:
+                 workdir: str | None = None, machine: MameMachine | str = MBDTOWER,
+                 expect_version: str | None = MAME_VERSION) -> None:
         if isinstance(machine, str):
             if machine not in MACHINES:
                 raise MameError(f"unknown MAME machine {machine!r} (expected one of "
@@ -347,14 +353,48 @@ class MameOracle:
         self.timeout = timeout
         self.workdir = workdir
         self.machine = machine
+        self.expect_version = expect_version
 
     # -- running MAME -------------------------------------------------------------------------
 
     def _mame(self) -> str:
         found = shutil.which(self.binary) or (self.binary if os.path.isfile(self.binary) else None)
         if not found:
-            raise MameError(f"{self.binary}: MAME not found (apt-get install mame; 0.251 expected)")
+            raise MameError(f"{self.binary}: MAME not found (apt-get install mame; "
+                            f"{MAME_VERSION} expected)")
+        if self.expect_version is not None:
+            got = self.version()
+            if got != self.expect_version:
+                raise MameError(f"{self.binary}: MAME {got}, expected {self.expect_version} (the "
+                                "traces were verified against it; another version may trace "
+                                "differently: install mame " + self.expect_version +
+                                ", or pass expect_version=None to run this one anyway)")
         return found
+
+    def version(self) -> str:
+        """Return the MAME version ``binary -version`` prints, e.g. ``"0.251"``.
+
+        Asked once per executable (path and modification time) per process.
+        """
+        found = shutil.which(self.binary) or (self.binary if os.path.isfile(self.binary) else None)
+        if not found:
+            raise MameError(f"{self.binary}: MAME not found (apt-get install mame; "
+                            f"{MAME_VERSION} expected)")
+        key = (os.path.realpath(found), os.stat(found).st_mtime_ns)
+        if key not in _VERSIONS:
+            try:
+                proc = subprocess.run([found, "-version"], stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True, errors="replace",
+                                      timeout=max(self.timeout, 30))
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise MameError(f"{self.binary} -version: cannot run ({exc})") from None
+            words = proc.stdout.split()
+            if proc.returncode != 0 or not words or not re.fullmatch(r"\d+\.\d+\S*", words[0]):
+                raise MameError(f"{self.binary} -version: printed {proc.stdout.strip()[:60]!r} "
+                                f"(exit status {proc.returncode}; expected a version such as "
+                                f"{MAME_VERSION})")
+            _VERSIONS[key] = words[0]
+        return _VERSIONS[key]
 
     def _romset(self, work: Path, rom: bytes, mpla_text: str, opla_text: str) -> Path:
         folder = work / "roms" / self.machine.name
