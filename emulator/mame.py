@@ -55,7 +55,7 @@ __all__ = [
     "MameError", "MameOracle", "MameMachine", "MameStep", "MameTrace", "MameSpeed", "PinChange",
     "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "MAME_VERSION", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
     "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
-    "format_line", "frame_boundary", "script_inputs", "mame_pla_texts",
+    "format_line", "ram_hex", "frame_boundary", "script_inputs", "mame_pla_texts",
 ]
 
 MAME_BINARY = "/usr/games/mame"
@@ -163,8 +163,13 @@ class MameStep:
 
 @dataclass
 class MameTrace:
-    """MAME's trace of one image: the steps in order."""
+    """MAME's trace of one image: the steps in order, and the RAM snapshots when asked for.
+
+    ``ram[n]`` is the RAM before instruction ``n`` (``n = len(steps)``: after the last one),
+    one hex digit per nibble from address 0 (``X<<4 | Y``), as :func:`ram_hex` writes it.
+    """
     steps: list[MameStep] = field(default_factory=list)
+    ram: dict[int, str] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """Return the canonical trace lines."""
@@ -215,6 +220,11 @@ class MameSpeed:
     def instructions_per_s(self) -> float:
         """Return emulated instructions per wall second (6 clocks per instruction)."""
         return (self.emulated_s - 1) * self.clock_hz / 6 / self.run_s
+
+
+def ram_hex(ram: bytes | bytearray | Sequence[int]) -> str:
+    """Return RAM nibbles as the oracle's snapshot text: one upper-case hex digit per nibble."""
+    return "".join("0123456789ABCDEF"[v & 15] for v in ram)
 
 
 def frame_boundary(t: float) -> float:
@@ -452,14 +462,16 @@ class MameOracle:
     # -- trace mode ---------------------------------------------------------------------------
 
     def trace(self, roms: Sequence[bytes], mpla_text: str | Pla, opla_text: str | Pla, steps: int,
-              keys: Sequence[Sequence[int]] | None = None) -> list[MameTrace]:
+              keys: Sequence[Sequence[int]] | None = None,
+              ram_every: int | None = None) -> list[MameTrace]:
         """Return MAME's trace of ``steps`` instructions for each image, all in one MAME process.
 
         ``keys[i]`` is the key schedule of image i: masks with bit 4p+b = input port IN.p, K bit
         b (12 bits on mbdtower, port p = KEY_MATRIX column; 72 on mdndclab, port = mux bit; 16
         on simon, where only ports IN.1 and IN.2 hold buttons: ``machine.key_mask``); the
         first held from the start, each next one from the middle of the 1/60 s frame after the
-        boundary that handed over the previous one. Default: no keys.
+        boundary that handed over the previous one. Default: no keys. ``ram_every`` N: also
+        snapshot the RAM before every N-th instruction and after the last (``MameTrace.ram``).
         """
         roms = list(roms)
         if not roms:
@@ -472,6 +484,8 @@ class MameOracle:
         mpla_text, opla_text = checked
         if not isinstance(steps, int) or steps <= 0:
             raise MameError(f"steps {steps!r} must be a positive number of instructions")
+        if ram_every is not None and (not isinstance(ram_every, int) or ram_every <= 0):
+            raise MameError(f"ram_every {ram_every!r} must be a positive number of instructions")
         if keys is not None and len(keys) != len(roms):
             raise MameError(f"{len(keys)} key schedules for {len(roms)} images (expected one each)")
         bits = 4 * self.machine.key_ports
@@ -480,6 +494,8 @@ class MameOracle:
                f"ports {self.machine.key_ports}"]
         if self.machine.switch_ports:
             job.append("switches " + " ".join(map(str, self.machine.switch_ports)))
+        if ram_every is not None:
+            job.append(f"ramevery {ram_every}")
         for i, rom in enumerate(roms):
             job.append("rom " + bytes(rom).hex())
             masks = list(keys[i]) if keys is not None else []
@@ -497,7 +513,7 @@ class MameOracle:
             work = Path(tmp)
             romdir = self._romset(work, roms[0], mpla_text, opla_text)
             lines = self._run_lua(work, romdir, "trace.lua", "\n".join(job) + "\n")
-        return _parse_trace(lines, len(roms), steps)
+        return _parse_trace(lines, len(roms), steps, self.machine.chip.ram_size)
 
     # -- pins mode ----------------------------------------------------------------------------
 
@@ -616,19 +632,27 @@ def _parse_dasm(lines: list[str], size: int) -> dict[int, str]:
     return table
 
 
-def _parse_trace(lines: list[str], count: int, steps: int) -> list[MameTrace]:
+def _parse_trace(lines: list[str], count: int, steps: int,
+                 ram_size: int = 128) -> list[MameTrace]:
     traces: list[MameTrace] = []
     current: list[MameStep] | None = None
+    ram: dict[int, str] = {}
     for line in lines:
         if line.startswith("prog "):
-            current = []
+            current, ram = [], {}
         elif line.startswith("end "):
             got = 0 if current is None else len(current)
             if got != steps:
                 raise MameError(f"MAME trace of image {line[4:]} has {got} steps "
                                 f"(expected {steps})")
-            traces.append(MameTrace(current))
+            traces.append(MameTrace(current, ram))
             current = None
+        elif line.startswith("ram "):
+            parts = line.split()
+            if current is None or len(parts) != 3 or len(parts[2]) != ram_size:
+                raise MameError(f"MAME trace: RAM line {line[:60]!r} is not 'ram n' and "
+                                f"{ram_size} hex digits inside an image")
+            ram[int(parts[1], 16)] = parts[2]
         elif line.startswith("key "):
             _, n, k = line.split()
             i = int(n, 16)
