@@ -9,8 +9,10 @@ STAMP := $(VENV)/.installed
 APT_PACKAGES := mame sigrok-cli simavr libsimavr-dev gcc-avr avr-libc binutils-avr \
                 sigrok-firmware-fx2lafw tmux
 PYTEST_ARGS ?=
+FUZZ_CASES ?= 100000
+LOAD_HOGS ?= 3
 
-.PHONY: demo test venv sysdeps bench clean
+.PHONY: demo test test-under-load fuzz venv sysdeps bench clean
 
 venv: $(STAMP)
 
@@ -38,6 +40,19 @@ demo: venv
 
 test: venv sysdeps
 	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+# The whole suite with $(LOAD_HOGS) CPU-bound processes beside it (busy loops, stopped after):
+# the suite must not depend on an idle host.
+test-under-load: venv sysdeps
+	@hogs=""; for i in $$(seq $(LOAD_HOGS)); do \
+	  $(PY) -c 'while True: pass' & hogs="$$hogs $$!"; done; \
+	echo "test-under-load: $(LOAD_HOGS) CPU hogs running (pids$$hogs)"; \
+	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS); status=$$?; \
+	kill $$hogs; echo "test-under-load: hogs stopped, pytest exit status $$status"; exit $$status
+
+# Every parser at scale: $(FUZZ_CASES) mutated inputs each, one result line per parser.
+fuzz: venv
+	$(PY) -m tests.fuzz --cases $(FUZZ_CASES) --jobs 2
 
 bench: venv sysdeps
 	$(PY) benchmarks/emulator_speed.py
