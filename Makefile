@@ -44,11 +44,11 @@ test: venv sysdeps
 # The whole suite with $(LOAD_HOGS) CPU-bound processes beside it (busy loops, stopped after):
 # the suite must not depend on an idle host.
 test-under-load: venv sysdeps
-	@hogs=""; for i in $$(seq $(LOAD_HOGS)); do \
-	  $(PY) -c 'while True: pass' & hogs="$$hogs $$!"; done; \
+	@hogs=""; trap 'kill $$hogs 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq $(LOAD_HOGS)); do $(PY) -c 'while True: pass' & hogs="$$hogs $$!"; done; \
 	echo "test-under-load: $(LOAD_HOGS) CPU hogs running (pids$$hogs)"; \
 	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS); status=$$?; \
-	kill $$hogs; echo "test-under-load: hogs stopped, pytest exit status $$status"; exit $$status
+	echo "test-under-load: stopping the hogs, pytest exit status $$status"; exit $$status
 
 # Every parser at scale: $(FUZZ_CASES) mutated inputs each, one result line per parser.
 fuzz: venv

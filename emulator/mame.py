@@ -53,8 +53,8 @@ from emulator.pla import Pla, pla_text
 
 __all__ = [
     "MameError", "MameOracle", "MameMachine", "MameStep", "MameTrace", "MameSpeed", "PinChange",
-    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "MAME_VERSION", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
-    "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
+    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "MAME_VERSION", "CLOCK_HZ",
+    "FRAME_HZ", "ROM_SIZE", "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
     "format_line", "ram_hex", "frame_boundary", "script_inputs", "mame_pla_texts",
 ]
 

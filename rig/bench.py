@@ -16,15 +16,15 @@ changes with their AVR times, then the tower is advanced to each change, the cha
 and the tower advanced to the slice end; finally the analyser receives the samples of the slice.
 The AVR thus runs at most one slice ahead of the tower, and since the box only drives the tower
 (it reads nothing back), key and power changes reach the tower at their exact AVR time. The
-world runs at most ``max_speed`` times faster than the wall clock (like hardware, the host
-must keep up), and waits when the analyser's FIFO is full and the reader is busy (lossless
-unless a fault is injected), and waits for the host when the host is late (``HostPacer``: the
-world stays within 0.1 s of the host's last command on its serial link, so a descheduled host is
-never late with an action it schedules ``lead_s`` ahead). Faults are scheduled in bench time
-(``at_session``), not raced against the wall clock. ``tower_speed`` runs the whole virtual tower's time fast or slow
-against the world (for towers without a clock setting, such as the pin-level fake;
-rig.session gives the emulator ``425 kHz x speed`` as its clock instead, so that only the chip
-runs fast, like a real tower's RC oscillator, which ``rig check --clock auto`` must estimate);
+world runs at most ``max_speed`` times faster than the wall clock (like hardware), waits when
+the analyser's FIFO is full and the reader is busy (lossless unless a fault is injected), and
+waits for the host when the host is late (``HostPacer``: the world stays within 0.1 s of the
+host's last command on its serial link, so a descheduled host is never late with an action it
+schedules ``lead_s`` ahead). Faults are scheduled in bench time (``at_session``), not raced
+against the wall clock. ``tower_speed`` runs the whole virtual tower's time fast or slow against
+the world (for towers without a clock setting, such as the pin-level fake; rig.session gives the
+emulator ``425 kHz x speed`` as its clock instead, so that only the chip runs fast, like a real
+tower's RC oscillator, which ``rig check --clock auto`` must estimate);
 ``box_clock_error`` does the same for the box's resonator (SYNC pulses correct for it).
 
 Example::
@@ -67,10 +67,12 @@ class HostPacer:
     for a slow reader: it waits. Every write on the host's serial link (:class:`PacedLink`) is
     a ``contact`` at the current world time and lets the world run to ``contact + slack_s``,
     time enough for the box to answer (a command frame and its reply take about 2 ms at 115200
-    baud); reads do not count, so a host waiting for a reply cannot let the world drift; ``allow_until(t)`` lets it run to ``t`` (a test that lets time
-    pass). A host silent for ``patience_s`` wall seconds (None: never) is taken to be quiet on
-    purpose (a host that crashed) and the world runs on; ``release()`` (the box unplugged, the
-    bench closing) stops all waiting.
+    baud); reads do not count, so a host waiting for a reply cannot let the world drift;
+    ``allow_until(t)`` lets it run to ``t`` (a test that lets time pass). A host silent for
+    ``patience_s`` wall seconds (None: never) is taken to be quiet on purpose (a host that
+    crashed) and the world runs on; ``release()`` (the bench closing) stops all waiting. An
+    unplugged box does not release it: the host's next command fails at once, and what the
+    analyser records after the fault does not depend on how fast the host notices.
     """
 
     def __init__(self, slack_s: float = 0.1, patience_s: float | None = 10.0) -> None:

@@ -171,8 +171,8 @@ class SkipPolicy:
             if not is_opt_in(reason, markers):
                 report.outcome = "failed"
                 report.longrepr = (f"strict skips ({STRICT_ENV}=1 or --strict-skips): this "
-                                   f"test skipped, which only opt-in tests ({', '.join(OPT_IN_OPTIONS)}) "
-                                   f"may: {reason}")
+                                   f"test skipped, which only opt-in tests "
+                                   f"({', '.join(OPT_IN_OPTIONS)}) may: {reason}")
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_make_collect_report(self, collector):
