@@ -220,12 +220,16 @@ def _read_members(path: Path) -> tuple[dict[str, bytes], list[tuple[str, int]]]:
         return members, big
     try:
         with zipfile.ZipFile(path) as zf:
-            infos = [i for i in zf.infolist() if not i.is_dir()]
+            # (ZipInfo.is_dir fails on an empty name)
+            infos = [i for i in zf.infolist() if not i.filename.endswith("/")]
             if len(infos) > MAX_MEMBERS:
                 raise RomError(f"{label}: {len(infos)} members (expected at most {MAX_MEMBERS}: "
                                "a romset zip holds a ROM and its PLA files)")
             for info in infos:
                 base = info.filename.rsplit("/", 1)[-1]
+                if not base:
+                    raise RomError(f"{label}: a member has an empty name (expected the ROM and "
+                                   "PLA file names)")
                 if info.file_size > MAX_FILE_BYTES:
                     raise _too_big(label, base, info.file_size, "inflates to")
                 if base in members:
