@@ -245,6 +245,9 @@ def _read_members(path: Path) -> tuple[dict[str, bytes], list[tuple[str, int]]]:
         if zipfile.is_zipfile(path):        # the directory reads, a member does not
             raise RomError(f"{label}: cannot read the zip ({exc})") from None
         raise RomError(f"{label}: not a zip file (expected a MAME romset zip)") from None
+    except UnicodeDecodeError:
+        raise RomError(f"{label}: cannot read the zip (a member name flagged UTF-8 is not "
+                       "UTF-8)") from None
     except (OSError, zlib.error, NotImplementedError, RuntimeError, EOFError) as exc:
         # a damaged member, an unsupported compression method, an encrypted member
         raise RomError(f"{label}: cannot read the zip ({exc})") from None

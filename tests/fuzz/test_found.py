@@ -36,3 +36,16 @@ def test_a_run_length_that_is_not_a_number_is_refused():
     with pytest.raises(ScriptError, match=r"^s.txt:1: run length '370.9083258.183333' is not "
                                           r"a number of seconds$"):
         parse_script("# run length: 370.9083258.183333 s\n", "s.txt")
+
+
+def test_a_romset_zip_member_name_flagged_utf8_that_is_not_is_refused(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("\u00e9", bytes(4096))       # non-ASCII: written as UTF-8, flag 0x800
+    data = buf.getvalue()
+    assert data.count("\u00e9".encode()) == 2     # local header and central directory
+    path = tmp_path / "set.zip"
+    path.write_bytes(data.replace("\u00e9".encode(), b"\xc3\x28"))   # not UTF-8
+    with pytest.raises(RomError, match=r"^set.zip: cannot read the zip \(a member name flagged "
+                                       r"UTF-8 is not UTF-8\)$"):
+        load_romset(path)
