@@ -11,8 +11,10 @@ APT_PACKAGES := mame sigrok-cli simavr libsimavr-dev gcc-avr avr-libc binutils-a
 # the report's browser test (tests/analysis/test_report_browser.py)
 APT_PACKAGES += chromium chromium-driver
 PYTEST_ARGS ?=
+FUZZ_CASES ?= 100000
+LOAD_HOGS ?= 3
 
-.PHONY: demo test venv sysdeps bench clean
+.PHONY: demo test test-under-load fuzz venv sysdeps bench clean
 
 venv: $(STAMP)
 
@@ -40,6 +42,19 @@ demo: venv
 
 test: venv sysdeps
 	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+# The whole suite with $(LOAD_HOGS) CPU-bound processes beside it (busy loops, stopped after):
+# the suite must not depend on an idle host.
+test-under-load: venv sysdeps
+	@hogs=""; trap 'kill $$hogs 2>/dev/null' EXIT INT TERM; \
+	for i in $$(seq $(LOAD_HOGS)); do $(PY) -c 'while True: pass' & hogs="$$hogs $$!"; done; \
+	echo "test-under-load: $(LOAD_HOGS) CPU hogs running (pids$$hogs)"; \
+	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS); status=$$?; \
+	echo "test-under-load: stopping the hogs, pytest exit status $$status"; exit $$status
+
+# Every parser at scale: $(FUZZ_CASES) mutated inputs each, one result line per parser.
+fuzz: venv
+	$(PY) -m tests.fuzz --cases $(FUZZ_CASES) --jobs 2
 
 bench: venv sysdeps
 	$(PY) benchmarks/emulator_speed.py

@@ -90,7 +90,7 @@ def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
         where = f"{name}:{lineno}"
         m = _LENGTH.match(raw.strip())
         if m:
-            script.length = float(m.group(1))
+            script.length = _number(m.group(1), where, "run length")
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

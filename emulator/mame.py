@@ -53,12 +53,13 @@ from emulator.pla import Pla, pla_text
 
 __all__ = [
     "MameError", "MameOracle", "MameMachine", "MameStep", "MameTrace", "MameSpeed", "PinChange",
-    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE",
-    "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
-    "format_line", "frame_boundary", "script_inputs", "mame_pla_texts",
+    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "MAME_VERSION", "CLOCK_HZ",
+    "FRAME_HZ", "ROM_SIZE", "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
+    "format_line", "ram_hex", "frame_boundary", "script_inputs", "mame_pla_texts",
 ]
 
 MAME_BINARY = "/usr/games/mame"
+MAME_VERSION = "0.251"      # the version whose traces the cross-checks were verified against
 CLOCK_HZ = 425_000          # mbdtower CPU clock (tms1400-facts.md §10)
 FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (mame-oracle.md §5.8)
 ROM_SIZE = 4096             # mp7332 (tms1400-facts.md §14)
@@ -162,8 +163,13 @@ class MameStep:
 
 @dataclass
 class MameTrace:
-    """MAME's trace of one image: the steps in order."""
+    """MAME's trace of one image: the steps in order, and the RAM snapshots when asked for.
+
+    ``ram[n]`` is the RAM before instruction ``n`` (``n = len(steps)``: after the last one),
+    one hex digit per nibble from address 0 (``X<<4 | Y``), as :func:`ram_hex` writes it.
+    """
     steps: list[MameStep] = field(default_factory=list)
+    ram: dict[int, str] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         """Return the canonical trace lines."""
@@ -214,6 +220,11 @@ class MameSpeed:
     def instructions_per_s(self) -> float:
         """Return emulated instructions per wall second (6 clocks per instruction)."""
         return (self.emulated_s - 1) * self.clock_hz / 6 / self.run_s
+
+
+def ram_hex(ram: bytes | bytearray | Sequence[int]) -> str:
+    """Return RAM nibbles as the oracle's snapshot text: one upper-case hex digit per nibble."""
+    return "".join("0123456789ABCDEF"[v & 15] for v in ram)
 
 
 def frame_boundary(t: float) -> float:
@@ -324,6 +335,7 @@ def _check_inputs(rom: bytes, mpla_text, opla_text,
 
 
 _STEP = re.compile(r"^[0-9A-F]+( [0-9A-F]+){14}$")
+_VERSIONS: dict[tuple[str, int], str] = {}      # (real path, mtime) -> "0.251"
 
 
 class MameOracle:
@@ -331,13 +343,17 @@ class MameOracle:
 
     ``binary``: the MAME executable; ``timeout``: seconds before a run is killed (SIGKILL);
     ``workdir``: where scratch folders go (default: the system temp dir; each run cleans up);
-    ``machine``: a :data:`MACHINES` row or name (default mbdtower). The PLA arguments of every
-    method are MAME file texts (exact sizes) or ``Pla`` objects (converted by
-    :func:`mame_pla_texts`' rules).
+    ``machine``: a :data:`MACHINES` row or name (default mbdtower); ``expect_version``: the
+    MAME version the oracle insists on before its first run (default :data:`MAME_VERSION`;
+    None runs any version). Another version may trace differently (save-item names, timing,
+    input handling), so a different one is refused with both versions named rather than left
+    to give silently different traces. The PLA arguments of every method are MAME file texts
+    (exact sizes) or ``Pla`` objects (converted by :func:`mame_pla_texts`' rules).
     """
 
     def __init__(self, binary: str = MAME_BINARY, timeout: float = 600.0,
-                 workdir: str | None = None, machine: MameMachine | str = MBDTOWER) -> None:
+                 workdir: str | None = None, machine: MameMachine | str = MBDTOWER,
+                 expect_version: str | None = MAME_VERSION) -> None:
         if isinstance(machine, str):
             if machine not in MACHINES:
                 raise MameError(f"unknown MAME machine {machine!r} (expected one of "
@@ -347,14 +363,48 @@ class MameOracle:
         self.timeout = timeout
         self.workdir = workdir
         self.machine = machine
+        self.expect_version = expect_version
 
     # -- running MAME -------------------------------------------------------------------------
 
     def _mame(self) -> str:
         found = shutil.which(self.binary) or (self.binary if os.path.isfile(self.binary) else None)
         if not found:
-            raise MameError(f"{self.binary}: MAME not found (apt-get install mame; 0.251 expected)")
+            raise MameError(f"{self.binary}: MAME not found (apt-get install mame; "
+                            f"{MAME_VERSION} expected)")
+        if self.expect_version is not None:
+            got = self.version()
+            if got != self.expect_version:
+                raise MameError(f"{self.binary}: MAME {got}, expected {self.expect_version} (the "
+                                "traces were verified against it; another version may trace "
+                                "differently: install mame " + self.expect_version +
+                                ", or pass expect_version=None to run this one anyway)")
         return found
+
+    def version(self) -> str:
+        """Return the MAME version ``binary -version`` prints, e.g. ``"0.251"``.
+
+        Asked once per executable (path and modification time) per process.
+        """
+        found = shutil.which(self.binary) or (self.binary if os.path.isfile(self.binary) else None)
+        if not found:
+            raise MameError(f"{self.binary}: MAME not found (apt-get install mame; "
+                            f"{MAME_VERSION} expected)")
+        key = (os.path.realpath(found), os.stat(found).st_mtime_ns)
+        if key not in _VERSIONS:
+            try:
+                proc = subprocess.run([found, "-version"], stdin=subprocess.DEVNULL,
+                                      capture_output=True, text=True, errors="replace",
+                                      timeout=max(self.timeout, 30))
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                raise MameError(f"{self.binary} -version: cannot run ({exc})") from None
+            words = proc.stdout.split()
+            if proc.returncode != 0 or not words or not re.fullmatch(r"\d+\.\d+\S*", words[0]):
+                raise MameError(f"{self.binary} -version: printed {proc.stdout.strip()[:60]!r} "
+                                f"(exit status {proc.returncode}; expected a version such as "
+                                f"{MAME_VERSION})")
+            _VERSIONS[key] = words[0]
+        return _VERSIONS[key]
 
     def _romset(self, work: Path, rom: bytes, mpla_text: str, opla_text: str) -> Path:
         folder = work / "roms" / self.machine.name
@@ -412,14 +462,16 @@ class MameOracle:
     # -- trace mode ---------------------------------------------------------------------------
 
     def trace(self, roms: Sequence[bytes], mpla_text: str | Pla, opla_text: str | Pla, steps: int,
-              keys: Sequence[Sequence[int]] | None = None) -> list[MameTrace]:
+              keys: Sequence[Sequence[int]] | None = None,
+              ram_every: int | None = None) -> list[MameTrace]:
         """Return MAME's trace of ``steps`` instructions for each image, all in one MAME process.
 
         ``keys[i]`` is the key schedule of image i: masks with bit 4p+b = input port IN.p, K bit
         b (12 bits on mbdtower, port p = KEY_MATRIX column; 72 on mdndclab, port = mux bit; 16
         on simon, where only ports IN.1 and IN.2 hold buttons: ``machine.key_mask``); the
         first held from the start, each next one from the middle of the 1/60 s frame after the
-        boundary that handed over the previous one. Default: no keys.
+        boundary that handed over the previous one. Default: no keys. ``ram_every`` N: also
+        snapshot the RAM before every N-th instruction and after the last (``MameTrace.ram``).
         """
         roms = list(roms)
         if not roms:
@@ -432,6 +484,8 @@ class MameOracle:
         mpla_text, opla_text = checked
         if not isinstance(steps, int) or steps <= 0:
             raise MameError(f"steps {steps!r} must be a positive number of instructions")
+        if ram_every is not None and (not isinstance(ram_every, int) or ram_every <= 0):
+            raise MameError(f"ram_every {ram_every!r} must be a positive number of instructions")
         if keys is not None and len(keys) != len(roms):
             raise MameError(f"{len(keys)} key schedules for {len(roms)} images (expected one each)")
         bits = 4 * self.machine.key_ports
@@ -440,6 +494,8 @@ class MameOracle:
                f"ports {self.machine.key_ports}"]
         if self.machine.switch_ports:
             job.append("switches " + " ".join(map(str, self.machine.switch_ports)))
+        if ram_every is not None:
+            job.append(f"ramevery {ram_every}")
         for i, rom in enumerate(roms):
             job.append("rom " + bytes(rom).hex())
             masks = list(keys[i]) if keys is not None else []
@@ -457,7 +513,7 @@ class MameOracle:
             work = Path(tmp)
             romdir = self._romset(work, roms[0], mpla_text, opla_text)
             lines = self._run_lua(work, romdir, "trace.lua", "\n".join(job) + "\n")
-        return _parse_trace(lines, len(roms), steps)
+        return _parse_trace(lines, len(roms), steps, self.machine.chip.ram_size)
 
     # -- pins mode ----------------------------------------------------------------------------
 
@@ -576,19 +632,27 @@ def _parse_dasm(lines: list[str], size: int) -> dict[int, str]:
     return table
 
 
-def _parse_trace(lines: list[str], count: int, steps: int) -> list[MameTrace]:
+def _parse_trace(lines: list[str], count: int, steps: int,
+                 ram_size: int = 128) -> list[MameTrace]:
     traces: list[MameTrace] = []
     current: list[MameStep] | None = None
+    ram: dict[int, str] = {}
     for line in lines:
         if line.startswith("prog "):
-            current = []
+            current, ram = [], {}
         elif line.startswith("end "):
             got = 0 if current is None else len(current)
             if got != steps:
                 raise MameError(f"MAME trace of image {line[4:]} has {got} steps "
                                 f"(expected {steps})")
-            traces.append(MameTrace(current))
+            traces.append(MameTrace(current, ram))
             current = None
+        elif line.startswith("ram "):
+            parts = line.split()
+            if current is None or len(parts) != 3 or len(parts[2]) != ram_size:
+                raise MameError(f"MAME trace: RAM line {line[:60]!r} is not 'ram n' and "
+                                f"{ram_size} hex digits inside an image")
+            ram[int(parts[1], 16)] = parts[2]
         elif line.startswith("key "):
             _, n, k = line.split()
             i = int(n, 16)

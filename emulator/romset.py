@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import io
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from emulator.core import Cpu
 from emulator.pla import Pla, PlaError, read_pla
 
 __all__ = ["RomSet", "RomError", "KNOWN_SETS", "KNOWN_SHA1", "load_romset", "load_pla_file",
-           "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES"]
+           "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES", "MAX_MEMBERS"]
 
 # Notes a set without PLA files gets; RomSet.with_plas drops them when PLAs are given.
 NO_MICRO_PLA = "warning: no micro PLA: using the TI standard decode"
@@ -62,6 +63,7 @@ KNOWN_SHA1 = {
     "tms1100_mdndclab_output.pla": "63a2531278a665ace54c541101e052eb84413511",
 }
 MAX_FILE_BYTES = 1 << 20   # larger files cannot be a ROM (4 KB at most) or a PLA file
+MAX_MEMBERS = 64           # a romset holds a ROM and two PLA files; MAME's largest a few dozen
 _LIST_AT_MOST = 6      # file names an error lists before "and N more"
 _BY_SHA1 = {sha: member for member, sha in KNOWN_SHA1.items()}
 _ROM_MEMBERS = {s.rom: s for s in KNOWN_SETS.values()}
@@ -173,34 +175,97 @@ def load_pla_file(path: str | Path) -> Pla:
     return _parse_pla(str(path), _read_file(path, str(path)))
 
 
-def _read_members(path: Path) -> dict[str, bytes]:
-    """Return the files of a folder or zip by base name."""
+def _is_zip_data(data: bytes) -> bool:
+    """Return True when ``data`` is a zip archive (local-header magic and a readable directory)."""
+    return data[:4] == b"PK\x03\x04" and zipfile.is_zipfile(io.BytesIO(data))
+
+
+def _too_big(label: str, member: str, size: int, verb: str) -> RomError:
+    return RomError(f"{label}: member {member} {verb} {size} bytes (expected at most "
+                    f"{MAX_FILE_BYTES} per member: a ROM image is at most 4096 bytes, a PLA "
+                    "file a few KB)")
+
+
+def _nested_zip(label: str, member: str) -> RomError:
+    return RomError(f"{label}: member {member} is itself a zip (expected the ROM and PLA files "
+                    "directly: unzip it, or pass it as the romset)")
+
+
+def _read_members(path: Path) -> tuple[dict[str, bytes], list[tuple[str, int]]]:
+    """Return the files of a folder or zip by base name, and the (name, size) of the folder
+    files too large to be a ROM or PLA file, which are left unread.
+
+    A zip is a romset and nothing else, so in a zip a member larger than
+    ``MAX_FILE_BYTES``, more than ``MAX_MEMBERS`` members or a zip inside the zip are refused
+    naming the member; a folder may hold other large files.
+    """
     label = path.name
     members: dict[str, bytes] = {}
+    big: list[tuple[str, int]] = []
     if path.is_dir():
         try:
-            for child in sorted(path.iterdir()):
-                if (child.is_file() and not child.name.startswith(".")
-                        and child.stat().st_size <= MAX_FILE_BYTES):
-                    members[child.name] = child.read_bytes()
+            children = [c for c in sorted(path.iterdir())
+                        if c.is_file() and not c.name.startswith(".")]
+            if len(children) > MAX_MEMBERS:
+                raise RomError(f"{label}: {len(children)} files (expected at most {MAX_MEMBERS}: "
+                               "a romset folder holds a ROM and its PLA files)")
+            for child in children:
+                size = child.stat().st_size
+                if size > MAX_FILE_BYTES:
+                    big.append((child.name, size))
+                else:
+                    members[child.name] = _read_file(child, f"{label}: {child.name}")
         except OSError as exc:
             raise RomError(f"{label}: cannot read ({exc.strerror or exc})") from None
-        return members
+        return members, big
     try:
         with zipfile.ZipFile(path) as zf:
-            for info in zf.infolist():
-                if info.is_dir() or info.file_size > MAX_FILE_BYTES:
-                    continue                # too big to be a ROM or a PLA file
+            # (ZipInfo.is_dir fails on an empty name)
+            infos = [i for i in zf.infolist() if not i.filename.endswith("/")]
+            if len(infos) > MAX_MEMBERS:
+                raise RomError(f"{label}: {len(infos)} members (expected at most {MAX_MEMBERS}: "
+                               "a romset zip holds a ROM and its PLA files)")
+            for info in infos:
                 base = info.filename.rsplit("/", 1)[-1]
+                if not base:
+                    raise RomError(f"{label}: a member has an empty name (expected the ROM and "
+                                   "PLA file names)")
+                if info.file_size > MAX_FILE_BYTES:
+                    raise _too_big(label, base, info.file_size, "inflates to")
                 if base in members:
                     raise RomError(f"{label}: member {base} appears twice")
-                members[base] = zf.read(info)
-    except zipfile.BadZipFile:
+                with zf.open(info) as f:        # at most the limit, whatever the header says
+                    data = f.read(MAX_FILE_BYTES + 1)
+                if len(data) > MAX_FILE_BYTES:
+                    raise _too_big(label, base, len(data), "inflates to more than")
+                if base.lower().endswith(".zip") or _is_zip_data(data):
+                    raise _nested_zip(label, base)
+                members[base] = data
+    except zipfile.BadZipFile as exc:
+        if zipfile.is_zipfile(path):        # the directory reads, a member does not
+            raise RomError(f"{label}: cannot read the zip ({exc})") from None
         raise RomError(f"{label}: not a zip file (expected a MAME romset zip)") from None
-    except (OSError, zlib.error, NotImplementedError, RuntimeError) as exc:
+    except UnicodeDecodeError:
+        raise RomError(f"{label}: cannot read the zip (a member name flagged UTF-8 is not "
+                       "UTF-8)") from None
+    except (OSError, zlib.error, NotImplementedError, RuntimeError, EOFError) as exc:
         # a damaged member, an unsupported compression method, an encrypted member
         raise RomError(f"{label}: cannot read the zip ({exc})") from None
-    return members
+    return members, big
+
+
+def _refuse_big_needed(label: str, big: list[tuple[str, int]], needed: set[str]) -> None:
+    """Refuse the first too-large folder file that the set needs (by name, or any .pla)."""
+    for name, size in big:
+        if name in needed or name.lower().endswith(".pla"):
+            raise _too_big(label, name, size, "is")
+
+
+def _list(names: list[str]) -> str:
+    shown = ", ".join(names[:_LIST_AT_MOST]) or "none"
+    if len(names) > _LIST_AT_MOST:
+        shown += f" and {len(names) - _LIST_AT_MOST} more"
+    return shown
 
 
 def load_romset(path: str | Path, chip: Chip | str | None = None) -> RomSet:
@@ -237,8 +302,21 @@ def _load_raw(path: Path, chip: Chip | None) -> RomSet:
 
 def _load_set(path: Path, chip: Chip | None) -> RomSet:
     label = path.name
-    members = _read_members(path)
+    members, big = _read_members(path)
+    _refuse_big_needed(label, big, {s.rom for s in KNOWN_SETS.values()})
+    zips = [m for m, data in members.items() if m.lower().endswith(".zip") or _is_zip_data(data)]
+    if zips and path.is_dir():
+        # e.g. MAME's roms folder given instead of one set: each zip is a romset of its own
+        for m in zips:
+            del members[m]
+        if not members:
+            raise RomError(f"{label}: holds zip files ({_list(zips)}), not ROM and PLA files "
+                           "(expected a romset: pass one of the zips)")
     if not members:
+        if big:
+            raise RomError(f"{label}: no file small enough to be a ROM or PLA file ("
+                           f"{_list([f'{n} is {size} bytes' for n, size in big])}; expected at "
+                           f"most {MAX_FILE_BYTES})")
         raise RomError(f"{label}: empty (expected a ROM and its PLA files)")
     notes: list[str] = []
     stem = path.stem.lower()
@@ -265,9 +343,7 @@ def _load_set(path: Path, chip: Chip | None) -> RomSet:
     elif rom_name is None:
         others = [m for m in members if not m.lower().endswith(".pla")]
         if len(others) != 1:
-            found = ", ".join(others[:_LIST_AT_MOST]) or "none"
-            if len(others) > _LIST_AT_MOST:
-                found += f" and {len(others) - _LIST_AT_MOST} more"
+            found = _list(others)
             raise RomError(f"{label}: cannot tell which file is the ROM (expected one non-.pla "
                            f"file or one of {', '.join(_ROM_MEMBERS)}; found {found})")
         rom_name = others[0]

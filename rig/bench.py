@@ -16,19 +16,23 @@ changes with their AVR times, then the tower is advanced to each change, the cha
 and the tower advanced to the slice end; finally the analyser receives the samples of the slice.
 The AVR thus runs at most one slice ahead of the tower, and since the box only drives the tower
 (it reads nothing back), key and power changes reach the tower at their exact AVR time. The
-world runs at most ``max_speed`` times faster than the wall clock (like hardware, the host
-must keep up), and waits when the analyser's FIFO is full and the reader is busy (lossless
-unless a fault is injected). ``tower_speed`` runs the whole virtual tower's time fast or slow
-against the world (for towers without a clock setting, such as the pin-level fake;
-rig.session gives the emulator ``425 kHz x speed`` as its clock instead, so that only the chip
-runs fast, like a real tower's RC oscillator, which ``rig check --clock auto`` must estimate);
+world runs at most ``max_speed`` times faster than the wall clock (like hardware), waits when
+the analyser's FIFO is full and the reader is busy (lossless unless a fault is injected), and
+waits for the host when the host is late (``HostPacer``: the world stays within 0.1 s of the
+host's last command on its serial link, so a descheduled host is never late with an action it
+schedules ``lead_s`` ahead). Faults are scheduled in bench time (``at_session``), not raced
+against the wall clock. ``tower_speed`` runs the whole virtual tower's time fast or slow against
+the world (for towers without a clock setting, such as the pin-level fake; rig.session gives the
+emulator ``425 kHz x speed`` as its clock instead, so that only the chip runs fast, like a real
+tower's RC oscillator, which ``rig check --clock auto`` must estimate);
 ``box_clock_error`` does the same for the box's resonator (SYNC pulses correct for it).
 
 Example::
 
     bench = VirtualBench(PinTower)               # the tower is built at its first power-on
     bench.start()
-    box = ButtonBox(bench.port)                     # the real host code, over a pty
+    box = ButtonBox(bench.port,                     # the real host code, over a pty
+                    link=bench.pacer.link(open_serial(bench.port), bench.clock))
     fx = Fx2lafw(backend=bench.usb_backend, clock=bench.clock)
     ...
     bench.close()
@@ -46,11 +50,104 @@ from rig.errors import RigError
 from rig.simbox import PinChange, SimulatedBox
 from rig.usbsim import SimFX2, SimUsbBackend
 
-__all__ = ["VirtualBench", "PROBE_16", "PROBE_8", "SYNC_BIT"]
+__all__ = ["VirtualBench", "HostPacer", "PacedLink", "PROBE_16", "PROBE_8", "SYNC_BIT"]
 
 PROBE_16 = tuple(f"R{i}" for i in range(4, 11)) + tuple(f"O{i}" for i in range(8)) + ("K8",)
 PROBE_8 = ("R4", "R5", "R6", "R7", "R8", "R9", "R10", "K8")
 SYNC_BIT = 40       # the box's SYNC line, kept next to the tower's pin word
+
+
+class HostPacer:
+    """Hold a simulated world within ``slack_s`` (world seconds) of the host's last word.
+
+    On a real bench the world never waits, but it never needs to: the host schedules every
+    action ``lead_s`` ahead and a loaded PC is late by milliseconds. A simulated world running
+    several times faster than the wall clock on a loaded machine could leave a descheduled
+    host behind by more than its lead, so the bench does what a logic analyser's buffer does
+    for a slow reader: it waits. Every write on the host's serial link (:class:`PacedLink`) is
+    a ``contact`` at the current world time and lets the world run to ``contact + slack_s``,
+    time enough for the box to answer (a command frame and its reply take about 2 ms at 115200
+    baud); reads do not count, so a host waiting for a reply cannot let the world drift;
+    ``allow_until(t)`` lets it run to ``t`` (a test that lets time pass). A host silent for
+    ``patience_s`` wall seconds (None: never) is taken to be quiet on purpose (a host that
+    crashed) and the world runs on; ``release()`` (the bench closing) stops all waiting. An
+    unplugged box does not release it: the host's next command fails at once, and what the
+    analyser records after the fault does not depend on how fast the host notices.
+    """
+
+    def __init__(self, slack_s: float = 0.1, patience_s: float | None = 10.0) -> None:
+        self.slack_s = slack_s
+        self.patience_s = patience_s
+        self._cond = threading.Condition()
+        self._horizon = slack_s
+        self._contact_wall = time.monotonic()
+        self._released = False
+        self.waits = 0              # how often the world waited for the host (diagnostics)
+
+    def contact(self, world_s: float) -> None:
+        """Note that the host talked to the bench at world time ``world_s``."""
+        with self._cond:
+            self._contact_wall = time.monotonic()
+            if world_s + self.slack_s > self._horizon:
+                self._horizon = world_s + self.slack_s
+                self._cond.notify_all()
+
+    def allow_until(self, world_s: float) -> None:
+        """Let the world run to ``world_s`` whether or not the host talks meanwhile."""
+        with self._cond:
+            self._contact_wall = time.monotonic()
+            if world_s > self._horizon:
+                self._horizon = world_s
+                self._cond.notify_all()
+
+    def release(self) -> None:
+        """Stop holding the world back (for good)."""
+        with self._cond:
+            self._released = True
+            self._cond.notify_all()
+
+    def may_run_to(self, world_s: float) -> bool:
+        """Return True when the world may run to ``world_s`` now (without waiting)."""
+        with self._cond:
+            return self._released or world_s <= self._horizon + 1e-12
+
+    def wait(self, world_s: float, stop: threading.Event | None = None) -> None:
+        """Return once the world may run to ``world_s`` (or the host has been quiet for
+        ``patience_s``, or ``stop`` is set)."""
+        with self._cond:
+            counted = False
+            while not self._released and world_s > self._horizon + 1e-12 \
+                    and not (stop is not None and stop.is_set()):
+                left = (0.05 if self.patience_s is None else
+                        self._contact_wall + self.patience_s - time.monotonic())
+                if left <= 0:
+                    return
+                if not counted:
+                    self.waits += 1
+                    counted = True
+                self._cond.wait(min(left, 0.05))
+
+    def link(self, ser, clock: Callable[[], float]) -> "PacedLink":
+        """Return ``ser`` (a serial port object) wrapped so that its use is host contact."""
+        return PacedLink(ser, self, clock)
+
+
+class PacedLink:
+    """A serial link whose writes tell a :class:`HostPacer` the host is there; every other
+    attribute is the wrapped port's."""
+
+    def __init__(self, ser, pacer: HostPacer, clock: Callable[[], float]) -> None:
+        self._ser = ser
+        self._pacer = pacer
+        self._clock = clock
+
+    def write(self, data: bytes) -> int:
+        """Write to the port (host contact)."""
+        self._pacer.contact(self._clock())
+        return self._ser.write(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self._ser, name)
 
 
 class VirtualBench:
@@ -58,8 +155,11 @@ class VirtualBench:
 
     def __init__(self, tower_factory: Callable[[], object], probe: tuple[str, ...] = PROBE_16,
                  slice_s: float = 0.005, max_speed: float = 2.0, tower_speed: float = 1.0,
-                 firmware=None, fifo_bytes: int = 1 << 16, box_clock_error: float = 0.0):
+                 firmware=None, fifo_bytes: int = 1 << 16, box_clock_error: float = 0.0,
+                 pacer: HostPacer | None = None):
         self._factory = tower_factory
+        self.pacer = pacer if pacer is not None else HostPacer()
+        self._scheduled: list[tuple[float, int, Callable[[], None]]] = []
         self.tower = None
         self.clock_hz = 425_000
         self._born = 0.0          # world time at which the tower was first powered
@@ -106,6 +206,21 @@ class VirtualBench:
     def born(self) -> float:
         """Return the world time (s) at which the tower was first powered (0 before)."""
         return self._born
+
+    def at_session(self, session_s: float, action: Callable[[], None]) -> None:
+        """Run ``action()`` in the world thread once the tower has been powered for
+        ``session_s`` seconds of bench time (at the first slice boundary at or after it), so a
+        fault lands at the same bench time however busy the host is."""
+        with self._lock:
+            self._scheduled.append((session_s, len(self._scheduled), action))
+            self._scheduled.sort()
+
+    def _run_scheduled(self) -> None:
+        while self._scheduled and self.tower is not None \
+                and self._t - self._born >= self._scheduled[0][0] - 1e-9:
+            with self._lock:
+                _, _, action = self._scheduled.pop(0)
+            action()
 
     # -- wiring ----------------------------------------------------------------------------
 
@@ -186,9 +301,13 @@ class VirtualBench:
             self.box.unplug()
             self._box_dead = True
             self._pending.append(PinChange(self._t * 1e6, frozenset(), False, False))
+        # The world still waits for the host (whose next command fails): what the analyser
+        # records after the fault does not depend on how fast the host notices.
 
     def step(self) -> None:
-        """Advance the world by one slice: AVR, then tower, then analyser samples."""
+        """Advance the world by one slice: scheduled actions due, AVR, then tower, then
+        analyser samples."""
+        self._run_scheduled()
         t0, t1 = self._t, self._t + self.slice_s
         with self._lock:
             changes = list(self._pending)
@@ -233,6 +352,7 @@ class VirtualBench:
         wall0 = time.monotonic()
         try:
             while not self._stop.is_set():
+                self.pacer.wait(self._t + self.slice_s, self._stop)
                 self.step()
                 if self.max_speed:
                     ahead = self._t / self.max_speed - (time.monotonic() - wall0)
@@ -264,6 +384,7 @@ class VirtualBench:
     def close(self) -> None:
         """Stop the world thread and the simulated AVR."""
         self._stop.set()
+        self.pacer.release()
         if self._thread is not None:
             self._thread.join(timeout=10)
         self.usb_device.unplug()

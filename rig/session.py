@@ -217,7 +217,7 @@ def open_target(spec: TargetSpec, sink_factory=None) -> Target:
             raise RigError("the replay target needs the recording to replay (--replay DIR)")
         from rig.targets import ReplayTower
         return Target(ReplayTower(spec.replay), spec)
-    from rig.buttonbox import ButtonBox
+    from rig.buttonbox import ButtonBox, open_serial
     from rig.real import RealTower, probe_channels
     channels = probe_channels(spec.channel_map)
     bench = None
@@ -233,7 +233,9 @@ def open_target(spec: TargetSpec, sink_factory=None) -> Target:
         port = spec.port
     box = None
     try:
-        box = ButtonBox(port)
+        # On the bench the host's serial link paces the world (rig.bench.HostPacer).
+        box = (ButtonBox(port) if bench is None else
+               ButtonBox(port, link=bench.pacer.link(open_serial(port), bench.clock)))
         sink = sink_factory(channels, spec.samplerate) if sink_factory else None
         # On the bench the world may run several times faster than the wall clock: schedule
         # actions two (bench) seconds ahead, 0.4 s of wall time, so a host slowed down by a

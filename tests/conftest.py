@@ -3,11 +3,13 @@
 - ``--hw``: run tests that need a real tower/probe/analyser (opt-in).
 - ``--romset PATH``: run tests that need the user's genuine romset (mbdtower.zip); also
   taken from the environment variable TOWERLAB_ROMSET.
+- ``--strict-skips`` (or TOWERLAB_STRICT_SKIPS=1, what ``.ci/run`` sets): a skip that is not
+  opt-in fails (tests/skippolicy.py); every run ends with a line naming the real tools used.
+- TOWERLAB_MAME: the MAME executable the cross-checks drive (default /usr/games/mame).
 """
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -17,8 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests import skippolicy  # noqa: E402
+from tests.skippolicy import require_file, require_tool  # noqa: E402,F401
+
 DATA = ROOT / "tests" / "data"
-MAME = "/usr/games/mame"
+MAME = os.environ.get("TOWERLAB_MAME", "/usr/games/mame")
 
 
 def pytest_addoption(parser):
@@ -26,10 +31,12 @@ def pytest_addoption(parser):
                      help="run tests that need real hardware (a tower and the probe)")
     parser.addoption("--romset", default=os.environ.get("TOWERLAB_ROMSET"),
                      help="path to the user's genuine mbdtower romset (zip or folder)")
+    skippolicy.add_option(parser)
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "romset: needs the genuine romset (--romset PATH)")
+    skippolicy.register(config)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -54,15 +61,10 @@ def pytest_report_header(config):
         notes.append("hardware tests left out (opt in with --hw)")
     if not config.getoption("--romset"):
         notes.append("genuine-romset tests left out (opt in with --romset mbdtower.zip)")
+    if skippolicy.strict_enabled(config):
+        notes.append("strict skips: a skip that is not opt-in (--hw, --romset, --tower=real) "
+                     "fails")
     return notes
-
-
-def require_tool(path: str, package: str) -> str:
-    """Return the tool's path, or skip saying how to install it."""
-    found = shutil.which(path) or (path if os.path.exists(path) else None)
-    if not found:
-        pytest.skip(f"{path} not found: apt-get install -y {package} (make test does it as root)")
-    return found
 
 
 @pytest.fixture

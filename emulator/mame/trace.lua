@@ -9,6 +9,9 @@
 -- single-steps the CPU and writes, before every instruction, one line
 --   n cycle ca pa pc op a x y status sl pb cb r o        (hex)
 -- plus "key n k" after every opcode 08-0F (the K value that opcode read, from the CKI bus).
+-- With "ramevery N" in the job it also writes "ram n hhhh..." before every instruction n that
+-- is a multiple of N and after the last one (n = steps): the RAM, one hex digit per nibble,
+-- address 0 first (a trace without RAM could hide a wrong write until it is read).
 -- Key masks (port IN.p, K bit b = mask bit 4p + b): the first is set at the start, each
 -- next one half a frame after the 1/60 s frame boundary that handed the previous one to the
 -- CPU (MAME hands input changes over at frame boundaries, mame-oracle.md §5.8).
@@ -49,6 +52,7 @@ if region == nil then fail("no :maincpu region") end
 
 -- read the job
 local steps, CLOCK, ROMSIZE, PORTS, RAMSIZE = 0, nil, nil, 0, 128
+local RAMEVERY = 0
 local switches = {}
 local progs = {}
 for line in io.lines(job_path) do
@@ -63,6 +67,8 @@ for line in io.lines(job_path) do
     PORTS = tonumber(rest)
   elseif word == "ramsize" then
     RAMSIZE = tonumber(rest)
+  elseif word == "ramevery" then
+    RAMEVERY = tonumber(rest)
   elseif word == "switches" then
     for p in rest:gmatch("%d+") do switches[tonumber(p)] = true end
   elseif word == "rom" then
@@ -131,6 +137,12 @@ local function start(index)
   out:write("prog ", index - 1, "\n")
 end
 
+local function ram_line()
+  local digits = {}
+  for a = 0, RAMSIZE - 1 do digits[a + 1] = string.format("%X", data:read_u8(a) & 15) end
+  return string.format("ram %X %s\n", n, table.concat(digits))
+end
+
 local function finish()
   out:write(table.concat(buf))
   buf = {}
@@ -147,6 +159,7 @@ local function on_stop()
     pending_k = false
   end
   if n >= steps then
+    if RAMEVERY > 0 then buf[#buf + 1] = ram_line() end
     finish()
     if prog >= #progs then
       set_keys("0")
@@ -171,6 +184,7 @@ local function on_stop()
     n, cycle, I.m_ca:read(0), I.m_pa:read(0), I.m_pc:read(0), op,
     I.m_a:read(0), I.m_x:read(0), I.m_y:read(0), I.m_status:read(0),
     I.m_status_latch:read(0), I.m_pb:read(0), I.m_cb:read(0), I.m_r:read(0), I.m_o:read(0))
+  if RAMEVERY > 0 and n % RAMEVERY == 0 then buf[#buf + 1] = ram_line() end
   if #buf >= 4096 then
     out:write(table.concat(buf))
     buf = {}

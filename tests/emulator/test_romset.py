@@ -242,3 +242,105 @@ def test_files_too_big_to_be_a_rom_or_pla_are_not_read_from_a_folder(tmp_path):
     members["huge.bin"] = bytes(romset.MAX_FILE_BYTES + 1)
     rs = load_romset(make_folder(tmp_path / "mbdtower", members))
     assert rs.name == "mbdtower" and len(rs.rom) == 4096
+
+
+# --- limits: what cannot be a romset is refused naming the member and the limit ------------
+
+LIMIT = romset.MAX_FILE_BYTES
+
+
+def test_a_zip_member_that_inflates_past_the_limit_is_refused_naming_it_and_its_size(tmp_path):
+    path = tmp_path / "mbdtower.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("mp7332", bytes(2 * LIMIT))     # 2 MiB of zeros, a few KB compressed
+    assert path.stat().st_size < 10_000
+    with pytest.raises(RomError) as err:
+        load_romset(path)
+    assert str(err.value) == (f"mbdtower.zip: member mp7332 inflates to {2 * LIMIT} bytes "
+                              f"(expected at most {LIMIT} per member: a ROM image is at most "
+                              "4096 bytes, a PLA file a few KB)")
+
+
+def _understate_size(path, real_size: int, claimed: int) -> None:
+    """Rewrite the uncompressed size of a one-member zip's headers from ``real_size`` to
+    ``claimed`` (local header at offset 22, central directory entry at offset 24)."""
+    data = bytearray(path.read_bytes())
+    local = data.index(b"PK\x03\x04")
+    central = data.index(b"PK\x01\x02")
+    for at in (local + 22, central + 24):
+        assert int.from_bytes(data[at:at + 4], "little") == real_size
+        data[at:at + 4] = claimed.to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+
+
+def test_a_zip_member_whose_header_understates_its_size_is_refused_as_damaged(tmp_path):
+    path = tmp_path / "mbdtower.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("mp7332", bytes(2 * LIMIT))
+    _understate_size(path, 2 * LIMIT, 4096)
+    with pytest.raises(RomError, match=r"^mbdtower.zip: cannot read the zip \(Bad CRC-32 for "
+                                       r"file 'mp7332'\)$"):
+        load_romset(path)
+
+
+def test_a_zip_of_more_members_than_a_romset_holds_is_refused_with_the_count(tmp_path):
+    members = {f"f{i:03}.bin": b"x" for i in range(romset.MAX_MEMBERS + 1)}
+    with pytest.raises(RomError) as err:
+        load_romset(make_zip(tmp_path / "mbdtower.zip", members))
+    assert str(err.value) == (f"mbdtower.zip: {romset.MAX_MEMBERS + 1} members (expected at "
+                              f"most {romset.MAX_MEMBERS}: a romset zip holds a ROM and its "
+                              "PLA files)")
+
+
+def test_a_folder_of_more_files_than_a_romset_holds_is_refused_with_the_count(tmp_path):
+    folder = make_folder(tmp_path / "junk",
+                         {f"f{i:03}.bin": b"x" for i in range(romset.MAX_MEMBERS + 1)})
+    with pytest.raises(RomError, match=rf"^junk: {romset.MAX_MEMBERS + 1} files \(expected at "
+                                       rf"most {romset.MAX_MEMBERS}: a romset folder holds"):
+        load_romset(folder)
+
+
+def test_a_zip_inside_the_romset_zip_is_refused_naming_it(tmp_path):
+    inner = make_zip(tmp_path / "inner.zip", tower_members()).read_bytes()
+    with pytest.raises(RomError) as err:
+        load_romset(make_zip(tmp_path / "set.zip", {"mbdtower.zip": inner}))
+    assert str(err.value) == ("set.zip: member mbdtower.zip is itself a zip (expected the ROM "
+                              "and PLA files directly: unzip it, or pass it as the romset)")
+
+
+def test_a_zip_inside_the_zip_is_found_by_its_content_whatever_its_name(tmp_path):
+    inner = make_zip(tmp_path / "inner.zip", tower_members()).read_bytes()
+    with pytest.raises(RomError, match=r"^set.zip: member mp7332 is itself a zip"):
+        load_romset(make_zip(tmp_path / "set.zip", {"mp7332": inner}))
+
+
+def test_a_folder_of_romset_zips_says_to_pass_one_of_them(tmp_path):
+    roms = tmp_path / "roms"
+    roms.mkdir()
+    make_zip(roms / "mbdtower.zip", tower_members())
+    make_zip(roms / "simon.zip", {"tms1000.u1": bytes(1024)})
+    with pytest.raises(RomError) as err:
+        load_romset(roms)
+    assert str(err.value) == ("roms: holds zip files (mbdtower.zip, simon.zip), not ROM and PLA "
+                              "files (expected a romset: pass one of the zips)")
+
+
+def test_a_too_large_rom_file_in_a_folder_is_refused_naming_it(tmp_path):
+    members = tower_members()
+    members["mp7332"] = bytes(LIMIT + 1)
+    with pytest.raises(RomError, match=rf"^mbdtower: member mp7332 is {LIMIT + 1} bytes "
+                                       rf"\(expected at most {LIMIT} per member"):
+        load_romset(make_folder(tmp_path / "mbdtower", members))
+
+
+def test_a_folder_holding_only_too_large_files_says_so_not_empty(tmp_path):
+    folder = make_folder(tmp_path / "mine", {"big.bin": bytes(LIMIT + 1)})
+    with pytest.raises(RomError) as err:
+        load_romset(folder)
+    assert str(err.value) == (f"mine: no file small enough to be a ROM or PLA file (big.bin is "
+                              f"{LIMIT + 1} bytes; expected at most {LIMIT})")
+
+
+def test_an_empty_zip_is_refused_as_empty(tmp_path):
+    with pytest.raises(RomError, match=r"^mbdtower.zip: empty \(expected a ROM and its PLA "):
+        load_romset(make_zip(tmp_path / "mbdtower.zip", {}))

@@ -215,6 +215,33 @@ def test_a_missing_mame_binary_is_named(mpla_text, opla_text):
         MameOracle("/nonexistent/mame").trace([bytes(4096)], mpla_text, opla_text, 10)
 
 
+def fake_mame(tmp_path, version_line: str) -> str:
+    """Return the path of a shell script that prints ``version_line`` for ``-version``."""
+    path = tmp_path / "mame"
+    path.write_text(f"#!/bin/sh\nprintf '%s' '{version_line}'\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_oracle_reports_the_version_of_the_mame_it_drives(oracle):
+    assert oracle.version() == "0.251"
+
+
+def test_a_mame_of_another_version_is_refused_naming_both_versions(tmp_path, mpla_text,
+                                                                  opla_text):
+    other = MameOracle(fake_mame(tmp_path, "0.260 (mame0260)"))
+    assert other.version() == "0.260"
+    with pytest.raises(MameError, match=r"/mame: MAME 0\.260, expected 0\.251 \(the traces were "
+                                        r"verified against it; .*expect_version=None"):
+        other.trace([bytes(4096)], mpla_text, opla_text, 10)
+
+
+def test_an_executable_that_prints_no_version_is_named(tmp_path):
+    with pytest.raises(MameError, match=r"/mame -version: printed 'hello' \(exit status 0; "
+                                        r"expected a version such as 0\.251\)"):
+        MameOracle(fake_mame(tmp_path, "hello")).version()
+
+
 def test_a_key_mask_wider_than_12_bits_is_rejected(mpla_text, opla_text):
     with pytest.raises(MameError, match="key mask 4096 is not a 12-bit number"):
         MameOracle().trace([bytes(4096)], mpla_text, opla_text, 10, keys=[[0x1000]])

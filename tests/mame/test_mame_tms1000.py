@@ -22,8 +22,8 @@ from emulator.chips import TMS1000
 from emulator.decode import ident_output_pla, output_pla_from_table, standard_micro_pla
 from emulator.mame import SIMON, MameError, MameOracle
 from emulator.randrom import random_key_masks, random_rom
-from tests.mame.test_mame_crosscheck import KEY_FRAMES, PROGRAM_STEPS, RANDOM_STEPS, \
-    cross_check, mismatch
+from tests.mame.test_mame_crosscheck import KEY_FRAMES, PROGRAM_STEPS, RAM_EVERY, \
+    RANDOM_STEPS, cross_check
 
 pytestmark = pytest.mark.mame
 
@@ -46,7 +46,7 @@ def random_runs(simon):
     roms = [random_rom(seed, TMS1000) for seed in seeds]
     keys = [random_key_masks(seed, KEY_FRAMES, SIMON.key_ports, SIMON.key_mask)
             for seed in seeds]
-    traces = simon.trace(roms, mpla, opla, RANDOM_STEPS, keys)
+    traces = simon.trace(roms, mpla, opla, RANDOM_STEPS, keys, ram_every=RAM_EVERY)
     return [(f"random TMS1000 image seed {seed}", TMS1000, rom, mpla, opla, trace)
             for seed, rom, trace in zip(seeds, roms, traces)]
 
@@ -66,7 +66,7 @@ def program_runs(simon):
                 else ident_output_pla(TMS1000))
         frames = PROGRAM_STEPS * 6 * 60 // SIMON.clock_hz + 2
         keys = random_key_masks(i, frames, SIMON.key_ports, SIMON.key_mask)
-        [trace] = simon.trace([prog.rom], mpla, opla, PROGRAM_STEPS, [keys])
+        [trace] = simon.trace([prog.rom], mpla, opla, PROGRAM_STEPS, [keys], ram_every=RAM_EVERY)
         runs.append((f"{path.name} (tms1000)", TMS1000, prog.rom, mpla, opla, trace))
     return runs
 
@@ -128,21 +128,8 @@ def test_disassembling_an_image_of_the_wrong_size_is_refused(simon):
 
 
 def test_random_tms1000_images_run_identically_on_the_compiled_kernel(random_runs, capsys):
-    fastcore = pytest.importorskip("emulator.fastcore")
-    if not fastcore.FAST_AVAILABLE:
-        pytest.skip("emulator._fastcore is not built (pip install -e . with a C compiler)")
-    problems, instructions = [], 0
-    for name, chip, rom, mpla, opla, trace in random_runs:
-        cpu = fastcore.FastCpu(chip, rom, mpla, opla)
-        k_at = trace.k_reads()
-        cpu.read_k = lambda cycle, k_at=k_at: k_at.get(cycle, 0)
-        ours = list(fastcore.fast_trace_lines(cpu, len(trace.steps)))
-        instructions += len(ours)
-        problem = mismatch(f"{name} (compiled kernel)", ours, trace.lines())
-        if problem:
-            problems.append(problem)
-    summary = (f"compiled kernel, TMS1000: compared {len(random_runs)} programs, "
-               f"{instructions} instructions, {len(problems)} mismatches")
-    with capsys.disabled():
-        print(f"\n{summary}")
-    assert not problems, f"{summary}\n{problems[0]}"
+    cross_check(capsys, "random TMS1000 images (simon)", random_runs, core="compiled")
+
+
+def test_tms1000_ram_snapshots_hold_its_64_nibbles(random_runs):
+    assert {len(text) for *_, trace in random_runs for text in trace.ram.values()} == {64}

@@ -8,32 +8,50 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_tool
+from tests.conftest import require_file, require_tool
 
 
 def _need_avr_tools() -> None:
     require_tool("avr-gcc", "gcc-avr avr-libc")
     require_tool("gcc", "gcc")
-    if not Path("/usr/include/simavr/sim_avr.h").exists():
-        pytest.skip("simavr headers missing: apt-get install -y libsimavr-dev")
+    require_file(Path("/usr/include/simavr/sim_avr.h"), "libsimavr-dev", "simavr headers")
 
 
 class SteppedBox:
-    """A SimulatedBox run by a thread in 1 ms slices, collecting its pin changes."""
+    """A SimulatedBox run by a thread in 1 ms slices, collecting its pin changes.
+
+    The AVR runs at most ``speed`` times faster than the wall clock and, like the virtual
+    bench, waits for the host (rig.bench.HostPacer): it stays within 5 ms of AVR time of the
+    host's last command on the serial link (``link``), and only ``wait_until`` lets it run further
+    (no patience: every test lets time pass explicitly). So a command the test schedules ahead
+    reaches the AVR in time however busy the machine is.
+    """
 
     def __init__(self, speed: float = 4.0):
+        from rig.bench import HostPacer
         from rig.simbox import SimulatedBox
         self.sim = SimulatedBox()
+        self.pacer = HostPacer(slack_s=0.005, patience_s=None)
         self.changes = []
         self._stop = threading.Event()
         self._speed = speed
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
+    def clock(self) -> float:
+        """Return the AVR time in seconds."""
+        return self.sim.now_us / 1e6
+
+    def link(self):
+        """Return the box's serial port, opened, as a host link that paces the AVR."""
+        from rig.buttonbox import open_serial
+        return self.pacer.link(open_serial(self.sim.port), self.clock)
+
     def _run(self) -> None:
         t = 0.0
         wall0 = time.monotonic()
         while not self._stop.is_set():
+            self.pacer.wait((t + 1000.0) / 1e6, self._stop)
             t += 1000.0
             self.changes.extend(self.sim.run_until(t))
             ahead = t / 1e6 / self._speed - (time.monotonic() - wall0)
@@ -41,8 +59,14 @@ class SteppedBox:
                 time.sleep(ahead)
 
     def wait_until(self, us: float, timeout: float = 30.0) -> None:
+        """Let the AVR run to ``us`` (AVR microseconds) and return once it is there; fail
+        the test if it is not within ``timeout`` wall seconds."""
+        self.pacer.allow_until(us / 1e6 + 0.001)
         deadline = time.monotonic() + timeout
-        while self.sim.now_us < us and time.monotonic() < deadline:
+        while self.sim.now_us < us:
+            if time.monotonic() > deadline:
+                pytest.fail(f"the simulated box did not reach {us:.0f} us within {timeout:g} s "
+                            f"(it is at {self.sim.now_us:.0f} us)")
             time.sleep(0.005)
 
     def key_intervals(self, button: str) -> list[tuple[float, float]]:
@@ -59,6 +83,7 @@ class SteppedBox:
 
     def close(self) -> None:
         self._stop.set()
+        self.pacer.release()
         self._thread.join(timeout=10)
         self.sim.close()
 
@@ -75,7 +100,7 @@ def stepped_box():
 def host(stepped_box):
     """Return (ButtonBox on the simulated box's pty, the SteppedBox)."""
     from rig.buttonbox import ButtonBox
-    b = ButtonBox(stepped_box.sim.port)
+    b = ButtonBox(stepped_box.sim.port, link=stepped_box.link())
     yield b, stepped_box
     b.close()
 
@@ -93,6 +118,4 @@ def sigrok_tool():
 @pytest.fixture
 def has_fx2lafw_firmware():
     from rig.usbsim import find_firmware
-    if find_firmware() is None:
-        pytest.skip("fx2lafw firmware missing: apt-get install -y sigrok-firmware-fx2lafw")
-    return find_firmware()
+    return require_file(find_firmware(), "sigrok-firmware-fx2lafw", "fx2lafw firmware")

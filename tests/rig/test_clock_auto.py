@@ -53,12 +53,12 @@ def test_the_clock_fit_of_two_sessions_with_nothing_in_common_says_so():
 @pytest.fixture(scope="module")
 def fast_recording(tmp_path_factory):
     """Record the shared tower_test script on the bench, the virtual tower's clock 3 % fast."""
+    from tests.conftest import require_file
     from tests.rig.conftest import _need_avr_tools
     from rig.usbsim import find_firmware
 
     _need_avr_tools()
-    if find_firmware() is None:
-        pytest.skip("fx2lafw firmware missing: apt-get install -y sigrok-firmware-fx2lafw")
+    require_file(find_firmware(), "sigrok-firmware-fx2lafw", "fx2lafw firmware")
     rec = tmp_path_factory.mktemp("clock") / "fast"
     code = main(["rig", "record", "--script", str(DATA / "tower_test" / "script.txt"),
                  "--target", "sim", "--tower-speed", "1.03", "--out", str(rec)], io.StringIO())

@@ -3,8 +3,6 @@ simavr, Fx2lafw over pyusb to the simulated FX2) around a virtual tower; record,
 import, faults."""
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -29,14 +27,8 @@ def short_script(tmp_path):
 
 def _when(bench, t: float, action) -> None:
     """Run ``action`` once the session (the tower's power-on on the bench) has lasted ``t``
-    seconds, from a helper thread."""
-    def watch():
-        deadline = time.monotonic() + 60
-        while (bench.tower is None or bench.clock() - bench.born < t) \
-                and time.monotonic() < deadline:
-            time.sleep(0.002)
-        action()
-    threading.Thread(target=watch, daemon=True).start()
+    seconds of bench time: in the bench's own thread, so it does not race the host."""
+    bench.at_session(t, action)
 
 
 def test_keys_reach_the_virtual_tower_at_their_script_times(avr_tools, has_fx2lafw_firmware):
@@ -112,10 +104,8 @@ def test_a_tower_that_stops_responding_is_unknown_until_power_cycled(avr_tools,
     target = open_target(TargetSpec("sim", virtual="fake"))
     tower = target.tower
     try:
-        tower.advance(0.5)
-        tower.events()                  # returns once the session has really reached 0.5 s
-        target.bench.tower.freeze()
-        tower.advance(3.5)              # the rig waits for a stall of 2 s (stall_s)
+        _when(target.bench, 0.5, lambda: target.bench.tower.freeze())   # at 0.5 s bench time
+        tower.advance(4.0)              # the rig waits for a stall of 2 s (stall_s)
         tower.events()
         assert tower.state == UNKNOWN
         with pytest.raises(TowerUnknownError, match="UNKNOWN .*recover"):

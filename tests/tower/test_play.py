@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import stat
 import subprocess
 import sys
@@ -95,9 +94,8 @@ def test_sound_records_the_emulators_speaker_to_a_wav():
 
 @pytest.fixture
 def tmux():
-    path = shutil.which("tmux")
-    if not path:
-        pytest.skip("tmux not found: apt-get install -y tmux (make test does it as root)")
+    from tests.conftest import require_tool
+    path = require_tool("tmux", "tmux")
     sock = f"towerlab-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # one tmux server per test
     yield [path, "-L", sock]
     subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
