@@ -5,10 +5,11 @@ tower showed, captures.events vocabulary).  ``conform(script, events)`` replays 
 the clean-room game and compares what both towers showed, meaning by meaning:
 
 - display: each text shown, with its start time; blanks shorter than 0.1 s (the decoder's
-  one-frame flicker while digits change), texts seen for a single 1/60 s window, and texts
-  caught half-changed for two windows (e.g. `- ` before `-1`, corpus l1_p1_s01 61.950) are
-  dropped, and a text that alternates with blank in
-  phases under 0.45 s is one "flashing" item (start, period);
+  one-frame flicker while digits change) and texts caught half-changed for one or two 1/60 s
+  windows (e.g. ` 3` as `P2` becomes `P3`, corpus l1_p3_s35 20.367) are dropped, and a text
+  that alternates with blank in phases under 0.45 s is one "flashing" item (start, period);
+  a flashing text whose first flash lasted one or two windows (it took the running flash
+  timer's phase near its end) may pair by its second flash;
 - lamps (which lamp, on/off), motor (on/off), reel (``card_pos``) and tones (frequency within
   3 %, duration within 10 % or 5 ms; clicks have no frequency).  Buttons and power events are
   the inputs and are not compared; the ``cue`` field the game adds to its tones is ignored.
@@ -83,7 +84,6 @@ class Tolerance:
 
 
 BLANK_GLITCH_S = 0.1
-FLICKER_S = 1.5 / 60
 HALF_CHANGED_S = 2 / 60 + 1e-3
 MIX_NEIGHBOUR_S = 0.6
 FLASH_PHASE_S = 0.45
@@ -98,6 +98,10 @@ class Item:
     flashing: bool | None = None
     period: float | None = None
     count: int = 1
+    # a flashing text whose first flash lasted at most two 1/60 s windows (it took the free-
+    # running flash timer's phase near its end): the start of its second flash, which may
+    # pair instead of the first
+    alt_t: float | None = None
     dur: float | None = None
 
     def describe(self) -> str:
@@ -128,10 +132,6 @@ def _without_half_changed(spans: list[list]) -> list[list]:
     A person never reads them; the tower writes its digits inside a frame."""
     out = []
     for i, (t0, t1, text) in enumerate(spans):
-        if t1 - t0 < FLICKER_S:
-            # a single 1/60 s window: the new text caught as the flash timer blanks it
-            # (corpus l4_p4_s16 27.517 shows ` 4` for one frame before `L4` flashes)
-            continue
         if t1 - t0 <= HALF_CHANGED_S:
             # the neighbours are the nearest texts that are not half-changed themselves
             before = next((s[2] for s in reversed(spans[:i]) if t0 - s[1] < MIX_NEIGHBOUR_S
@@ -177,7 +177,9 @@ def _display_items(events: list[dict], end: float) -> list[Item]:
         else:
             flashing = None if (short or cut) else False
             period = None
-        items.append(Item(first[0], "display", first[2], flashing, period, len(group)))
+        alt = group[1][0] if flashing and first[1] - first[0] <= HALF_CHANGED_S else None
+        items.append(Item(first[0], "display", first[2], flashing, period, len(group),
+                          alt_t=alt))
         group.clear()
 
     for span in merged:
@@ -234,6 +236,14 @@ def _same(a: Item, b: Item, tol: Tolerance) -> bool:
             if abs(a.period - b.period) > tol.period_frac * a.period:
                 return False
     return True
+
+
+def _gap(a: Item, b: Item) -> float:
+    """Return how far apart two items start (s); a flashing text whose first flash was cut
+    short may start at its second flash instead (``Item.alt_t``)."""
+    starts_a = [a.t] + ([a.alt_t] if a.alt_t is not None else [])
+    starts_b = [b.t] + ([b.alt_t] if b.alt_t is not None else [])
+    return min(abs(x - y) for x in starts_a for y in starts_b)
 
 
 def _window(a: Item, b: Item, tol: Tolerance) -> float:
@@ -362,7 +372,7 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
                 continue
             # the earliest partner within the window: repeated items (a cue's notes, a
             # flashing text) pair in order even when one side runs up to the tolerance early
-            if abs(g.t - r.t) <= _window(r, g, tol):
+            if _gap(r, g) <= _window(r, g, tol):
                 best = j
                 break
         if best is None:

@@ -289,3 +289,22 @@ def test_key_clicks_are_predicted_by_the_rules(bazaar):
     clicks = [g for g in result.matched_items
               if g.kind == "tone" and g.value == 431.9 and g.dur < 0.01]
     assert clicks and not any(g in result.decided_items for g in clicks)
+
+
+def test_a_flashing_text_whose_first_flash_was_cut_short_pairs_by_its_second_flash():
+    """A new text takes the free-running flash timer's phase: shown for one frame at the end
+    of an on phase on one tower, it may be two frames on the other (corpus l3_p1_s27 28.067:
+    `P1`). The flash still pairs; a whole flash late it does not."""
+    def flashing(first_frames):
+        events, t = [], 10.0
+        events.append({"t": t, "type": "display", "text": "P1"})
+        events.append({"t": t + first_frames / 60, "type": "display", "text": "  "})
+        for k in range(1, 5):
+            on = t + 0.2833 + (k - 1) * 0.55
+            events.append({"t": round(on, 6), "type": "display", "text": "P1"})
+            events.append({"t": round(on + 0.2833, 6), "type": "display", "text": "  "})
+        return events
+
+    assert compare(flashing(2), flashing(1), end=13.0).conforms
+    assert compare(flashing(2), flashing(1)[2:], end=13.0).conforms
+    assert not compare(flashing(17), flashing(17)[2:], end=13.0).conforms
