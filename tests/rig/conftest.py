@@ -25,8 +25,8 @@ class SteppedBox:
     host's last command on the serial link (``link``), opening that slack over 50 ms of wall
     time (the bytes need that long to reach the simulated UART on a loaded machine; a lost race
     means a resent frame, which restarts the watchdog), and only ``wait_until`` lets it run
-    further (no patience: every test lets time pass explicitly). So a command the test schedules ahead
-    reaches the AVR in time however busy the machine is.
+    further (no patience: every test lets time pass explicitly). So a command the test
+    schedules ahead reaches the AVR in time however busy the machine is.
     """
 
     def __init__(self, speed: float = 4.0):
