@@ -75,9 +75,12 @@ class HostPacer:
     analyser records after the fault does not depend on how fast the host notices.
     """
 
-    def __init__(self, slack_s: float = 0.1, patience_s: float | None = 10.0) -> None:
+    def __init__(self, slack_s: float = 0.1, patience_s: float | None = 10.0,
+                 ramp_s: float = 0.0) -> None:
         self.slack_s = slack_s
         self.patience_s = patience_s
+        self.ramp_s = ramp_s        # wall seconds over which a contact's slack opens up
+        self._last = (0.0, 0.0)     # (world, wall) of the last contact
         self._cond = threading.Condition()
         self._horizon = slack_s
         self._contact_wall = time.monotonic()
@@ -88,6 +91,7 @@ class HostPacer:
         """Note that the host talked to the bench at world time ``world_s``."""
         with self._cond:
             self._contact_wall = time.monotonic()
+            self._last = (world_s, self._contact_wall)
             if world_s + self.slack_s > self._horizon:
                 self._horizon = world_s + self.slack_s
                 self._cond.notify_all()
@@ -106,17 +110,27 @@ class HostPacer:
             self._released = True
             self._cond.notify_all()
 
+    def _limit(self) -> float:
+        """Return how far the world may run now: the horizon, less the part of the last
+        contact's slack not yet opened (``ramp_s``: the host's bytes need wall time to reach
+        the simulated UART, so the world must not spend the slack before they can)."""
+        world, wall = self._last
+        if self.ramp_s <= 0 or self._horizon > world + self.slack_s + 1e-12:
+            return self._horizon
+        opened = min(1.0, (time.monotonic() - wall) / self.ramp_s)
+        return world + self.slack_s * opened
+
     def may_run_to(self, world_s: float) -> bool:
         """Return True when the world may run to ``world_s`` now (without waiting)."""
         with self._cond:
-            return self._released or world_s <= self._horizon + 1e-12
+            return self._released or world_s <= self._limit() + 1e-12
 
     def wait(self, world_s: float, stop: threading.Event | None = None) -> None:
         """Return once the world may run to ``world_s`` (or the host has been quiet for
         ``patience_s``, or ``stop`` is set)."""
         with self._cond:
             counted = False
-            while not self._released and world_s > self._horizon + 1e-12 \
+            while not self._released and world_s > self._limit() + 1e-12 \
                     and not (stop is not None and stop.is_set()):
                 left = (0.05 if self.patience_s is None else
                         self._contact_wall + self.patience_s - time.monotonic())
@@ -125,7 +139,7 @@ class HostPacer:
                 if not counted:
                     self.waits += 1
                     counted = True
-                self._cond.wait(min(left, 0.05))
+                self._cond.wait(min(left, 0.05, max(self.ramp_s / 20, 0.001)))
 
     def link(self, ser, clock: Callable[[], float]) -> "PacedLink":
         """Return ``ser`` (a serial port object) wrapped so that its use is host contact."""

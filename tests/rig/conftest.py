@@ -22,16 +22,18 @@ class SteppedBox:
 
     The AVR runs at most ``speed`` times faster than the wall clock and, like the virtual
     bench, waits for the host (rig.bench.HostPacer): it stays within 5 ms of AVR time of the
-    host's last command on the serial link (``link``), and only ``wait_until`` lets it run further
-    (no patience: every test lets time pass explicitly). So a command the test schedules ahead
-    reaches the AVR in time however busy the machine is.
+    host's last command on the serial link (``link``), opening that slack over 50 ms of wall
+    time (the bytes need that long to reach the simulated UART on a loaded machine; a lost race
+    means a resent frame, which restarts the watchdog), and only ``wait_until`` lets it run
+    further (no patience: every test lets time pass explicitly). So a command the test
+    schedules ahead reaches the AVR in time however busy the machine is.
     """
 
     def __init__(self, speed: float = 4.0):
         from rig.bench import HostPacer
         from rig.simbox import SimulatedBox
         self.sim = SimulatedBox()
-        self.pacer = HostPacer(slack_s=0.005, patience_s=None)
+        self.pacer = HostPacer(slack_s=0.005, patience_s=None, ramp_s=0.05)
         self.changes = []
         self._stop = threading.Event()
         self._speed = speed

@@ -75,3 +75,12 @@ def test_the_simulated_box_stops_5_ms_after_a_silent_hosts_last_command(host):
     assert not sim.pacer.may_run_to(sim.clock() + 0.001), "the AVR never stopped"
     time.sleep(0.2)
     assert sim.sim.now_us <= after + 6_000
+
+
+def test_with_a_ramp_the_slack_opens_over_wall_time_not_at_once():
+    # The host's bytes need wall time to reach the simulated UART: right after a command the
+    # world may not yet use its whole slack.
+    pacer = HostPacer(slack_s=0.1, patience_s=None, ramp_s=3600.0)
+    pacer.contact(1.0)
+    assert not pacer.may_run_to(1.1)
+    assert pacer.may_run_to(1.0)
