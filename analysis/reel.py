@@ -2,9 +2,9 @@
 
 Channels read: R9 (motor), R8 (sensor LED), R4 (the SN75494 enable; R4 high darkens the LED),
 and the reel sensor: SENSOR if captured, else K8 while none of R0-R2 strobes the key matrix
-(the board ORs the sensor into K8, tms1400-facts.md §12.3).
+(the board ORs the sensor into K8: docs/k-sampling.md, "The reel sensor").
 
-Events emitted (``card_pos`` as MAME's ``card_pos`` output, tms1400-facts.md §12.4)::
+Events emitted (``card_pos`` as MAME's ``card_pos`` output, docs/k-sampling.md)::
 
     {"t": 3.516667, "type": "reel", "card_pos": 6}
     {"t": 0.016667, "type": "reel", "card_pos": 0, "source": "assumed"}
@@ -24,9 +24,9 @@ How the position is found, as well as the sensor allows:
   corrected at every hole.
 - Sensor edges count only while the LED has been lit for at least 50 ms (three 1/60 s
   frames): MAME's sensor follows the filtered LED brightness, so it lags LED switching by up
-  to three frames (tms1400-facts.md §12.5). A sensor that lights up sooner after the LED
-  (the reel was parked in a hole) still bounds the hole from below: a hole that stays lit
-  for 8 steps or more from there is the big hole.
+  to three frames (docs/k-sampling.md, "The reel sensor"). A sensor that lights up sooner
+  after the LED (the reel was parked in a hole) still bounds the hole from below: a hole
+  that stays lit for 8 steps or more from there is the big hole.
 - At power-on MAME's reel is at position 0 (``start_pos``, emitted at the first frame with
   ``"source": "assumed"``); a real tower starts wherever it stopped, so pass
   ``start_pos=None`` and the position is unknown until the sensor sees the big hole.
@@ -48,7 +48,7 @@ from analysis.base import AnalysisError, Decoder
 
 __all__ = ["ReelDecoder", "STEP_S", "STEPS", "LED_SETTLE_S"]
 
-STEP_S = 0.027          # MAME: 3500 ms / 128 steps, integer division (tms1400-facts.md §12.4)
+STEP_S = 0.027          # MAME: 3500 ms / 128 steps, integer division (docs/k-sampling.md)
 STEPS = 128
 LED_SETTLE_S = 0.050    # LED lit this long before sensor edges are trusted
 BIG_HOLE_STEPS = 8      # lit spans at least this long are the big hole (12 steps)

@@ -2,7 +2,7 @@
 
 Our firmware (below) strobes the three key columns, lights the reel-sensor LED, runs the motor
 and then executes only K-reading opcodes (TKA, KNEZ, COMX, TDO, TPC, RSTR, SETR, RETN: every
-opcode 08-0F reads K, tms1400-facts.md §5.2.1) round a page, forever. MAME single-steps it
+opcode 08-0F reads K: docs/k-sampling.md) round a page, forever. MAME single-steps it
 while one key after another is held for one 1/60 s frame: MAME commits input changes at frame
 boundaries (k/60 s = k * 7083.33 clocks), whose phase against the 6-clock instruction walks
 through nine values, so an edge lands on every clock offset 0-5 of the K-reading instructions.
