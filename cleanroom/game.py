@@ -495,10 +495,7 @@ class Game:
         anything, l1_p4_s21 49.03; at `-N` it repeats the numbers, not the pictures shown
         with a cue: after a plague only WARRIOR 08, l2_p1_s02 144.7; after a tomb GOLD and
         SWORD, l1_p3_s35 235.8; after LOST nothing, l2_p2_s06 365.6)."""
-        shown = list(self.last_shown)
-        p = self.player
-        if self._shown_turn != (p.number, p.turns):
-            shown = []
+        shown = list(self.last_shown) if self._repeatable() else []
         yield from self.sleep(param("lamp_after_click_s"))
         for picture, text in shown:
             yield from self.show(picture, text, remember=False)
