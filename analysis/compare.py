@@ -34,12 +34,13 @@ from typing import Sequence
 import numpy as np
 
 from analysis.base import AnalysisError
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
 __all__ = ["Tolerance", "Difference", "Comparison", "compare_events", "fit_clock_ratio",
            "estimate_clock", "ClockEstimate", "format_comparison", "TONE_PERIODS",
            "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit", "RATIO_RANGE"]
 
-REFERENCE_CLOCK_HZ = 425_000.0
+REFERENCE_CLOCK_HZ = float(NOMINAL_CLOCK_HZ)
 COMPARED = ("display", "lamp", "motor", "reel", "tone")
 
 # Tone period in instructions (6 clocks each) by pulse count, from the tones of the shared

@@ -34,6 +34,7 @@ start, end, number of flashes, flash period in seconds).
 from __future__ import annotations
 
 from analysis.base import Decoder
+from captures.darktower_facts import GLYPH_BY_PATTERN, SEGMENT_PINS, SEGMENTS
 
 __all__ = ["DisplayDecoder", "GLYPHS", "glyph", "segments_from_o", "flash_summary",
            "WINDOW_S", "MIN_SHARE"]
@@ -42,13 +43,9 @@ WINDOW_S = 1 / 60     # what a person sees: one 1/60 s window (seconds)
 MIN_SHARE = 0.02      # a pattern must be driven for more than 2 % of a window to show
 
 # Segment byte (bit 0 = a ... bit 6 = g) -> character; alternative forms of 6, 7 and 9 too.
-GLYPHS: dict[int, str] = {
-    0x3F: "0", 0x06: "1", 0x5B: "2", 0x4F: "3", 0x66: "4", 0x6D: "5", 0x7D: "6", 0x7C: "6",
-    0x07: "7", 0x27: "7", 0x7F: "8", 0x6F: "9", 0x67: "9", 0x39: "C", 0x73: "P", 0x38: "L",
-    0x40: "-", 0x00: " ",
-}
-# O line feeding each segment a..g (tms1400-facts.md §12.2).
-_SEGMENT_O = (5, 6, 1, 2, 3, 4, 0)
+GLYPHS: dict[int, str] = GLYPH_BY_PATTERN
+# O line feeding each segment a..g.
+_SEGMENT_O = tuple(SEGMENT_PINS[s] for s in SEGMENTS)
 
 
 def segments_from_o(o: int) -> int:

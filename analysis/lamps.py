@@ -18,11 +18,12 @@ Events emitted (rules of ``../shared/captures/README.md``)::
 from __future__ import annotations
 
 from analysis.base import Decoder, seconds
+from captures.darktower_facts import LAMP_PINS as DT_LAMP_PINS
 
 __all__ = ["LampDecoder", "LevelFilter", "MIN_PULSE_S", "LAMP_PINS"]
 
 MIN_PULSE_S = 0.010
-LAMP_PINS = (("upper", "R7"), ("middle", "R6"), ("lower", "R5"))
+LAMP_PINS = tuple((lamp, f"R{pin}") for lamp, pin in DT_LAMP_PINS.items())
 
 
 class LevelFilter:

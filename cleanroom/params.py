@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from captures.darktower_facts import NOMINAL_CLOCK_HZ, REEL_TICK_S
+
 from .cues import CUES, sound_rows
 
 __all__ = ["Param", "PARAMS", "Sound", "SOUNDS", "param", "parameter_table",
@@ -45,29 +47,30 @@ _ROWS = [
     Param("motor_off_after_tick_s", 0.00055, "s", "level4_bazaar/riddle: sensor edge -> R9 off",
           "measured (tower_test 1.5 ms)"),
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
-    Param("reel_tick_s", 0.027, "s", "tms1400-facts.md §12.4 (MAME reel model)", "definition"),
+    Param("reel_tick_s", REEL_TICK_S, "s", "docs/dark-tower-wiring.md §6 (MAME reel model)",
+          "definition"),
     Param("picture_s", 1.5963, "s", "tower_test: each lamp 1.596 s; all captures", "measured"),
     Param("number_after_lamp_s", 0.046, "s", "all 34 recordings: the number is first driven "
           "0.046 s after its picture's lamp (1842 pictures; 5 at 0.054)", "measured"),
-    Param("tick_lit_s", 11073 / 3 / 425000, "s", "all 34 recordings: the key-wait loop "
+    Param("tick_lit_s", 11073 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: the key-wait loop "
           "(one key scan + 3 digit refreshes) takes 11064-11082 cycles at 425 kHz while a digit "
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
-    Param("tick_dark_s", 10821 / 3 / 425000, "s", "all 34 recordings: 10812-10830 cycles per "
+    Param("tick_dark_s", 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
-    Param("tick_busy_s", 3440 / 425000, "s", "level4_bazaar 29.1-30.6 s ('07'), tower_test "
+    Param("tick_busy_s", 3440 / NOMINAL_CLOCK_HZ, "s", "level4_bazaar 29.1-30.6 s ('07'), tower_test "
           "7.0-9.5 s ('88'): outside the key-wait loop a digit refresh (O7 toggle) takes "
           "3432-3450 cycles",
           "measured"),
-    Param("tick_reel_s", 3829 / 425000, "s", "all 34 recordings: while the reel turns the "
+    Param("tick_reel_s", 3829 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: while the reel turns the "
           "flash timer ticks every 3829 cycles: with it and tick_busy_s the tower test's L1 "
           "is predicted within 24 ms (mean 7 ms) in every recording",
           "fitted over the 34 tower tests"),
     Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
           "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "
           "them); period 0.5495 s, not 33 frames", "measured: 4,400 phases"),
-    Param("flash_on_s", 32 * 11073 / 3 / 425000, "s", "= flash_ticks x tick_lit_s",
+    Param("flash_on_s", 32 * 11073 / 3 / NOMINAL_CLOCK_HZ, "s", "= flash_ticks x tick_lit_s",
           "derived"),
-    Param("flash_off_s", 32 * 10821 / 3 / 425000, "s", "= flash_ticks x tick_dark_s",
+    Param("flash_off_s", 32 * 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "= flash_ticks x tick_dark_s",
           "derived"),
     Param("scan_ticks", 3, "ticks", "all 34 recordings: R2, R1, R0 strobed once every 3 "
           "digit refreshes while waiting for a key", "measured"),

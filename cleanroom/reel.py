@@ -23,31 +23,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from captures.darktower_facts import (CARD_IMAGES, CARD_STEPS, LAMP_PINS, REEL_COAST_MAX,
+                                      REEL_STEPS, reel_card, sensor_sees_light)
+
 __all__ = ["CARDS", "PICTURES", "Reel", "stop_position", "sensor_lit"]
 
-# (card_pos, lamp) for each picture; lamp upper = R7, middle = R6, lower = R5.
+# (card_pos, lamp) for each picture, card by card, top to bottom; lamp upper = R7, middle = R6,
+# lower = R5.
 PICTURES: dict[str, tuple[int, str]] = {
-    "CURSED": (0, "upper"), "LOST": (0, "middle"), "PLAGUE": (0, "lower"),
-    "VICTORY": (1, "upper"), "WARRIORS": (1, "middle"), "BRIGANDS": (1, "lower"),
-    "WIZARD": (2, "upper"), "BAZAAR CLOSED": (2, "middle"), "KEY MISSING": (2, "lower"),
-    "DRAGON": (3, "upper"), "SWORD": (3, "middle"), "PEGASUS": (3, "lower"),
-    "GOLD KEY": (4, "upper"), "SILVER KEY": (4, "middle"), "BRASS KEY": (4, "lower"),
-    "SCOUT": (5, "upper"), "HEALER": (5, "middle"), "GOLD": (5, "lower"),
-    "WARRIOR": (6, "upper"), "FOOD": (6, "middle"), "BEAST": (6, "lower"),
+    CARD_IMAGES[lamp][card]: (card, lamp)
+    for card in range(8) for lamp in LAMP_PINS if CARD_IMAGES[lamp][card]
 }
 CARDS: dict[tuple[int, str], str] = {v: k for k, v in PICTURES.items()}
 
-STEPS = 128
+STEPS = REEL_STEPS
 
 
 def sensor_lit(pos: int) -> bool:
     """Return True when the reel sensor sees light through a hole at ``pos`` (MAME model)."""
-    return (pos & 15) < 4 or pos < 12
+    return sensor_sees_light(pos)
 
 
 def stop_position(card: int) -> int:
     """Return the reel position at which the game stops the motor for ``card`` (0-7)."""
-    return (16 * card + 15) % STEPS
+    return (CARD_STEPS * card + CARD_STEPS - 1) % STEPS
 
 
 @dataclass
@@ -61,7 +60,7 @@ class Reel:
     @property
     def card(self) -> int:
         """Return the card position (0-7) in the window."""
-        return (self.pos >> 4) & 7
+        return reel_card(self.pos)
 
     def set_motor(self, on: bool) -> None:
         """Switch the motor (R9); switching it on starts the reel at the next tick."""
@@ -75,7 +74,7 @@ class Reel:
             return False
         self.pos = (self.pos - 1) % STEPS
         if self.motor:
-            self.decay = min(self.decay + 1, 4)
+            self.decay = min(self.decay + 1, REEL_COAST_MAX)
         elif self.decay > 0:
             self.decay -= 1
         else:

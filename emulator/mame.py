@@ -46,8 +46,8 @@ from importlib import resources
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
+from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from emulator.chips import TMS1000, TMS1100, TMS1400, Chip
-from emulator.darktower import KEY_MATRIX
 from emulator.trace import format_line  # noqa: F401 (re-exported)
 from emulator.pla import Pla, pla_text
 
@@ -60,7 +60,7 @@ __all__ = [
 
 MAME_BINARY = "/usr/games/mame"
 MAME_VERSION = "0.251"      # the version whose traces the cross-checks were verified against
-CLOCK_HZ = 425_000          # mbdtower CPU clock (tms1400-facts.md §10)
+CLOCK_HZ = NOMINAL_CLOCK_HZ  # mbdtower CPU clock (docs/dark-tower-wiring.md §9)
 FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (mame-oracle.md §5.8)
 ROM_SIZE = 4096             # mp7332 (tms1400-facts.md §14)
 MPLA_SIZE = 867             # tms1100_common1_micro.pla, tms1000_common3_micro.pla (all machines)

@@ -5,11 +5,11 @@ import io
 
 import pytest
 
+from captures.darktower_facts import CARD_IMAGES, KEY_MATRIX, card_image
 from captures.model import DARKTOWER_CHANNELS
 from captures.script import BUTTONS, parse_script
 from emulator.darktower import (
-    CARD_IMAGES, KEY_MATRIX, BoardError, DarkTowerBoard, card_image, glyph_o_table,
-    segments_from_o, write_glyph_output_pla,
+    BoardError, DarkTowerBoard, glyph_o_table, segments_from_o, write_glyph_output_pla,
 )
 
 CLOCK = 425_000
