@@ -1,8 +1,8 @@
 """Compare two event sequences by meaning, with tolerances and a clock ratio.
 
 Real towers run on an RC oscillator (the driver's 425 kHz is an approximation, spreads of up to
-about 50 kHz are reported, tms1400-facts.md §10), so two recordings of the same session differ
-by a time scale. ``compare_events`` therefore:
+about 50 kHz are reported, docs/dark-tower-wiring.md §9), so two recordings of the same session
+differ by a time scale. ``compare_events`` therefore:
 
 1. keeps the compared types (display, lamp, motor, reel, tone by default; inputs such as
    button events are not outputs of the tower and are left out);

@@ -2,7 +2,7 @@
 
 Channels read: O0-O6 (segments), O7 (digit select: 0 = left digit, 1 = right digit), R4 (the
 SN75494 enable, active low: R4 high blanks both digits). Segment wiring of the Dark Tower board
-(tms1400-facts.md §12.2): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
+(docs/dark-tower-wiring.md §3): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
 
 Events emitted (rules of ``tests/data/captures/README.md``, which derived ``events.jsonl``)::
 
@@ -24,7 +24,7 @@ Events emitted (rules of ``tests/data/captures/README.md``, which derived ``even
 - A gap in the capture drops the window it cuts (part of a window is not what a person sees
   in 1/60 s: a multiplexed digit may not have had its turn yet) and the windows start again
   from the gap's end; the first text after a gap is always written.
-- Glyphs 0-9, C, P, L, -, blank (the Dark Tower glyph table, mame-oracle.md §3). A pattern
+- Glyphs 0-9, C, P, L, -, blank (the Dark Tower glyph table, docs/mame-oracle.md §3). A pattern
   outside the table shows as the nearest glyph (fewest differing segments) and the event gets
   ``"segments": [left, right]`` (segment bytes, bit 0 = a ... bit 6 = g).
 

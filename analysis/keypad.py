@@ -2,7 +2,7 @@
 
 Channels read: R0, R1, R2 (column strobes), K1, K2, K4, K8 (rows as the chip sees them), and
 SENSOR if captured (the reel sensor, OR-ed into K8 on the board). Key matrix from MAME's
-mbdtower driver (tms1400-facts.md §12.3); keys are active high::
+mbdtower driver (docs/dark-tower-wiring.md §5); keys are active high::
 
     column   K1            K2       K4       K8
     R0       INVENTORY     NO/END   CLEAR    SANCTUARY/CITADEL

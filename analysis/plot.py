@@ -278,7 +278,7 @@ def _timing_rows(channels: Sequence[str], display: bool) -> list[tuple[str, str 
         rows.append(("digit bus", None))
     rows += [(label, ch) for label, ch in TIMING_ROWS if ch is not None and ch in channels]
     drawn = {ch for _, ch in TIMING_ROWS} | ({f"O{i}" for i in range(8)} if digit_bus else set())
-    # R3 is not wired on the Dark Tower board (tms1400-facts.md §12.2): no row.
+    # R3 is not wired on the Dark Tower board (docs/dark-tower-wiring.md §2): no row.
     rows += [(c, c) for c in channels if c not in drawn and c != "R3"]
     return rows
 

@@ -1,6 +1,6 @@
 """Hold every number the clean-room game uses, each with its source and how well it is supported.
 
-Sources: "rulebook" = ../shared/reference/dark-tower-rulebook-1981.txt (section named);
+Sources: "rulebook" = the 1981 rulebook (section named);
 "capture X" = the shared MAME capture X (events.jsonl), with what was measured; "chosen" = the
 rulebook gives no number, so we chose one (the ``support`` column says whether any capture
 constrains it).  ``towerlab conform --stats`` checks the chosen odds against recordings.

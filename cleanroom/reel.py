@@ -1,7 +1,7 @@
 """Model the tower's picture reel: 8 card positions, 3 cards each, turned by the motor.
 
 The reel geometry and timing follow MAME 0.251's ``mbdtower`` simulation as described in
-tms1400-facts.md §12.4, because the shared reference captures were recorded in MAME and
+docs/dark-tower-wiring.md §6, because the shared reference captures were recorded in MAME and
 report its ``card_pos`` output: 128 positions, one step every 27 ms (position decrements),
 the sensor sees light through a big index hole at positions 0-11 and small holes where
 ``pos & 15 < 4``; after the motor stops the reel coasts 5 more steps.
@@ -12,7 +12,7 @@ of the hole in front of the wanted card (position ``16 * card + 15``), then stop
 coasts into the card's window (position ``16 * card + 10``).  After power-on the game knows
 nothing, so the tower test turns the reel until it has seen the long index hole.
 
-Card names (top, middle, bottom lamp) per ``card_pos``, tms1400-facts.md §12.4::
+Card names (top, middle, bottom lamp) per ``card_pos``, docs/dark-tower-wiring.md §6::
 
     0 CURSED/LOST/PLAGUE         4 GOLD KEY/SILVER KEY/BRASS KEY
     1 VICTORY/WARRIORS/BRIGANDS  5 SCOUT/HEALER/GOLD
@@ -69,7 +69,8 @@ class Reel:
             self.running = True
 
     def tick(self) -> bool:
-        """Advance one 27 ms step; return True if the position changed (MAME §12.4)."""
+        """Advance one 27 ms step; return True if the position changed (MAME's model,
+        docs/dark-tower-wiring.md §6)."""
         if not self.running:
             return False
         self.pos = (self.pos - 1) % STEPS

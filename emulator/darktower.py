@@ -1,22 +1,23 @@
 """Wire a TMS1400 core into the Milton Bradley Dark Tower: keys, digits, lamps, reel, speaker.
 
-The wiring is MAME 0.251's ``mbdtower`` driver as described in ``tms1400-facts.md`` §12:
+The wiring is MAME 0.251's ``mbdtower`` driver as described in ``docs/dark-tower-wiring.md``
+(sections named below; the numbers are ``captures.darktower_facts``):
 
-    R0 R1 R2   key-matrix columns (§12.3)
+    R0 R1 R2   key-matrix columns (§5)
     R3         not connected
     R4         /EN of the SN75494 driver: digits, lamps, sensor LED and speaker only while R4 = 0
     R5 R6 R7   lower / middle / upper card lamp
     R8         reel-sensor LED
     R9         reel motor
-    R10        speaker (sounds as R10 AND NOT R4, §12.8)
+    R10        speaker (sounds as R10 AND NOT R4, §8)
     O0-O6      segments g c d e f a b (a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0)
     O7         digit select (0 = left digit, 1 = right digit)
     K1 K2 K4 K8  key rows; K8 is OR-ed with the reel sensor
 
-The reel (§12.4): 128 positions, a 27 ms tick timer; while running the position decrements
+The reel (§6): 128 positions, a 27 ms tick timer; while running the position decrements
 once per tick and a decay counter lets it coast up to 5 steps after R9 drops. The sensor sees
 the LED through 8 holes (``(pos & 15) < 4 or pos < 12``), and the LED counts as lit through
-MAME's 1/60 s PWM-display brightness (§12.5), which this model accumulates in exact machine
+MAME's 1/60 s PWM-display brightness (§7), which this model accumulates in exact machine
 time. Timing is kept in integer units of 1/(3000 * clock) s so that 27 ms ticks, 1/60 s
 frames and CPU cycles compare exactly.
 
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 
-_BRI_CAP = 0.04           # PWM display brightness cap = 4 x the 0.01 "on" threshold (§12.5)
+_BRI_CAP = 0.04           # PWM display brightness cap = 4 x the 0.01 "on" threshold (docs/dark-tower-wiring.md §7)
 _BRI_ON = 0.01
 _UNITS = 3000             # time unit = 1 / (3000 * clock) s: lcm of 1/60 s and 1 ms steps
 
@@ -72,7 +73,7 @@ _SENSOR_BIT = 1 << _CH["SENSOR"]
 def glyph_o_table() -> list[int]:
     """Return the 32 O-pin words of the Dark Tower output PLA, index = SL << 4 | A.
 
-    O0-O6 carry the glyph of A (mame-oracle.md §3 segment order), O7 = SL (digit select).
+    O0-O6 carry the glyph of A (docs/mame-oracle.md §3 segment order), O7 = SL (digit select).
     """
     table = []
     for index in range(32):
@@ -107,7 +108,8 @@ def segments_from_o(o: int) -> str:
 
 
 def reel_blind(pos: int) -> bool:
-    """Return True when the sensor cannot see the LED at reel position ``pos`` (facts §12.4)."""
+    """Return True when the sensor cannot see the LED at reel position ``pos``
+    (docs/dark-tower-wiring.md §6)."""
     return not sensor_sees_light(pos)
 
 
@@ -132,12 +134,12 @@ class DarkTowerBoard(ScriptedKeys):
         self.o = 0
         self.keys: dict[int, int] = {0: 0, 1: 0, 2: 0}   # R column -> pressed K bits
         self.pressed: set[str] = set()
-        # Reel state (facts §12.4).
+        # Reel state (docs/dark-tower-wiring.md §6).
         self.pos = 0
         self.decay = 0
         self.running = False
         self.blind = False
-        # PWM display brightness of the sensor LED element (facts §12.5).
+        # PWM display brightness of the sensor LED element (docs/dark-tower-wiring.md §7).
         self.led_bri = 0.0
         self.led_on_units = 0          # lit time in the current frame (units)
         self._led_level = 0
@@ -344,7 +346,8 @@ class DarkTowerBoard(ScriptedKeys):
             self._led_level = level
 
     def _frame_tick(self) -> None:
-        """Update the PWM brightness at a 1/60 s boundary (facts §12.5) and poll card_pos."""
+        """Update the PWM brightness at a 1/60 s boundary and poll card_pos
+        (docs/dark-tower-wiring.md §7)."""
         now = self._now
         on = self.led_on_units
         if self._led_level:
@@ -360,7 +363,7 @@ class DarkTowerBoard(ScriptedKeys):
         self._update_word(self._unit_cycle(now))
 
     def _reel_tick(self) -> None:
-        """Advance the reel by one 27 ms timer tick (facts §12.4)."""
+        """Advance the reel by one 27 ms timer tick (docs/dark-tower-wiring.md §6)."""
         if self.running:
             self.pos = (self.pos - 1) & (REEL_STEPS - 1)
             if self.r >> 9 & 1:

@@ -2,10 +2,10 @@
 emulator: the button box, the simulated analyser and the decoders all see its pins.
 
 ``PinTower`` is not the game. It multiplexes the two digits like the real board (R4 low enables
-the SN75494; O7 selects the digit, O0-O6 carry the segments with the wiring of tms1400-facts.md
-§12.2), flashes ``--`` until a key is pressed, then shows the key's number (01-12) for one
-second, lights the lower lamp (R5) while a key is held and beeps 1 kHz on R10 for 50 ms at each
-press. It answers the Tower protocol and the pin-listener interface of rig.targets'
+the SN75494; O7 selects the digit, O0-O6 carry the segments with the wiring of
+docs/dark-tower-wiring.md §3), flashes ``--`` until a key is pressed, then shows the key's number
+(01-12) for one second, lights the lower lamp (R5) while a key is held and beeps 1 kHz on R10
+for 50 ms at each press. It answers the Tower protocol and the pin-listener interface of rig.targets'
 EmulatorTower (``add_pin_listener``, ``capture``, ``clock_hz``), so the virtual bench can use
 either.
 

@@ -2,7 +2,7 @@
 
 The front-end speaks only the ``captures.tower.Tower`` protocol and its events, so the same
 screen serves the emulator (demo firmware or a user's ROM), the clean-room game and, later, a
-real tower. Keys follow MAME's ``mbdtower`` keyboard layout (tms1400-facts.md §12.3, §12.7)::
+real tower. Keys follow MAME's ``mbdtower`` keyboard layout (docs/dark-tower-wiring.md §5, §10)::
 
     1 YES/BUY     2 REPEAT     3 NO/END
     Q HAGGLE      W BAZAAR     E CLEAR

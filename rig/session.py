@@ -63,7 +63,8 @@ ALL_OUTPUT_TYPES = ("display", "lamp", "motor", "reel", "tone")
 NOMINAL_CLOCK_HZ = float(DARKTOWER_CLOCK_HZ)   # MAME's clock for the tower, as a float
 RECORDING_FILES = ("recording.json", "script.txt", "capture.tlc", "events.jsonl")
 FAULT_MARGIN_S = 0.2    # a recording's fault: compare up to this long before it
-CLOCK_FIT_RANGE = (0.7, 1.3)   # plausible oscillator / nominal (RC spreads, facts §10)
+# plausible oscillator / nominal (the RC spread: docs/dark-tower-wiring.md §9)
+CLOCK_FIT_RANGE = (0.7, 1.3)
 CLOCK_FIT_MAX_STD = 0.005      # a fit less certain than 0.5 % is not used
 END_MARGIN_S = 0.05     # events this close to the session end are not compared
 

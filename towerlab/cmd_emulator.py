@@ -18,7 +18,7 @@ DEMO_SESSION = (Path(__file__).resolve().parent.parent / "emulator" / "firmware"
                 / "demo_session.txt")
 
 
-# --clock bounds, Hz: wide around MAME's 425 kHz (tms1400-facts.md §0 and §14: real RC
+# --clock bounds, Hz: wide around MAME's 425 kHz (docs/dark-tower-wiring.md §9: real RC
 # oscillators spread about 50 kHz), narrow enough that a run ends and shows something.
 # Single runs at least this long (tower seconds, a few wall seconds) show a progress bar.
 _PROGRESS_SECONDS = 600.0

@@ -3,7 +3,7 @@
 ##
 ## The rules follow TowerLab's analysis package (analysis/display.py, lamps.py, motor.py,
 ## keypad.py, speaker.py), which reproduce the shared reference captures' events.jsonl;
-## board wiring from MAME's mbdtower driver (tms1400-facts.md section 12). This file is
+## board wiring from MAME's mbdtower driver (docs/dark-tower-wiring.md). This file is
 ## standalone because libsigrokdecode runs it in its own embedded Python (3.11 here).
 ##
 
