@@ -388,14 +388,6 @@ class VirtualBench:
             self._thread.start()
         return self
 
-    def run_for(self, seconds: float) -> None:
-        """Advance the world synchronously (only when the thread is not running)."""
-        if self._thread is not None:
-            raise RigError("the bench is running in its thread; use time instead")
-        end = self._t + seconds
-        while self._t < end - 1e-12:
-            self.step()
-
     def close(self) -> None:
         """Stop the world thread and the simulated AVR."""
         self._stop.set()
