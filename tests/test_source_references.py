@@ -7,6 +7,7 @@ captures as it was written and is not scanned.
 """
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -32,14 +33,10 @@ ISSUE = re.compile(r"\b(?:issue|task)" + r" ?#?\d", re.IGNORECASE)
 def source_files() -> list[Path]:
     """Return every text source of the repository the references rule applies to."""
     out = []
-    for path in ROOT.rglob("*"):
-        rel = path.relative_to(ROOT)
-        if any(part in SKIP_DIRS or part.endswith(".egg-info") for part in rel.parts[:-1]):
-            continue
-        if any(path.is_relative_to(d) for d in NOT_SCANNED) or not path.is_file():
-            continue
-        if path.suffix in SUFFIXES or path.name in NAMES:
-            out.append(path)
+    for top, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                   and Path(top, d) not in NOT_SCANNED]
+        out += [Path(top, f) for f in files if Path(f).suffix in SUFFIXES or f in NAMES]
     return sorted(out)
 
 
