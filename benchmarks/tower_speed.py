@@ -1,4 +1,4 @@
-"""Time the Dark Tower board running a scripted session on both of our cores and MAME (issue 7).
+"""Time the Dark Tower board running a scripted session on both of our cores and MAME.
 
 One job: the open demo firmware (or ``--rom``/``--romset`` for a user's image) on the Dark Tower
 board for N emulated seconds (default 300) with the demo session script

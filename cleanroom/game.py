@@ -1,6 +1,6 @@
 """Play the 1981 Dark Tower game, written from the rulebook and observed behaviour only.
 
-Sources: ../shared/reference/dark-tower-rulebook-1981.txt for every rule (sections named in the
+Sources: the 1981 rulebook for every rule (sections named in the
 comments) and the four shared MAME captures of the genuine tower for what the tower shows and
 when (timings and sound cues in cleanroom.params).  Nothing here comes from the MP7332 ROM.
 

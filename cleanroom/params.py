@@ -1,6 +1,6 @@
 """Hold every number the clean-room game uses, each with its source and how well it is supported.
 
-Sources: "rulebook" = ../shared/reference/dark-tower-rulebook-1981.txt (section named);
+Sources: "rulebook" = the 1981 rulebook (section named);
 "capture X" = the shared MAME capture X (events.jsonl), with what was measured; "chosen" = the
 rulebook gives no number, so we chose one (the ``support`` column says whether any capture
 constrains it).  ``towerlab conform --stats`` checks the chosen odds against recordings.
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from captures.darktower_facts import NOMINAL_CLOCK_HZ, REEL_TICK_S
 
 from .cues import CUES, sound_rows
 
@@ -45,14 +47,15 @@ _ROWS = [
     Param("motor_off_after_tick_s", 0.00055, "s", "level4_bazaar/riddle: sensor edge -> R9 off",
           "measured (tower_test 1.5 ms)"),
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
-    Param("reel_tick_s", 0.027, "s", "tms1400-facts.md §12.4 (MAME reel model)", "definition"),
+    Param("reel_tick_s", REEL_TICK_S, "s", "docs/dark-tower-wiring.md §6 (MAME reel model)",
+          "definition"),
     Param("picture_s", 1.5963, "s", "tower_test: each lamp 1.596 s; all captures", "measured"),
     Param("number_after_lamp_s", 0.046, "s", "all 34 recordings: the number is first driven "
           "0.046 s after its picture's lamp (1842 pictures; 5 at 0.054)", "measured"),
-    Param("tick_lit_s", 11073 / 3 / 425000, "s", "all 34 recordings: the key-wait loop "
+    Param("tick_lit_s", 11073 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: the key-wait loop "
           "(one key scan + 3 digit refreshes) takes 11064-11082 cycles at 425 kHz while a digit "
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
-    Param("tick_dark_s", 10821 / 3 / 425000, "s", "all 34 recordings: 10812-10830 cycles per "
+    Param("tick_dark_s", 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
     Param("flash_toggling_cues", ("sad", "creak_open"), "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
@@ -63,9 +66,9 @@ _ROWS = [
     Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
           "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "
           "them); period 0.5495 s, not 33 frames", "measured: 4,400 phases"),
-    Param("flash_on_s", 32 * 11073 / 3 / 425000, "s", "= flash_ticks x tick_lit_s",
+    Param("flash_on_s", 32 * 11073 / 3 / NOMINAL_CLOCK_HZ, "s", "= flash_ticks x tick_lit_s",
           "derived"),
-    Param("flash_off_s", 32 * 10821 / 3 / 425000, "s", "= flash_ticks x tick_dark_s",
+    Param("flash_off_s", 32 * 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "= flash_ticks x tick_dark_s",
           "derived"),
     Param("scan_ticks", 3, "ticks", "all 34 recordings: R2, R1, R0 strobed once every 3 "
           "digit refreshes while waiting for a key", "measured"),
@@ -88,8 +91,8 @@ _ROWS = [
           "of player 1's turn comes 15162-15738 cycles (36-37 ms) after the overture's last "
           "note, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it",
           "measured"),
-    Param("next_player_after_sound_s", (2667 / 425000, 6285 / 425000, 8913 / 425000,
-                                        11841 / 425000), "s",
+    Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
+                                              for c in (2667, 6285, 8913, 11841)), "s",
           "corpus, 553 turn changes measured on the pins: the next player's key loop begins "
           "after the end cue plus a pause that grows with the empty player slots skipped "
           "(of four): its first key scan comes 13740, 17358, 19986 or 22914 cycles (medians) "
