@@ -90,6 +90,7 @@ class Engine:
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
+        self._taken_ticks: float | None = None  # tick count at the scan that takes the key
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
@@ -266,6 +267,7 @@ class Engine:
             tk_t = self._run_until(tk_t, step * tick_s)
             ticks += step
             if ticks >= target - 1e-9:
+                self._taken_ticks = target
                 return tk_t + param("click_after_scan_s") / self.clock_ratio
             if self._ftext is not None and self._ftext.strip():
                 lit = not lit
@@ -411,6 +413,9 @@ class Engine:
                 continue
             if self._wake is not None and abs(t - self._wake) < _EPS:
                 self._sync_ticks(t)
+                if self._taken_ticks is not None:
+                    # the loop ends at the scan that took the key: a whole number of ticks
+                    self._ticks, self._taken_ticks = self._taken_ticks, None
                 self._in_loop = False
                 self._wake = None
                 value, self._key_value = self._key_value, None

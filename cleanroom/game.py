@@ -536,6 +536,7 @@ class Game:
             e.lamp(PICTURES["SWORD"][1], True, at=sword_at)
             yield ("sleep", end - e.now)
             e.lamps_off()
+            yield from self.sleep(param("reel_after_cue_s")["dragon_slain"])
             p.sword = False
             p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
             p.gold = p.gold + self.dragon_gold
@@ -567,6 +568,7 @@ class Game:
         off = start + e.sound(cue, at=start)
         yield ("sleep", off - e.now)
         e.lamps_off()
+        yield from self.sleep(param("reel_after_cue_s").get(cue, 0.0))
         return param("end_signal_after_cue_s")
 
     @staticmethod

@@ -114,6 +114,11 @@ _ROWS = [
           "measured"),
     Param("key2_after_click_s", 0.0078, "s", "level4_riddle 60.977->60.984 (key 2 offer)",
           "measured"),
+    Param("reel_after_cue_s", {"death_march": 0.0066, "dragon_slain": 0.0075},
+          "s", "corpus: after a picture that plays one of these cues, the next reel turn starts "
+          "this long after its lamp goes off (death march 38 pictures, 6.5-7.0 ms; dragon "
+          "slain 5, 7-8 ms; the dragon's own: motor_after_dragon_s; after other pictures "
+          "0-3 ms)", "measured"),
     Param("cue_after_lamp_s", 0.0019, "s", "level4_bazaar 69.310->69.312 (BAZAAR CLOSED, sad)",
           "measured"),
     Param("end_signal_after_cue_s", 0.0, "s", "the end signal's key loop begins as the cue "
