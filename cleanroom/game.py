@@ -777,7 +777,7 @@ class Game:
         FOOD and GOLD pictures in reel order, as INVENTORY shows them (cleanroom/README.md,
         Observed; the warriors on card 6, not the battle card's WARRIORS).
         """
-        yield from self.sound("trill", delay=param("sound_after_click_s"))
+        yield from self.sound("trill", delay=after_click("trill"))
         lo, hi = param("citadel_double")
         if p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled:
             p.warriors = min(param("max_count"), 2 * p.warriors)
@@ -804,7 +804,7 @@ class Game:
         """Play the frontier cue and count the frontier; leaving a foreign kingdom without its
         key shows KEY MISSING with the sad cue after the frontier cue, and does not count
         (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
-        yield from self.sound("frontier", delay=param("sound_after_click_s"))
+        yield from self.sound("frontier", delay=after_click("frontier"))
         if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
             return (yield from self._picture_with_sound("KEY MISSING", "sad"))
         p.frontiers = min(4, p.frontiers + 1)
