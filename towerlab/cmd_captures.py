@@ -73,7 +73,7 @@ def cmd_decode(args: argparse.Namespace, out: IO[str]) -> int:
     """Decode a capture's pins into an events file (JSON lines)."""
     from analysis.decode import StreamDecoder
     from captures.events import dumps_event
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
 
     if not args.output.lower().endswith(".jsonl"):
         raise ValueError(f"{args.output}: events output must end in .jsonl")
@@ -172,7 +172,7 @@ def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_wav(args: argparse.Namespace, out: IO[str]) -> int:
     """Render the speaker (R10 AND NOT R4) as a 16-bit mono WAV file."""
     from analysis.sound import write_wav
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
 
     if not args.output.lower().endswith(".wav"):
         raise ValueError(f"{args.output}: output must end in .wav")
