@@ -18,7 +18,7 @@ from emulator.chips import TMS1000
 from emulator.decode import ident_output_pla, standard_micro_pla
 from emulator.labyrinth import LABYRINTH_CHANNELS
 from emulator.pla import pla_text
-from rig.targets import EmulatorTower, TargetError
+from rig.towers.emulated import EmulatorTower, TargetError
 
 CLOCK = 300_000
 
