@@ -18,7 +18,7 @@ from captures.script import Script, write_script
 from rig.errors import RigError
 from rig.recording import (RECORDING_FORMAT, RECORDING_VERSION, Recording, make_dir, out_dir,
                            read_session_script, write_json, load_recording)
-from rig.specs import ALL_OUTPUT_TYPES, DECODER_TYPES, is_number
+from rig.specs import ALL_OUTPUT_TYPES, is_number
 __all__ = ["import_capture"]
 
 
@@ -120,8 +120,7 @@ def import_capture(path: str, out: str | os.PathLike, channel_map: str | None = 
             else:
                 write_script(script, f)
         dec = StreamDecoder(cap.info)
-        observed = [DECODER_TYPES[type(x).NAME] for x in dec.decoders
-                    if DECODER_TYPES.get(type(x).NAME) in ALL_OUTPUT_TYPES]
+        observed = [type(x).EVENT for x in dec.decoders if type(x).EVENT in ALL_OUTPUT_TYPES]
         with open(tmp / "events.jsonl", "w", encoding="utf-8") as f:
             write_events(events, f)
         write_json(tmp / "recording.json", {

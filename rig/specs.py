@@ -25,14 +25,12 @@ from dataclasses import dataclass, field, replace
 from rig.bench import PROBE_16, VirtualBench
 from rig.errors import RigError
 __all__ = ["TargetSpec", "Target", "open_target", "TARGETS", "DEFAULT_CHANNEL_MAP",
-           "NOMINAL_CLOCK_HZ", "validate_spec", "load_probe_map", "DECODER_TYPES",
+           "NOMINAL_CLOCK_HZ", "validate_spec", "load_probe_map",
            "ALL_OUTPUT_TYPES", "is_number"]
 
 
 TARGETS = ("real", "sim", "emu", "cleanroom", "replay", "fake")
 DEFAULT_CHANNEL_MAP = {f"D{i}": name for i, name in enumerate(PROBE_16)}
-DECODER_TYPES = {"display": "display", "lamps": "lamp", "motor": "motor", "reel": "reel",
-                 "speaker": "tone", "keypad": "button"}
 ALL_OUTPUT_TYPES = ("display", "lamp", "motor", "reel", "tone")
 NOMINAL_CLOCK_HZ = 425_000.0   # MAME's clock for the Dark Tower board (tms1400-facts.md §10)
 
@@ -76,8 +74,7 @@ class Target:
         from analysis.decode import StreamDecoder
         from captures.model import CaptureInfo
         dec = StreamDecoder(CaptureInfo(self.real.channels, self.real.samplerate))
-        names = [type(d).NAME for d in dec.decoders]
-        return [DECODER_TYPES[n] for n in names if DECODER_TYPES.get(n) in ALL_OUTPUT_TYPES]
+        return [type(d).EVENT for d in dec.decoders if type(d).EVENT in ALL_OUTPUT_TYPES]
 
     def explain(self, exc: RigError) -> RigError:
         """Return ``exc``, or the virtual bench's own failure when that is what broke the
