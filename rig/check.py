@@ -13,7 +13,8 @@ import os
 from dataclasses import dataclass, replace
 
 from analysis.base import AnalysisError
-from analysis.compare import Comparison, IntervalFit, Tolerance, compare_events, fit_interval_ratio
+from analysis.compare import (Comparison, IntervalFit, compare_events, event_tolerance,
+                              fit_interval_ratio)
 from captures.tower import run_script
 from rig.errors import ClockFitError, RigError
 from rig.recording import Recording, load_recording, target_rom_sha1
@@ -151,8 +152,8 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -
     # on the emulator's board): fit the clock on the pin-exact types, then compare everything.
     exact = tuple(t for t in types if t != "reel") or types
     # (A fit outside analysis.compare.RATIO_RANGE comes back as the same clock, 1.0 / 0.0.)
-    first = compare_events(a, b, Tolerance(types=exact))
-    result = compare_events(a, b, Tolerance(types=types), ratio=first.ratio,
+    first = compare_events(a, b, event_tolerance(types=exact))
+    result = compare_events(a, b, event_tolerance(types=types), ratio=first.ratio,
                             offset=first.offset)
     return CheckResult(**vars(result), clock_hz=spec.clock_hz, clock_fit=fit,
                        compared_until=end, fault=rec.meta.get("fault"),
