@@ -74,6 +74,7 @@ class Board(ScriptedKeys):
         self.r = 0
         self.o = 0
         self.lines = [0] * self._lines      # strobe line -> pressed K bits
+        self._held: dict[int, int] = {}     # the same, for the lines with a key down
         self.pressed: set[str] = set()
         self.pins: list[tuple[int, int]] = [(0, 0)]
         self.speaker: list[tuple[int, int]] = [(0, 0)]
@@ -169,6 +170,10 @@ class Board(ScriptedKeys):
         else:
             self.pressed.discard(key)
             self.lines[line] &= ~bit
+        if self.lines[line]:
+            self._held[line] = self.lines[line]
+        else:
+            self._held.pop(line, None)
         # The event time is the script time when there is one (the shared captures' scripts
         # hold the 1/60 s frame boundary MAME applied the key at), else the cycle's.
         t = cycle / self.clock_hz if seconds is None else seconds
@@ -217,10 +222,17 @@ class Board(ScriptedKeys):
         return self.r >> 10 & 1
 
     def _k(self) -> int:
+        """Return K as the chip reads it now (default: the keys alone, ``_keys_k``)."""
+        return self._keys_k()
+
+    def _keys_k(self) -> int:
+        """Return the OR of the pressed K bits of every strobe line selected now."""
+        if not self._held:
+            return 0
         strobe = self._strobe()
         k = 0
-        for line, bits in enumerate(self.lines):
-            if bits and strobe >> line & 1:
+        for line, bits in self._held.items():
+            if strobe >> line & 1:
                 k |= bits
         return k
 

@@ -308,16 +308,15 @@ class DarkTowerBoard(Board):
         return self.r                  # R0-R2 select the key columns
 
     def _k(self) -> int:
-        k = super()._k()
-        if self.sensor:
-            k |= 8                     # K8 is OR-ed with the reel sensor
-        return k
+        return self._keys_k() | (8 if self.sensor else 0)   # K8 is OR-ed with the reel sensor
 
     def _word_now(self) -> int:
-        word = super()._word_now()
+        # Board._word_now plus the SENSOR bit, with the sensor read once (the pin word is
+        # rebuilt at every pin change, reel tick and frame).
         if self.sensor:
-            word |= _SENSOR_BIT
-        return word
+            k = self._keys_k() | 8
+            return (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (k << _K_SHIFT) | _SENSOR_BIT
+        return (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (self._keys_k() << _K_SHIFT)
 
     def _unit_cycle(self, units: int) -> int:
         return -(-units // _UNITS)
