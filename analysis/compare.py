@@ -41,7 +41,8 @@ from captures.tolerance import OUTPUT_TYPES, Difference, Tolerance
 
 __all__ = ["Tolerance", "Difference", "event_tolerance", "Comparison", "compare_events",
            "fit_clock_ratio", "estimate_clock", "ClockEstimate", "format_comparison",
-           "TONE_PERIODS", "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit", "RATIO_RANGE"]
+           "TONE_PERIODS", "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit",
+           "RATIO_RANGE"]
 
 REFERENCE_CLOCK_HZ = 425_000.0
 COMPARED = OUTPUT_TYPES

@@ -7,7 +7,8 @@ O pin, or an input-mux bit made of them) and one K input; ``KEYS`` maps each key
 now (``_strobe``). What is left to a board is its wiring: which lines ``_strobe`` selects, what
 the speaker is (``_speaker_level``), any extra K or pin-word bits, and its own devices.
 
-The surface every board offers (what ``rig.towers.emulated.EmulatorTower`` and ``emulator.debug`` use):
+The surface every board offers (what ``rig.towers.emulated.EmulatorTower`` and
+``emulator.debug`` use):
 ``press``/``release`` (now, or from a given clock), ``schedule(script)``, ``check_key``,
 ``run_until(cycle)``, ``advance_to(cycle)``, ``write_r``/``write_o``/``read_k``, ``pins``
 (``(cycle, word)`` over ``channels``, the last entry replaced when a second change falls on

@@ -3,9 +3,10 @@ PLA, decoders, ROM set members with their SHA-1s, and the MAME machine with its 
 
 Every other table is read from these rows: ``emulator.romset`` recognises a set by its row's
 members and SHA-1s, ``emulator.mame`` builds its machines from the rows' MAME parameters,
-``rig.towers.emulated.EmulatorTower`` takes the chip, the default output PLA, the demo firmware and the
-decoders from the row, and the command line's ``--board`` names a row. Adding a board is one row
-(``register_board``) plus one ``emulator.board.Board`` subclass: docs/adding-a-board.md.
+``rig.towers.emulated.EmulatorTower`` takes the chip, the default output PLA, the demo firmware
+and the decoders from the row, and the command line's ``--board`` names a row. Adding a board
+is one row (``register_board``) plus one ``emulator.board.Board`` subclass:
+docs/adding-a-board.md.
 
 Every board attaches to a core's pin callbacks (``cpu.on_r``, ``cpu.on_o``, ``cpu.read_k``) and
 offers the same small surface (``emulator.board``).
