@@ -62,8 +62,8 @@ class EmulatorTower:
     romset zip or folder) gives the program; with none, the demo firmware runs. ``mpla`` /
     ``opla`` (paths or ``emulator.pla.Pla``) override the PLAs; the defaults are the standard
     micro PLA and the board row's default output PLA (the Dark Tower's glyph table).
-    ``clock_hz`` defaults to the row's (MAME's) clock for the board. The session starts powered (power-on at t = 0), as the shared
-    captures do, unless ``powered`` is False. ``core`` is "fast" (the compiled kernel, falling
+    ``clock_hz`` defaults to the row's (MAME's) clock for the board. The session starts
+    powered (power-on at t = 0), as the shared captures do, unless ``powered`` is False. ``core`` is "fast" (the compiled kernel, falling
     back to the reference core with a notice where it is not built) or "reference".
     ``summary`` is one line saying what was loaded (``mbdtower.zip: mbdtower set, TMS1400``)
     and ``notes`` what was recognised or warned about, for the command line to print.
