@@ -27,8 +27,7 @@ from emulator.core import Cpu
 from emulator.pla import Pla, PlaError, read_pla
 
 __all__ = ["RomSet", "RomError", "KnownSet", "known_sets", "known_sha1", "load_romset",
-           "load_pla_file",
-           "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES", "MAX_MEMBERS"]
+           "load_pla_file", "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES", "MAX_MEMBERS"]
 
 # Notes a set without PLA files gets; RomSet.with_plas drops them when PLAs are given.
 NO_MICRO_PLA = "warning: no micro PLA: using the TI standard decode"
