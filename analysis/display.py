@@ -77,6 +77,7 @@ class DisplayDecoder(Decoder):
     """Turn O0-O7/R4 changes into display events (rules in the module docstring)."""
 
     NAME = "display"
+    EVENT = "display"      # the event type it emits
     CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)
 
     def __init__(self, info, window_s: float = WINDOW_S, min_share: float = MIN_SHARE):

@@ -43,6 +43,7 @@ class KeypadDecoder(Decoder):
     """Turn column strobes and K rows into decoded button press/release events."""
 
     NAME = "keypad"
+    EVENT = "button"       # the event type it emits
     CHANNELS = ("R0", "R1", "R2", "K1", "K2", "K4", "K8")
     OPTIONAL = ("SENSOR",)
 

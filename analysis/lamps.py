@@ -82,6 +82,7 @@ class LampDecoder(Decoder):
     """Turn R5-R7/R4 changes into lamp events (rules in the module docstring)."""
 
     NAME = "lamps"
+    EVENT = "lamp"         # the event type it emits
     CHANNELS = ("R7", "R6", "R5", "R4")
 
     def __init__(self, info, min_pulse_s: float = MIN_PULSE_S):

@@ -24,6 +24,7 @@ class MotorDecoder(Decoder):
     """Turn R9 changes into motor events (rules in the module docstring)."""
 
     NAME = "motor"
+    EVENT = "motor"        # the event type it emits
     CHANNELS = ("R9",)
 
     def __init__(self, info, min_pulse_s: float = MIN_PULSE_S):

@@ -60,6 +60,7 @@ class ReelDecoder(Decoder):
     """Turn motor, LED and sensor changes into reel card_pos events (see module docstring)."""
 
     NAME = "reel"
+    EVENT = "reel"         # the event type it emits
     CHANNELS = ("R9", "R8", "R4")
     OPTIONAL = ("SENSOR", "K8", "R0", "R1", "R2")
 

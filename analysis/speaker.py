@@ -106,6 +106,7 @@ class SpeakerDecoder(Decoder):
     """Turn R10/R4 changes into tone and click events (rules in the module docstring)."""
 
     NAME = "speaker"
+    EVENT = "tone"         # the event type it emits
     CHANNELS = ("R10", "R4")
 
     def __init__(self, info, max_period_s: float = MAX_PERIOD_S, tol: float = PERIOD_TOL):

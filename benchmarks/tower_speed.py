@@ -34,7 +34,7 @@ from emulator.darktower import glyph_output_pla  # noqa: E402
 from emulator.decode import standard_micro_pla  # noqa: E402
 from emulator.mame import MPLA_SIZE, OPLA_SIZE, MameError, MameOracle  # noqa: E402
 from emulator.pla import pla_text  # noqa: E402
-from rig.targets import EmulatorTower, demo_program  # noqa: E402
+from rig.towers.emulated import EmulatorTower, demo_program  # noqa: E402
 
 SESSION = ROOT / "emulator" / "firmware" / "demo_session.txt"
 

@@ -44,14 +44,13 @@ Example::
 from __future__ import annotations
 
 import heapq
-from typing import Callable
 
 from captures.darktower_facts import (
     BUTTONS, KEY_MATRIX, LAMP_PINS, NOMINAL_CLOCK_HZ, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_MS,
     GLYPHS, SEGMENTS, SEGMENT_PINS, o_pins, reel_card, sensor_sees_light)
 from captures.events import make_event
 from captures.model import DARKTOWER_CHANNELS
-from emulator.keyqueue import BoardError, ScriptedKeys
+from emulator.board import Board, BoardError
 
 __all__ = [
     "BoardError", "DarkTowerBoard", "glyph_o_table", "glyph_output_pla", "write_glyph_output_pla",
@@ -113,27 +112,24 @@ def reel_blind(pos: int) -> bool:
     return not sensor_sees_light(pos)
 
 
-class DarkTowerBoard(ScriptedKeys):
+class DarkTowerBoard(Board):
     """The tower around a TMS1400 core: attaches to the core's pin callbacks.
 
     ``pins`` records every change of the pin word as ``(cycle, word)`` over
     ``DARKTOWER_CHANNELS`` (R0-R10, O0-O7, K1 K2 K4 K8 as the chip sees them, SENSOR);
     ``events`` holds the board-only events (reel card_pos, button press/release);
-    ``speaker`` records ``(cycle, level)`` of R10 AND NOT R4.
+    ``speaker`` records ``(cycle, level)`` of R10 AND NOT R4. The keys, pin word and speaker
+    log are ``emulator.board.Board``'s; this class adds the reel, the sensor LED and the
+    exact key times.
     """
 
     name = "darktower"
+    clock_hz = NOMINAL_CLOCK_HZ        # MAME 0.251 mbdtower (docs/adding-a-board.md, clocks)
     channels = DARKTOWER_CHANNELS
+    KEYS = KEY_MATRIX                  # strobe line = R column 0-2
+    key_names = BUTTONS
 
-    def __init__(self, cpu=None, clock_hz: int = NOMINAL_CLOCK_HZ):
-        if clock_hz <= 0:
-            raise BoardError(f"clock {clock_hz!r} Hz must be a positive number of Hz")
-        self.clock_hz = int(clock_hz)
-        self.cpu = cpu
-        self.r = 0
-        self.o = 0
-        self.keys: dict[int, int] = {0: 0, 1: 0, 2: 0}   # R column -> pressed K bits
-        self.pressed: set[str] = set()
+    def _setup(self) -> None:
         # Reel state (docs/dark-tower-wiring.md §6).
         self.pos = 0
         self.decay = 0
@@ -149,30 +145,16 @@ class DarkTowerBoard(ScriptedKeys):
         self._frame = 1                # next frame index
         self._tick_units = REEL_TICK_MS * 3 * self.clock_hz   # 27 ms in units (1 ms = 3 x clock)
         self._frame_units = 50 * self.clock_hz   # 1/60 s in units
-        # Pending key changes: (time in units, order, seq, kind, button, seconds or None).
-        self._sched: list[tuple] = []
-        self._seq = 0
+        # Pending key changes (``_sched``) are kept in units here, not cycles.
         self._card_pos = -1
-        self.pins: list[tuple[int, int]] = []
-        self.speaker: list[tuple[int, int]] = [(0, 0)]
-        self.events: list[dict] = []
-        self._listeners: list[Callable[[int, int], None]] = []
-        self._word = 0
-        self.pins.append((0, 0))
-        if cpu is not None:
-            cpu.on_r = self.write_r
-            cpu.on_o = self.write_o
-            cpu.read_k = self.read_k
-            # The pins the chip drives already (e.g. O = OPLA(0) after its reset).
-            self.write_r(0, cpu.r & 0x7FF)
-            self.write_o(0, cpu.o & 0xFF)
+
+    def _attach(self, cpu) -> None:
+        super()._attach(cpu)
+        # The pins the chip drives already (e.g. O = OPLA(0) after its reset).
+        self.write_r(0, cpu.r & 0x7FF)
+        self.write_o(0, cpu.o & 0xFF)
 
     # ---- pins from the chip ------------------------------------------------------------
-
-    def write_r(self, cycle: int, r: int) -> None:
-        """Take the chip's 11 R latches at ``cycle`` (after SETR/RSTR and reset)."""
-        self.advance_to(cycle)
-        self._apply_r(cycle, r)
 
     def _apply_r(self, cycle: int, r: int) -> None:
         """Take R at ``cycle`` once every board event due by then has been processed."""
@@ -181,22 +163,13 @@ class DarkTowerBoard(ScriptedKeys):
         if self.r >> 9 & 1:                 # R9: any R write with the motor bit starts the reel
             self.running = True
         self._led_change(cycle)
-        spk = (self.r >> 10 & 1) & ~(self.r >> 4) & 1
-        if spk != self.speaker[-1][1]:
-            self.speaker.append((cycle, spk))
+        self._speaker_change(cycle)
         if old != self.r:
             self._update_word(cycle)
 
-    def write_o(self, cycle: int, o: int) -> None:
-        """Take the chip's 8 O pins at ``cycle`` (after TDO and reset)."""
-        self.advance_to(cycle)
-        self._apply_o(cycle, o)
-
-    def _apply_o(self, cycle: int, o: int) -> None:
-        """Take O at ``cycle`` once every board event due by then has been processed."""
-        if (o & 0xFF) != self.o:
-            self.o = o & 0xFF
-            self._update_word(cycle)
+    def _speaker_level(self) -> int:
+        """Return the speaker level: R10 AND NOT R4 (docs/dark-tower-wiring.md §8)."""
+        return (self.r >> 10 & 1) & ~(self.r >> 4) & 1
 
     def read_k(self, cycle: int) -> int:
         """Return K1/K2/K4/K8 (bits 0-3) as the chip samples them during clock ``cycle``.
@@ -210,17 +183,7 @@ class DarkTowerBoard(ScriptedKeys):
         self._advance_units((cycle + 1) * _UNITS - 1)
         return self._k()
 
-    # ---- keys --------------------------------------------------------------------------
-
-    def press(self, button: str, cycle: int | None = None, seconds: float | None = None) -> None:
-        """Close ``button``'s contact from ``cycle`` (default: now); ``seconds`` is the session
-        time to report in the button event (default: the cycle's)."""
-        self._key(button, True, cycle, seconds)
-
-    def release(self, button: str, cycle: int | None = None,
-                seconds: float | None = None) -> None:
-        """Open ``button``'s contact from ``cycle`` (default: now)."""
-        self._key(button, False, cycle, seconds)
+    # ---- time --------------------------------------------------------------------------
 
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
@@ -252,8 +215,7 @@ class DarkTowerBoard(ScriptedKeys):
             if self._sched:
                 t_next = min(t_next, self._sched[0][0])
             first_seen = t_next // _UNITS           # first clock whose K sample sees it (read_k)
-            cpu.set_k_orform(8 if self.sensor else 0,
-                             bytes((self.keys[0], self.keys[1], self.keys[2])))
+            cpu.set_k_orform(8 if self.sensor else 0, bytes(self.lines))
             cpu.run_until(min(cycle, first_seen - 1))
             # Edges before ``first_seen`` see no board event: no advance_to needed.
             last = 0
@@ -299,10 +261,6 @@ class DarkTowerBoard(ScriptedKeys):
         """Return 1 while the sensor sees the lit LED through a hole (K8 OR-ed term)."""
         return int(not self.blind and self.led_bri > _BRI_ON)
 
-    def add_pin_listener(self, fn: Callable[[int, int], None]) -> None:
-        """Call ``fn(cycle, word)`` on every later change of the pin word."""
-        self._listeners.append(fn)
-
     def lamps(self) -> dict[str, int]:
         """Return the lamps as lit now (R5-R7 while R4 = 0)."""
         en = not (self.r >> 4 & 1)
@@ -310,28 +268,22 @@ class DarkTowerBoard(ScriptedKeys):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _k(self) -> int:
-        k = 0
-        for col in range(3):
-            if self.r >> col & 1:
-                k |= self.keys[col]
-        if self.sensor:
-            k |= 8
-        return k
+    def _now_cycle(self) -> int:
+        return self._unit_cycle(self._now)
 
-    def _update_word(self, cycle: int) -> None:
-        word = (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (self._k() << _K_SHIFT)
+    def _strobe(self) -> int:
+        return self.r                  # R0-R2 select the key columns
+
+    def _k(self) -> int:
+        return self._keys_k() | (8 if self.sensor else 0)   # K8 is OR-ed with the reel sensor
+
+    def _word_now(self) -> int:
+        # Board._word_now plus the SENSOR bit, with the sensor read once (the pin word is
+        # rebuilt at every pin change, reel tick and frame).
         if self.sensor:
-            word |= _SENSOR_BIT
-        if word == self._word:
-            return
-        self._word = word
-        if self.pins and self.pins[-1][0] == cycle:
-            self.pins[-1] = (cycle, word)
-        else:
-            self.pins.append((cycle, word))
-        for fn in self._listeners:
-            fn(cycle, word)
+            k = self._keys_k() | 8
+            return (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (k << _K_SHIFT) | _SENSOR_BIT
+        return (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (self._keys_k() << _K_SHIFT)
 
     def _unit_cycle(self, units: int) -> int:
         return -(-units // _UNITS)
@@ -376,9 +328,6 @@ class DarkTowerBoard(ScriptedKeys):
         self._tick += 1
         self._update_word(self._unit_cycle(self._now))
 
-    def _check_key(self, key: str) -> None:
-        self._check_button(key)
-
     def _queue_at(self, seconds: float, order: int, kind: str, key: str) -> None:
         """Queue a scripted key change at its exact time: a 1/60 s frame boundary of a
         script lies between clock edges, and the K sample of the clock it falls in sees it."""
@@ -393,33 +342,3 @@ class DarkTowerBoard(ScriptedKeys):
         self._check_key(key)
         self._seq += 1
         heapq.heappush(self._sched, (cycle * _UNITS, order, self._seq, kind, key, seconds))
-
-    def _check_button(self, button: str) -> None:
-        if button not in KEY_MATRIX:
-            raise BoardError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
-
-    def _key(self, button: str, down: bool, cycle: int | None, seconds: float | None) -> None:
-        self._check_button(button)
-        if cycle is not None:
-            self._queue(cycle, 1 if down else 0, "press" if down else "release", button,
-                        seconds)
-            return
-        self._apply_key(button, down, self._unit_cycle(self._now), seconds)
-
-    def _apply_key(self, button: str, down: bool, cycle: int,
-                   seconds: float | None = None) -> None:
-        col, bit = KEY_MATRIX[button]
-        if down == (button in self.pressed):
-            return
-        if down:
-            self.pressed.add(button)
-            self.keys[col] |= bit
-        else:
-            self.pressed.discard(button)
-            self.keys[col] &= ~bit
-        # The event time is the script time when there is one (the shared captures' scripts
-        # hold the 1/60 s frame boundary MAME applied the key at), else the cycle's.
-        t = cycle / self.clock_hz if seconds is None else seconds
-        self.events.append(make_event(t, "button", button=button,
-                                      action="press" if down else "release"))
-        self._update_word(cycle)

@@ -37,7 +37,7 @@ class ScriptedKeys:
         """Queue a script's presses and releases at their exact times (seconds -> cycles).
 
         Power actions other than an initial ``0 power on`` are refused: a board cannot power
-        itself off (use ``rig.targets.EmulatorTower``).
+        itself off (use ``rig.towers.emulated.EmulatorTower``).
         """
         for a in script.actions:
             if isinstance(a, Power):

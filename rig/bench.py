@@ -22,7 +22,7 @@ waits for the host when the host is late (``HostPacer``: the world stays within 
 host's last command on its serial link, so a descheduled host is never late with an action it
 schedules ``lead_s`` ahead). Faults are scheduled in bench time (``at_session``), not raced
 against the wall clock. ``tower_speed`` runs the whole virtual tower's time fast or slow against
-the world (for towers without a clock setting, such as the pin-level fake; rig.session gives the
+the world (for towers without a clock setting, such as the pin-level fake; rig.specs gives the
 emulator ``425 kHz x speed`` as its clock instead, so that only the chip runs fast, like a real
 tower's RC oscillator, which ``rig check --clock auto`` must estimate);
 ``box_clock_error`` does the same for the box's resonator (SYNC pulses correct for it).

@@ -1,6 +1,6 @@
 """Subcommands of the emulator area: ``run``, ``play`` and ``demo`` (registered by towerlab.cli).
 
-Each is a small function over ``rig.targets.EmulatorTower`` and ``rig.play``.
+Each is a small function over ``rig.towers.emulated.EmulatorTower`` and ``rig.play``.
 """
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def _resolve_board(args: argparse.Namespace) -> None:
 
 def _tower(args: argparse.Namespace):
     from captures.darktower_facts import NOMINAL_CLOCK_HZ
-    from rig.targets import EmulatorTower
+    from rig.towers.emulated import EmulatorTower
 
     clock = getattr(args, "clock", None)
     if clock is not None and not _CLOCK_MIN_HZ <= clock <= _CLOCK_MAX_HZ:
@@ -358,7 +358,7 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     from captures.script import read_script
     from captures.tower import run_script
     from rig.play import timeline_lines
-    from rig.targets import EmulatorTower
+    from rig.towers.emulated import EmulatorTower
 
     if not args.out:
         raise ValueError("--out: folder name is empty (expected a folder)")

@@ -145,10 +145,14 @@ def cross_check(capsys, label: str, runs: list[tuple], core: str = "reference"):
     assert not problems, f"{summary}\n{problems[0]}"
 
 
+def oracle_machine(chip: Chip):
+    """Return ``chip``'s MAME machine (mbdtower or mdndclab)."""
+    return MBDTOWER if chip == TMS1400 else MDNDCLAB
+
+
 def oracle_for(oracle: MameOracle, chip: Chip) -> MameOracle:
     """Return the oracle running ``chip``'s MAME machine (mbdtower or mdndclab)."""
-    machine = MBDTOWER if chip == TMS1400 else MDNDCLAB
-    return MameOracle(oracle.binary, oracle.timeout, oracle.workdir, machine)
+    return MameOracle(oracle.binary, oracle.timeout, oracle.workdir, oracle_machine(chip))
 
 
 def opla_text_for(chip: Chip, opla: Pla) -> str:
@@ -193,7 +197,7 @@ def program_runs(oracle):
             opla = (output_pla_from_table(prog.opla.get(j, 0) for j in range(32)) if prog.opla
                     else ident_output_pla(chip))
             ports = 3 if chip == TMS1400 else 18
-            frames = PROGRAM_STEPS * 6 * 60 // chip.clock_hz + 2
+            frames = PROGRAM_STEPS * 6 * 60 // oracle_machine(chip).clock_hz + 2
             keys = random_key_masks(i, frames, ports)
             groups.setdefault((chip, opla), []).append((f"{path.name} ({chip.name})", prog, keys))
     runs = []

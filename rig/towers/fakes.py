@@ -5,9 +5,9 @@ emulator: the button box, the simulated analyser and the decoders all see its pi
 the SN75494; O7 selects the digit, O0-O6 carry the segments with the wiring of
 docs/dark-tower-wiring.md §3), flashes ``--`` until a key is pressed, then shows the key's number
 (01-12) for one second, lights the lower lamp (R5) while a key is held and beeps 1 kHz on R10
-for 50 ms at each press. It answers the Tower protocol and the pin-listener interface of rig.targets'
-EmulatorTower (``add_pin_listener``, ``capture``, ``clock_hz``), so the virtual bench can use
-either.
+for 50 ms at each press. It answers the Tower protocol and the pin-listener interface of
+rig.towers.emulated's EmulatorTower (``add_pin_listener``, ``capture``, ``clock_hz``), so the
+virtual bench can use either.
 
 Its pins are computed on a 106-cycle tick (4009 Hz at 425 kHz); ``freeze()`` stops it changing
 any pin, which is how the fault tests model a tower that stopped responding.
@@ -129,7 +129,7 @@ class PinTower:
     def capture(self) -> MemoryCapture:
         """Return the pins so far as a capture at ``clock_hz`` samples per second."""
         info = CaptureInfo(list(DARKTOWER_CHANNELS), self.clock_hz, self.cycle + 1,
-                           {"source": "rig.fakes.PinTower"})
+                           {"source": "rig.towers.fakes.PinTower"})
         return MemoryCapture(info, np.array(self._times, np.int64),
                              np.array(self._words, np.uint64))
 
