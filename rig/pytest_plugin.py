@@ -15,8 +15,9 @@ Options::
 The ``tower`` fixture yields a fresh tower answering captures.tower.Tower, powered on at t = 0,
 and closes it afterwards; with ``--tower=rtdt-sim`` or ``rtdt:ADDRESS`` it is a
 ``rig.rtdt.tower.RtdtTower`` (connected, not yet calibrated). The ``rtdt_tower`` fixture
-always yields an RtdtTower: the one ``--tower`` names, or the virtual one. Tests marked ``@pytest.mark.real_tower`` need the real bench and are
-skipped unless ``--tower=real`` is given: hardware tests are opt-in. Example::
+always yields an RtdtTower: the one ``--tower`` names, or the virtual one. Tests marked
+``@pytest.mark.real_tower`` need the real bench and are skipped unless ``--tower=real`` is
+given: hardware tests are opt-in. Example::
 
     from captures.tower import run_script
     from captures.script import parse_script

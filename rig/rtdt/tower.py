@@ -109,6 +109,7 @@ class RtdtClient:
         self._tasks: set[asyncio.Task] = set()
         self._reconnecting: asyncio.Task | None = None
         self._needs_calibration = False
+        self.subscribed_at: float | None = None   # session time notifications were enabled
 
     # -- time and events -------------------------------------------------------------------
 
@@ -173,6 +174,7 @@ class RtdtClient:
                             f" ({why})") from None
         self._client = client
         self.address = client.address
+        self.subscribed_at = self.now
         self._link_gen += 1
         self._last_battery_t = self.now
         self._link.set()
@@ -356,7 +358,8 @@ class RtdtClient:
                     await self._client.write_gatt_char(p.write_uuid, data,
                                                        response=p.write_with_response)
                 except (BleakError, OSError) as exc:
-                    entry["result"] = f"write failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    entry["result"] = f"write failed: {why}"
                     if gen == self._link_gen and self._link.is_set():
                         failures += 1
                     if failures > p.write_retries:
