@@ -88,9 +88,11 @@ def cmd_scan(args, out: IO[str]) -> int:
     """List the towers heard within --timeout seconds."""
     import asyncio
 
+    from rig.rtdt.session import parse_target
     from rig.rtdt.tower import scan
     params = _params(args)
-    if args.target == "sim":
+    target = parse_target(args.target)
+    if target.kind == "sim":
         from emulator.rtdt import VirtualRtdt
         from rig.rtdt.clock import VirtualClockLoop
         from rig.rtdt.simble import SimBleakScanner, SimRadio
@@ -103,6 +105,8 @@ def cmd_scan(args, out: IO[str]) -> int:
             loop.close()
     else:
         found = asyncio.run(scan(params, args.timeout))
+    if target.address:
+        found = [f for f in found if f[0].upper() == target.address.upper()]
     for address, name, rssi in found:
         print(f"{address}  {name}  {rssi} dBm", file=out)
     if not found:

@@ -59,6 +59,13 @@ class _LinkDropped(Exception):
     """The link went away while a command waited for its reply."""
 
 
+def _no_radio(exc: BaseException) -> RtdtError:
+    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return RtdtError(f"Bluetooth LE is not available on this machine ({why}): it needs an "
+                     f"adapter and, on Linux, BlueZ (apt-get install -y bluez; systemctl "
+                     f"start bluetooth); use --target sim for the virtual tower")
+
+
 def _matches(name: str | None, params: RtdtParams) -> bool:
     if not name:
         return False
@@ -69,8 +76,11 @@ def _matches(name: str | None, params: RtdtParams) -> bool:
 async def scan(params: RtdtParams, timeout: float | None = None, backend=None,
                **backend_kwargs) -> list[tuple[str, str, int]]:
     """Return ``(address, name, rssi)`` of every tower heard within ``timeout`` seconds."""
-    found = await BleakScanner.discover(timeout=timeout or params.scan_timeout_s,
-                                        return_adv=True, backend=backend, **backend_kwargs)
+    try:
+        found = await BleakScanner.discover(timeout=timeout or params.scan_timeout_s,
+                                            return_adv=True, backend=backend, **backend_kwargs)
+    except (BleakError, OSError) as exc:
+        raise _no_radio(exc) from None
     return sorted((dev.address, adv.local_name or dev.name or "", adv.rssi)
                   for dev, adv in found.values() if _matches(adv.local_name or dev.name, params))
 
@@ -147,9 +157,12 @@ class RtdtClient:
         if self.address:
             return self.address
         p = self.params
-        dev = await BleakScanner.find_device_by_filter(
-            lambda d, ad: _matches(ad.local_name or d.name, p), timeout=p.scan_timeout_s,
-            backend=self._scanner_backend, **self._kw)
+        try:
+            dev = await BleakScanner.find_device_by_filter(
+                lambda d, ad: _matches(ad.local_name or d.name, p), timeout=p.scan_timeout_s,
+                backend=self._scanner_backend, **self._kw)
+        except (BleakError, OSError) as exc:
+            raise _no_radio(exc) from None
         if dev is None:
             raise RtdtError(f"no Bluetooth LE device named {p.device_name!r} heard in "
                             f"{p.scan_timeout_s:g} s (is the tower switched on, within 3 m, "
@@ -159,8 +172,11 @@ class RtdtClient:
     async def _connect_once(self) -> None:
         p = self.params
         target = await self._find()
-        client = BleakClient(target, disconnected_callback=self._on_disconnect,
-                             timeout=p.connect_timeout_s, backend=self._backend, **self._kw)
+        try:
+            client = BleakClient(target, disconnected_callback=self._on_disconnect,
+                                 timeout=p.connect_timeout_s, backend=self._backend, **self._kw)
+        except (BleakError, OSError) as exc:
+            raise _no_radio(exc) from None
         try:
             await asyncio.wait_for(client.connect(), p.connect_timeout_s)
             await client.start_notify(p.notify_uuid, self._on_note)
@@ -169,6 +185,8 @@ class RtdtClient:
                 await client.disconnect()
             except (BleakError, OSError):
                 pass
+            if isinstance(exc, OSError) and not isinstance(exc, TimeoutError):
+                raise _no_radio(exc) from None
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise RtdtError(f"cannot connect to the tower at {getattr(target, 'address', target)}"
                             f" ({why})") from None
