@@ -152,11 +152,15 @@ def cmd_oneshot(args, out: IO[str]) -> int:
     from captures.rtdt_script import parse_rtdt_script
     from rig.rtdt.session import open_rtdt, parse_target
     from rig.rtdt.tower import run_rtdt_script
+    from captures.rtdt_script import RtdtScriptError
     params = _params(args)
     line = " ".join([args.rtdt_command] + list(args.words))
-    text = ("0 calibrate\n" if args.rtdt_command == "rotate" and args.calibrate else "") \
-        + f"0 {line}\n"
-    script = parse_rtdt_script(text, "command", params)
+    try:
+        script = parse_rtdt_script(f"0 {line}\n", "command", params)
+    except RtdtScriptError as exc:
+        raise RtdtScriptError(f"rtdt {line}: {str(exc).split(': ', 1)[1]}") from None
+    if args.rtdt_command == "rotate" and args.calibrate:
+        script = parse_rtdt_script(f"0 calibrate\n0 {line}\n", "command", params)
     tower = open_rtdt(parse_target(args.target), params)
     try:
         run_rtdt_script(tower, script, until=0.0)

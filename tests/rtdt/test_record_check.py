@@ -113,8 +113,9 @@ def _cli(argv):
     (["rtdt", "check", "/nonexistent", "--target", "sim"], "/nonexistent: not a folder"),
     (["rtdt", "scan", "--target", "wifi"], "unknown RTDT target 'wifi'"),
     (["rtdt", "status", "--set", "colour=red"], "--set: unknown RTDT parameter 'colour'"),
-    (["rtdt", "sound", "200"], "command:1: sound 200 is out of range (expected 1-113)"),
-    (["rtdt", "rotate", "top"], "command:2: rotate takes 'DRUM SIDE'"),
+    (["rtdt", "sound", "200"], "towerlab: rtdt sound 200: sound 200 is out of range (expected "
+                               "1-113)"),
+    (["rtdt", "rotate", "top"], "towerlab: rtdt rotate top: rotate takes 'DRUM SIDE'"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(argv, words):
     code, err = _cli(argv)
