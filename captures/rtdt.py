@@ -80,6 +80,7 @@ class RtdtParams:
     # discovery and GATT (Nordic UART service)
     device_name: str = "ReturnToDarkTower"
     name_is_prefix: bool = True
+    scan_by_service: bool = False            # also require the NUS UUID in the advert
     service_uuid: str = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
     write_uuid: str = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
     notify_uuid: str = "6e400003-b5a3-f393-e0a9-e50e24dcca9e"
@@ -140,6 +141,8 @@ class RtdtParams:
     sim_reconnect_after_s: float = 0.5
     sim_counter_write_sets: bool = False     # a non-zero counter in a write sets the count
     sim_subscribe_battery: bool = True
+    sim_advertise_service: bool = False      # put the NUS UUID in the advert (the name only:
+    #                                          both do not fit one 31-byte advert)
 
     def note_type(self, name: str) -> int:
         """Return the notification type byte called ``name``."""

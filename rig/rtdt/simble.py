@@ -312,7 +312,10 @@ class SimBleakScanner(BaseBleakScanner):
             if not dev.advertising(now):
                 continue
             adv = AdvertisementData(local_name=dev.name, manufacturer_data={},
-                                    service_data={}, service_uuids=[], tx_power=None,
+                                    service_data={},
+                                    service_uuids=[dev.params.service_uuid]
+                                    if dev.params.sim_advertise_service else [],
+                                    tx_power=None,
                                     rssi=-60, platform_data=())
             if not self.is_allowed_uuid(adv.service_uuids):
                 continue

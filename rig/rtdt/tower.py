@@ -66,6 +66,10 @@ def _no_radio(exc: BaseException) -> RtdtError:
                      f"start bluetooth); use --target sim for the virtual tower")
 
 
+def _service_filter(params: RtdtParams) -> list[str] | None:
+    return [params.service_uuid] if params.scan_by_service else None
+
+
 def _matches(name: str | None, params: RtdtParams) -> bool:
     if not name:
         return False
@@ -78,7 +82,9 @@ async def scan(params: RtdtParams, timeout: float | None = None, backend=None,
     """Return ``(address, name, rssi)`` of every tower heard within ``timeout`` seconds."""
     try:
         found = await BleakScanner.discover(timeout=timeout or params.scan_timeout_s,
-                                            return_adv=True, backend=backend, **backend_kwargs)
+                                            return_adv=True, backend=backend,
+                                            service_uuids=_service_filter(params),
+                                            **backend_kwargs)
     except (BleakError, OSError) as exc:
         raise _no_radio(exc) from None
     return sorted((dev.address, adv.local_name or dev.name or "", adv.rssi)
@@ -160,7 +166,7 @@ class RtdtClient:
         try:
             dev = await BleakScanner.find_device_by_filter(
                 lambda d, ad: _matches(ad.local_name or d.name, p), timeout=p.scan_timeout_s,
-                backend=self._scanner_backend, **self._kw)
+                backend=self._scanner_backend, service_uuids=_service_filter(p), **self._kw)
         except (BleakError, OSError) as exc:
             raise _no_radio(exc) from None
         if dev is None:

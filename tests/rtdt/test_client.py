@@ -52,6 +52,18 @@ def test_scanning_lists_towers_by_their_advertised_name():
     assert [a for a, _, _ in found] == ["DA:4C:10:00:00:01", "DA:4C:10:00:00:02"]
 
 
+def test_scanning_by_service_finds_only_towers_that_advertise_the_uart_uuid():
+    with_uuid = RtdtParams(scan_by_service=True, sim_advertise_service=True)
+    radio = SimRadio([VirtualRtdt(RtdtParams()),
+                      VirtualRtdt(with_uuid, address="DA:4C:10:00:00:02")])
+    loop = VirtualClockLoop()
+    try:
+        found = loop.run_until_complete(scan(with_uuid, 1.0, SimBleakScanner, radio=radio))
+    finally:
+        loop.close()
+    assert [a for a, _, _ in found] == ["DA:4C:10:00:00:02"]
+
+
 def test_no_tower_in_range_is_a_one_line_error_after_the_scan_timeout():
     loop = VirtualClockLoop()
     client = RtdtClient(P, client_backend=SimBleakClient, scanner_backend=SimBleakScanner,
