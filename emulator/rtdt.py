@@ -9,6 +9,7 @@ bleak backend ``rig.rtdt.simble``) calls::
     dev.next_due()                          # when something happens next (s), or None
     dev.pop_due(t) -> [(t_i, bytes), ...]   # notifications due by t, in order
     dev.drop_skull(t); dev.drop_link(t, silent); dev.set_battery(t, mv)   # what tests inject
+    dev.send_raw(t, data)                   # any notification bytes, as they are
 
 What it does (sources and our own choices: docs/rtdt-protocol.md, "The virtual tower"):
 
@@ -132,6 +133,12 @@ class VirtualRtdt:
         self.pop_due(t)
         self.state = replace(self.state, skulls=(self.state.skulls + 1) & 0xFFFF)
         self._note(t, StateNote(self._echo_state()))
+
+    def send_raw(self, t: float, data: bytes) -> None:
+        """Send ``data`` as a notification at ``t`` as it is (a diagnostic packet the model
+        never makes on its own, such as an unjam jiggle, or bytes that are no packet)."""
+        if self.connected:
+            self._push(t, "note", bytes(data))
 
     def set_battery(self, t: float, mv: int) -> None:
         """Set the cells' voltage at ``t`` (millivolts); the sag goes on from there."""

@@ -102,10 +102,10 @@ def record(script_path: str, target: RtdtTarget, out_dir: str, params: RtdtParam
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise RtdtError(f"{out_dir}: exists and is not a folder (expected a recording folder)")
-    out.mkdir(parents=True, exist_ok=True)
     tower = open_rtdt(target, params)
     fault, log = None, []
     try:
+        out.mkdir(parents=True, exist_ok=True)
         try:
             log = run_rtdt_script(tower, script, progress=progress)
         except RtdtError as exc:
@@ -199,10 +199,9 @@ def check(recording: str, target: RtdtTarget, params: RtdtParams | None = None,
         end = rec.meta.get("end_s") if rec.meta.get("fault") else None
         try:
             run_rtdt_script(tower, rec.script, until=end)
-        except RtdtError as exc:
-            if not rec.meta.get("fault"):
+        except RtdtError:
+            if not rec.meta.get("fault"):     # a recording that broke off may break off again
                 raise
-            del exc
         replay = RtdtRecording("", {"target": str(target)}, rec.script, tower.events(),
                                list(tower.client.sent), list(tower.client.notifications))
     finally:

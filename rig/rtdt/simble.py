@@ -107,6 +107,12 @@ class SimRadio:
         dev.drop_skull(self.now())
         self.kick(dev)
 
+    def notify(self, address: str, data: bytes) -> None:
+        """The tower at ``address`` sends ``data`` as a notification now, as it is."""
+        dev = self.device(address)
+        dev.send_raw(self.now(), data)
+        self.kick(dev)
+
     def set_battery(self, address: str, mv: int) -> None:
         """The cells of the tower at ``address`` now give ``mv`` millivolts."""
         dev = self.device(address)

@@ -240,3 +240,25 @@ def test_the_simulated_backend_refuses_to_touch_the_dfu_service(tower):
 def test_the_device_information_names_the_tower(tower):
     info = tower.device_info()
     assert info["manufacturer"] == "Restoration Games LLC" and info["hardware"] == "1.11"
+
+
+def _notify(tower, data: bytes) -> None:
+    async def run():
+        tower.radio.notify(tower.client.address, data)
+    tower._run(run())
+
+
+def test_an_unprompted_unjam_report_is_a_notice_and_not_a_reply(calibrated):
+    _notify(calibrated, b"\x03\x01")
+    calibrated.sound(5)
+    notice = _of(calibrated, "notice")
+    assert [(e["kind"], e["data"]) for e in notice] == [("unjam_jiggle", "03 01")]
+    assert _of(calibrated, "sound")[0]["t"] > notice[0]["t"]
+
+
+def test_bytes_that_are_no_notification_become_a_notice_and_a_warning(calibrated):
+    _notify(calibrated, b"\x42\x00\x01")
+    calibrated.advance(0.5)
+    assert _of(calibrated, "notice")[0]["kind"] == "unparsed"
+    assert any("unknown type 0x42" in w for w in calibrated.client.warnings)
+    calibrated.rotate("top", "west")                      # the session goes on

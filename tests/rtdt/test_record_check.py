@@ -132,6 +132,17 @@ def test_a_script_error_names_the_file_and_line(tmp_path):
     assert not (tmp_path / "rec").exists()
 
 
+def test_a_tower_that_cannot_be_found_leaves_no_recording_folder(tmp_path):
+    script = tmp_path / "s.txt"
+    script.write_text("0 calibrate\n")
+    # scanning by service finds no virtual tower that advertises its name only
+    code, err = _cli(["rtdt", "record", "--target", "sim", "--set", "scan_by_service=true",
+                      "--set", "scan_timeout_s=2", "--script", str(script),
+                      "--out", str(tmp_path / "rec")])
+    assert code == 2 and "no Bluetooth LE device named 'ReturnToDarkTower' heard in 2 s" in err
+    assert not (tmp_path / "rec").exists()
+
+
 def test_scan_lists_the_virtual_tower():
     code, text = _run(["rtdt", "scan", "--target", "sim", "--timeout", "1"])
     assert code == 0 and text == "DA:4C:10:00:00:01  ReturnToDarkTower  -60 dBm\n"
