@@ -20,6 +20,7 @@ states = st.builds(RtdtState, st.tuples(drums, drums, drums), st.binary(min_size
                    st.integers(0, 15), st.booleans(), st.integers(0, 255), st.booleans())
 
 
+@settings(deadline=None)
 @given(states)
 def test_a_state_write_parses_back_to_the_state_it_was_built_from(state):
     data = build_state_write(state)
@@ -27,6 +28,7 @@ def test_a_state_write_parses_back_to_the_state_it_was_built_from(state):
     assert parse_command(data) == StateWrite(state)
 
 
+@settings(deadline=None)
 @given(st.binary(min_size=19, max_size=19))
 def test_any_nineteen_state_bytes_round_trip_exactly(body):
     data = b"\x00" + body
@@ -34,11 +36,13 @@ def test_any_nineteen_state_bytes_round_trip_exactly(body):
     assert build_notification(parse_notification(data)) == data
 
 
+@settings(deadline=None)
 @given(st.integers(0, 0xFFFF))
 def test_a_battery_packet_round_trips_its_millivolts(mv):
     assert parse_notification(build_notification(BatteryNote(mv, b""))).mv == mv
 
 
+@settings(deadline=None)
 @given(st.integers(0, 0xFFFF))
 def test_a_rotation_report_round_trips_its_milliseconds(ms):
     assert parse_notification(build_notification(RotationNote(ms, b""))).ms == ms
@@ -131,7 +135,7 @@ def test_a_bad_command_is_refused_in_one_line(data, words):
     assert words in str(exc.value) and "\n" not in str(exc.value)
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(st.binary(max_size=64))
 def test_the_notification_parser_survives_any_bytes(data):
     try:
@@ -144,7 +148,7 @@ def test_the_notification_parser_survives_any_bytes(data):
         assert note is not None
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None)
 @given(st.binary(max_size=64))
 def test_the_command_parser_survives_any_bytes(data):
     try:

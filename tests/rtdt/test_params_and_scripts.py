@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from captures.rtdt import ParamsError, RtdtParams, apply_overrides, load_params, params_dict
@@ -136,6 +136,7 @@ commands = st.one_of(
 )
 
 
+@settings(deadline=None)
 @given(st.lists(commands, max_size=8), st.one_of(st.none(), st.floats(0, 1e4)))
 def test_a_written_script_parses_back_to_the_same_commands(cmds, length):
     buf = io.StringIO()
