@@ -196,6 +196,10 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
             raise bad("an integer")
         if value < 0:
             raise bad("an integer >= 0")
+        if name.startswith("opcode_") and not 1 <= value <= 255:
+            raise bad("an opcode 1-255")
+        if name == "skull_counter_bytes" and value not in (1, 2):
+            raise bad("1 (byte 17 only) or 2 (bytes 16-17)")
         return value
     if isinstance(default, float):
         if isinstance(value, str):
@@ -236,9 +240,23 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
             raise bad("a table of name = number")
         merged = dict(default)
         for k, v in value.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0 \
+                    or not math.isfinite(v):
                 raise bad(f"numbers >= 0 (got {k} = {v!r})")
-            merged[str(k)] = v
+            if name == "sim_sequence_s":
+                try:
+                    int(str(k), 0)
+                except ValueError:
+                    raise bad(f"sequence numbers as keys (got {k!r}; e.g. \"0x0e\" = 1.6)") \
+                        from None
+            elif name == "note_types" and str(k) not in default:
+                raise bad(f"known notification names as keys (got {k!r}; expected "
+                          f"{', '.join(default)})")
+            if name in ("note_types", "effects") and (v != int(v) or v > (255 if name ==
+                                                                            "note_types" else 7)):
+                raise bad(f"whole codes ({'0-255' if name == 'note_types' else '0-7'}; got "
+                          f"{k} = {v!r})")
+            merged[str(k)] = int(v) if name in ("note_types", "effects") else v
         return merged
     raise bad("a known kind of value")     # pragma: no cover - every default is one above
 

@@ -49,6 +49,9 @@ def test_an_unknown_parameter_is_refused_naming_the_file_and_key(tmp_path):
     ("led_pairing=diagonal", "expected one of adjacent, alternate"),
     ("sim_calibration_positions=[0,9,0]", "three positions 0-3"),
     ("no_equals_sign", "expected KEY=VALUE"),
+    ('sim_sequence_s={"seal": 2}', "sequence numbers as keys"),
+    ('note_types={"door": 9}', "known notification names as keys"),
+    ('effects={"strobe": 9}', "whole codes (0-7"),
 ])
 def test_a_bad_override_value_is_refused_in_one_line(item, words):
     with pytest.raises(ParamsError) as exc:
