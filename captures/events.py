@@ -13,6 +13,9 @@ the clean-room game and the rig. It follows ``tests/data/captures/README.md``:
     {"t": 0.0, "type": "power", "on": 1}
     {"t": 9.2, "type": "gap", "dur_s": 0.3, "reason": "probe unplugged"}
 
+The Return to Dark Tower adds calibration, drum, rotation, led, sound, sequence, skull,
+battery, link and notice (documented with examples in ``captures/rtdt.py``).
+
 Extra fields are allowed and kept (e.g. ``t_script``, ``note``, ``flashing``).
 """
 from __future__ import annotations
@@ -39,6 +42,17 @@ EVENT_TYPES: dict[str, dict[str, tuple[type, ...]]] = {
     "button": {"button": (str,), "action": (str,)},
     "power": {"on": (int,)},
     "gap": {"dur_s": (int, float), "reason": (str,)},
+    # Return to Dark Tower (captures/rtdt.py)
+    "calibration": {"done": (int,)},
+    "drum": {"drum": (str,), "position": (str,), "calibrated": (int,)},
+    "rotation": {"ms": (int,)},
+    "led": {"layer": (str,), "light": (str,), "effect": (str,), "loop": (int,)},
+    "sound": {"sound": (int,), "loop": (int,)},
+    "sequence": {"sequence": (int,)},
+    "skull": {"count": (int,), "drop": (int,)},
+    "battery": {"mv": (int,), "percent": (int,)},
+    "link": {"up": (int,), "reason": (str,)},
+    "notice": {"kind": (str,), "data": (str,)},
 }
 
 

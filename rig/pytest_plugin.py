@@ -3,14 +3,21 @@
 Options::
 
     --tower=emu|cleanroom|sim|fake|real   which tower the ``tower`` fixture opens (default emu)
+    --tower=rtdt-sim                      a virtual Return to Dark Tower (rig.rtdt)
+    --tower=rtdt:ADDRESS                  a real Return to Dark Tower over Bluetooth LE (also
+                                          needs --hw: hardware is opt-in)
+    --rtdt-params FILE                    RTDT protocol parameters (JSON/TOML, RtdtParams)
     --tower-romset PATH                   genuine romset for emu (else the demo firmware)
     --tower-port /dev/ttyACM0             button box (real)
     --tower-analyser fx2lafw|sigrok:DRV   analyser (real)
     --tower-channel-map FILE              probe -> pin map (real, sim)
 
 The ``tower`` fixture yields a fresh tower answering captures.tower.Tower, powered on at t = 0,
-and closes it afterwards. Tests marked ``@pytest.mark.real_tower`` need the real bench and are
-skipped unless ``--tower=real`` is given: hardware tests are opt-in. Example::
+and closes it afterwards; with ``--tower=rtdt-sim`` or ``rtdt:ADDRESS`` it is a
+``rig.rtdt.tower.RtdtTower`` (connected, not yet calibrated). The ``rtdt_tower`` fixture
+always yields an RtdtTower: the one ``--tower`` names, or the virtual one. Tests marked
+``@pytest.mark.real_tower`` need the real bench and are skipped unless ``--tower=real`` is
+given: hardware tests are opt-in. Example::
 
     from captures.tower import run_script
     from captures.script import parse_script
@@ -34,15 +41,28 @@ if TYPE_CHECKING:
     from rig.specs import TargetSpec
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitems", "tower",
-           "tower_spec"]
+           "tower_spec", "rtdt_tower", "TOWER_CHOICES"]
+
+TOWER_CHOICES = ("emu", "cleanroom", "sim", "fake", "real", "rtdt-sim", "rtdt:ADDRESS")
+
+
+def _tower_choice(value: str) -> str:
+    """Accept a --tower value: one of the Dark Tower targets, rtdt-sim or rtdt:ADDRESS."""
+    import argparse
+    if value in TOWER_CHOICES[:6] or (value.startswith("rtdt:") and len(value) > 5):
+        return value
+    raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from "
+                                     f"{', '.join(TOWER_CHOICES)})")
 
 
 def pytest_addoption(parser) -> None:
     """Add the --tower options (pytest hook)."""
     group = parser.getgroup("towerlab", "TowerLab tower under test")
-    group.addoption("--tower", default="emu",
-                    choices=("emu", "cleanroom", "sim", "fake", "real"),
-                    help="the tower the 'tower' fixture opens (default: emu)")
+    group.addoption("--tower", default="emu", type=_tower_choice,
+                    help="the tower the 'tower' fixture opens: emu, cleanroom, sim, fake, "
+                         "real, rtdt-sim or rtdt:ADDRESS (default: emu)")
+    group.addoption("--rtdt-params", default=None, metavar="FILE",
+                    help="Return to Dark Tower protocol parameters (JSON or TOML)")
     group.addoption("--tower-romset", default=None, help="genuine romset for the emulator")
     group.addoption("--tower-port", default=None, help="button box serial port (real)")
     group.addoption("--tower-analyser", default="fx2lafw",
@@ -65,6 +85,16 @@ def _check_options(config) -> None:
     if opt("--tower") == "real" and not opt("--tower-port"):
         raise pytest.UsageError("--tower=real needs the button box's serial port: add "
                                 "--tower-port /dev/ttyACM0")
+    if opt("--tower").startswith("rtdt:") and not _hw(config):
+        raise pytest.UsageError(f"--tower={opt('--tower')} drives a real Return to Dark Tower "
+                                f"over Bluetooth LE: add --hw (hardware tests are opt-in), or "
+                                f"use --tower=rtdt-sim")
+    if opt("--rtdt-params"):
+        from captures.rtdt import load_params
+        try:
+            load_params(opt("--rtdt-params"))
+        except ValueError as exc:
+            raise pytest.UsageError(f"--rtdt-params: {exc}") from None
     romset = opt("--tower-romset")
     if romset and not os.path.exists(romset):
         raise pytest.UsageError(f"--tower-romset {romset}: no such file or folder (expected a "
@@ -75,6 +105,25 @@ def _check_options(config) -> None:
             load_probe_map(opt("--tower-channel-map"))
         except ValueError as exc:
             raise pytest.UsageError(f"--tower-channel-map: {exc}") from None
+
+
+def _hw(config) -> bool:
+    try:
+        return bool(config.getoption("--hw"))
+    except ValueError:                 # --hw is the test suite's option (tests/conftest.py)
+        return False
+
+
+def _open_rtdt(request, which: str):
+    from captures.rtdt import load_params
+    from rig.rtdt.tower import RtdtTower
+    params = load_params(request.config.getoption("--rtdt-params"))
+    try:
+        if which == "rtdt-sim":
+            return RtdtTower.simulated(params)
+        return RtdtTower.bluetooth(which[len("rtdt:"):], params)
+    except ValueError as exc:
+        pytest.fail(f"cannot open the {which} tower: {str(exc).splitlines()[0]}", pytrace=False)
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -102,8 +151,30 @@ def tower_spec(request) -> "TargetSpec":
 
 
 @pytest.fixture
-def tower(tower_spec) -> "Iterator[Tower]":
-    """Yield a fresh tower (captures.tower.Tower) of the kind chosen by ``--tower``."""
+def rtdt_tower(request):
+    """Yield a connected Return to Dark Tower (rig.rtdt.tower.RtdtTower): the one ``--tower``
+    names (rtdt-sim or rtdt:ADDRESS), else the virtual one."""
+    which = request.config.getoption("--tower")
+    tower = _open_rtdt(request, which if which.startswith("rtdt") else "rtdt-sim")
+    try:
+        yield tower
+    finally:
+        tower.close()
+
+
+@pytest.fixture
+def tower(request) -> "Iterator[Tower]":
+    """Yield a fresh tower (captures.tower.Tower) of the kind chosen by ``--tower`` (an
+    RtdtTower for rtdt-sim and rtdt:ADDRESS)."""
+    which = request.config.getoption("--tower")
+    if which.startswith("rtdt"):
+        rtdt = _open_rtdt(request, which)
+        try:
+            yield rtdt
+        finally:
+            rtdt.close()
+        return
+    tower_spec = request.getfixturevalue("tower_spec")
     from rig.specs import open_target
     try:
         target = open_target(tower_spec)

@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "towerlab.cmd_formats",    # convert, info
     "towerlab.cmd_captures",   # decode, plot, wav, diff, clock
     "towerlab.cmd_rig",        # rig record/check/...
+    "towerlab.cmd_rtdt",       # rtdt record/check/scan/status/one-shot (Return to Dark Tower)
     "towerlab.cmd_cleanroom",  # conform
     "towerlab.cmd_report",     # report
 )

@@ -2,8 +2,9 @@
 test data) and its clean-refusal error class.
 
 Parsers: capture formats (.sr, VCD, Saleae csv and binary, .tlc, edges), the button box's
-probe frames, PLA files, romsets (zip and folder), button scripts, event files, channel maps
-and assembler source. The property is the same for all: an input opens completely or is
+probe frames, PLA files, romsets (zip and folder), button scripts, event files, channel maps,
+assembler source, and the Return to Dark Tower's notifications, commands, scripts and
+parameter files. The property is the same for all: an input opens completely or is
 refused with the parser's error, in one line; the probe-frame parser must also find the same
 frames however the byte stream is cut into reads.
 """
@@ -320,6 +321,63 @@ def _run_asm(data: bytes, case: Path) -> None:
     assemble_file(path)
 
 
+# --- Return to Dark Tower ------------------------------------------------------------------
+
+def _rtdt_state_write() -> bytes:
+    from captures.rtdt import RtdtParams, RtdtState, build_state_write
+    s = RtdtState(sound=0x71, skulls=3, volume=2, sequence=0x0E).with_drum(
+        0, position=2, calibrated=True).with_light(3, 1, 2, True, RtdtParams())
+    return build_state_write(s)
+
+
+def _rtdt_note_seeds(work: Path) -> list[bytes]:
+    from captures.rtdt import BatteryNote, RotationNote
+    from captures.rtdt import build_notification as note
+    return [_rtdt_state_write(), bytes.fromhex("07 00 00 0c 10"), b"\x08",
+            note(BatteryNote(4480, b"")), note(RotationNote(2200, b"")),
+            b"\x06\x01\x02\x03\x04"]
+
+
+def _rtdt_command_seeds(work: Path) -> list[bytes]:
+    return [_rtdt_state_write(), b"\x04", b"\x03", bytes(20)]
+
+
+def _run_rtdt_notification(data: bytes, case: Path) -> None:
+    from captures.rtdt import parse_notification
+    parse_notification(data)
+
+
+def _run_rtdt_command(data: bytes, case: Path) -> None:
+    from captures.rtdt import parse_command
+    parse_command(data)
+
+
+def _rtdt_script_seeds(work: Path) -> list[bytes]:
+    return [b"# run length: 30 s\n0 calibrate\n8 rotate top south\n9 light ledge ne breathe\n"
+            b"10 sound 0x5e loop\n11 sequence sealReveal\n12 volume 2\n13 reset-skulls\n"
+            b"14 skull-drop\n15 drop-link silent\n16 battery 3300\n"]
+
+
+def _run_rtdt_script(data: bytes, case: Path) -> None:
+    from captures.rtdt_script import read_rtdt_script
+    path = case / "session.txt"
+    path.write_bytes(data)
+    read_rtdt_script(str(path))
+
+
+def _rtdt_params_seeds(work: Path) -> list[bytes]:
+    return [b'{"sim_calibration_s": 8, "led_pairing": "alternate", "note_types": '
+            b'{"calibration": 8}, "battery_table_mv": [1500, 1200, 980]}',
+            b'device_name = "RTDT"\nreply_timeout_s = 20.5\nwrite_with_response = false\n']
+
+
+def _run_rtdt_params(data: bytes, case: Path) -> None:
+    from captures.rtdt import load_params
+    path = case / ("p.toml" if data.lstrip()[:1] != b"{" else "p.json")
+    path.write_bytes(data)
+    load_params(str(path))
+
+
 def _error(module: str, name: str):
     def get():
         import importlib
@@ -352,6 +410,14 @@ def _build() -> dict[str, Target]:
                 mutate_text),
         _target("channel-map", _channel_map_seeds, _run_channel_map, cap, mutate_text),
         _target("asm", _asm_seeds, _run_asm, _error("emulator.asm", "AsmError"), mutate_text),
+        _target("rtdt-notification", _rtdt_note_seeds, _run_rtdt_notification,
+                _error("captures.rtdt", "RtdtPacketError")),
+        _target("rtdt-command", _rtdt_command_seeds, _run_rtdt_command,
+                _error("captures.rtdt", "RtdtPacketError")),
+        _target("rtdt-script", _rtdt_script_seeds, _run_rtdt_script,
+                _error("captures.rtdt_script", "RtdtScriptError"), mutate_text),
+        _target("rtdt-params", _rtdt_params_seeds, _run_rtdt_params,
+                _error("captures.rtdt", "ParamsError"), mutate_text),
     ]
     return {t.name: t for t in targets}
 

@@ -14,7 +14,8 @@ from tests.fuzz.targets import TARGETS
 
 CASES = int(os.environ.get("TOWERLAB_FUZZ_CASES", 300))
 PARSERS = ("sr", "vcd", "saleae-csv", "saleae-bin", "tlc", "edges", "probe-frames", "pla",
-           "romset-zip", "romset-folder", "script", "events", "channel-map", "asm")
+           "romset-zip", "romset-folder", "script", "events", "channel-map", "asm",
+           "rtdt-notification", "rtdt-command", "rtdt-script", "rtdt-params")
 
 
 def test_every_parser_the_issue_names_has_a_target():
