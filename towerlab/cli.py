@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "towerlab.cmd_captures",   # decode, plot, wav, diff, clock
     "towerlab.cmd_rig",        # rig record/check/...
     "towerlab.cmd_cleanroom",  # conform
+    "towerlab.cmd_explore",    # explore
     "towerlab.cmd_report",     # report
 )
 
