@@ -156,24 +156,30 @@ def _run_dask(fn, jobs, scheduler, finished, label, hook, retries) -> None:
             index[f.key] = i
             return f
 
-        queue = as_completed([submit(i) for i in range(len(jobs))])
-        for f in queue:
-            i = index[f.key]
-            try:
-                result = f.result()
-            except KilledWorker:
-                lost[i] += 1
-                if lost[i] > retries:
-                    raise BatchError(f"job {i + 1} ({_key(label, i)}): lost with its Dask "
-                                     f"worker {lost[i]} times (expected it to finish on a "
-                                     f"retry)") from None
-                queue.add(submit(i))
-                continue
-            finally:
-                f.release()
-            finished(i, result)
+        with client.as_current():
+            _drain(as_completed([submit(i) for i in range(len(jobs))]), index, lost,
+                   submit, finished, label, retries, KilledWorker)
     finally:
         client.close()
+
+
+def _drain(queue, index, lost, submit, finished, label, retries, KilledWorker) -> None:
+    """Take the Dask results as they finish; a job lost with its worker is submitted again."""
+    for f in queue:
+        i = index[f.key]
+        try:
+            result = f.result()
+        except KilledWorker:
+            lost[i] += 1
+            if lost[i] > retries:
+                raise BatchError(f"job {i + 1} ({_key(label, i)}): lost with its Dask worker "
+                                 f"{lost[i]} times (expected it to finish on a retry)") \
+                    from None
+            queue.add(submit(i))
+            continue
+        finally:
+            f.release()
+        finished(i, result)
 
 
 def emulator_script_job(source: dict, script_text: str, script_name: str,
