@@ -30,12 +30,13 @@ from captures.script import BUTTONS, Press, Script, write_script
 
 __all__ = ["Explorer", "SessionSummary", "ExploreResult", "ExploreError", "explore",
            "play_session", "explore_job", "session_seed", "reaction_delays", "summary_table",
-           "REACTION_S", "HOLD_S", "POLL_S", "QUIET_S", "MAX_SECONDS", "IGNORED_PRESSES"]
+           "REACTION_S", "HOLD_S", "POLL_S", "QUIET_S", "MAX_SECONDS", "IGNORED_PRESSES",
+           "GAME_WITHIN_S"]
 
-# A person answers a flashing prompt 0.3-3.0 s after it first lights: the genuine corpus's
+# A person answers a flashing prompt 0.3-3.1 s after it first lights: the genuine corpus's
 # presses come 0.30-3.10 s after their prompt, 1st-99th percentile 0.43-2.93 s
 # (docs/explore.md; tests/rig/test_explore.py measures both with reaction_delays).
-REACTION_S = (0.3, 3.0)
+REACTION_S = (0.3, 3.1)
 HOLD_S = (0.15, 0.3)        # how long a key is held (the corpus holds 0.2 s)
 POLL_S = 0.1                # how often the player looks at the tower, tower seconds
 BUSY_POLL_S = 0.4           # ... while a picture is lit or the reel turns
@@ -43,6 +44,8 @@ SETTLE_S = 0.05             # events are read this far behind now: the reel repo
                             # up to 15 ms after the lamp lights (docs/explore.md)
 QUIET_S = 20.0              # no prompt and nothing shown for this long: the session is over
 MAX_SECONDS = 1800.0        # stop at the first turn prompt after this much tower time
+GAME_WITHIN_S = 120.0       # the first turn prompt comes within this long (the corpus: by
+                            # 25-45 s, the tower test and both menus answered)
 IGNORED_PRESSES = 3         # presses the tower did not react to, in a row, before giving up
 RETREAT_HOLD_MAX_S = 15.0   # longest a retreat holds NO/END
 
@@ -269,13 +272,14 @@ class Explorer:
 
     ``seed`` seeds every choice; ``level`` / ``players`` fix the game chosen at the menus
     (default: random); ``max_seconds`` ends the session at the first turn prompt after that
-    much tower time (outcome ``unfinished``). ``run(tower)`` plays and returns the events;
+    much tower time (outcome ``unfinished``); a tower that shows no flashing prompt for
+    ``quiet_s`` or no player's turn within ``game_within_s`` ends the session (``no game``). ``run(tower)`` plays and returns the events;
     then ``script`` holds what was pressed and ``summary`` what the session showed.
     """
 
     def __init__(self, seed: int, session: int = 0, level: int | None = None,
                  players: int | None = None, max_seconds: float = MAX_SECONDS,
-                 quiet_s: float = QUIET_S):
+                 quiet_s: float = QUIET_S, game_within_s: float = GAME_WITHIN_S):
         for name, v in (("level", level), ("players", players)):
             if v is not None and v not in (1, 2, 3, 4):
                 raise ExploreError(f"{name} {v!r}: expected 1, 2, 3 or 4")
@@ -287,6 +291,7 @@ class Explorer:
         self.want_players = players or self.rng.randint(1, 4)
         self.max_seconds = float(max_seconds)
         self.quiet_s = quiet_s
+        self.game_within_s = game_within_s
         self.summary = SessionSummary(session=session, seed=seed)
         self.script = Script(name=f"explore session {session} seed {seed}")
         self._seed = seed
@@ -350,7 +355,7 @@ class Explorer:
                     end_note = self._end_note
                     break
                 at = p.t + reaction
-                if at > now + 1e-9:
+                if at > now + 1e-3:         # (a tower may advance in whole clock ticks)
                     self._advance(min(at - now, POLL_S))
                     continue
                 button = self._decide(p.text)
@@ -360,6 +365,10 @@ class Explorer:
                 reaction = self._reaction()
                 check = (t_press, p)
                 continue
+            if self.phase != "game" and now >= self.game_within_s:
+                end_note = (f"no game prompt seen within {self.game_within_s:g} s (the tower "
+                            f"never flashed a player's turn)")
+                break
             quiet = now - max(w.activity, self._last_press_end())
             if quiet >= self.quiet_s:
                 end_note = self._quiet_note()
