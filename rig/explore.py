@@ -238,8 +238,8 @@ def _time(e: dict) -> float:
 def reaction_delays(events: list[dict]) -> list[float]:
     """Return, for each button press answering a flashing prompt in ``events``, how long
     after the prompt first lit it came (s): the first display text shown after the tower's
-    last tone, lamp or motor change before the press. Presses at power-on (``0 ``) and
-    during pictures are left out."""
+    last tone, lamp or motor change (or the last press) before the press. Presses at
+    power-on (``0 ``) and during pictures are left out."""
     out = []
     last_out = 0.0
     first: tuple[float, str] | None = None
@@ -252,6 +252,7 @@ def reaction_delays(events: list[dict]) -> list[float]:
         elif kind == "button" and e.get("action") == "press":
             if first is not None and first[1] != "0 " and first[0] >= last_out:
                 out.append(e["t"] - first[0])
+            first = None        # a press the tower ignores: the next counts from after it
     return out
 
 
@@ -344,8 +345,9 @@ class Explorer:
                                     f"{check[1].text!r} (a firmware that does not play the "
                                     f"game?)")
                         break
-                    if p is check[1]:               # still flashing: answer it again
-                        w.prompt = p = _Prompt(p.text, now, shown=2, lit_at=now)
+                    if p is check[1]:               # still flashing: answer it again, a
+                        # reaction after the press that did nothing
+                        w.prompt = p = _Prompt(p.text, check[0], shown=2, lit_at=now)
                 check = None
             if self._retreat_due(now):
                 self._retreat()
