@@ -157,8 +157,19 @@ def _run_dask(fn, jobs, scheduler, finished, label, hook, retries) -> None:
             return f
 
         with client.as_current():
-            _drain(as_completed([submit(i) for i in range(len(jobs))]), index, lost,
-                   submit, finished, label, retries, KilledWorker)
+            try:
+                _drain(as_completed([submit(i) for i in range(len(jobs))]), index, lost,
+                       submit, finished, label, retries, KilledWorker)
+            except ImportError as exc:
+                raise BatchError(f"{scheduler}: a Dask worker cannot import the job ({exc}; "
+                                 f"expected TowerLab installed on every worker, the same "
+                                 f"version)") from None
+            except RuntimeError as exc:
+                if "deserializ" not in str(exc):
+                    raise
+                raise BatchError(f"{scheduler}: the Dask scheduler cannot load the job "
+                                 f"(expected TowerLab installed on the scheduler and every "
+                                 f"worker, the same version)") from None
     finally:
         client.close()
 

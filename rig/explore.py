@@ -800,6 +800,7 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
     if d.is_dir() and any(d.iterdir()) and not (d / "summary.txt").exists():
         raise ExploreError(f"{d}: not empty and not an explore folder (expected a new or "
                            f"empty folder, or one an earlier explore wrote)")
+    created = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -819,8 +820,13 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
             on_session(result.summary)
 
     job_args = [(spec, i, seed, dict(options)) for i in range(1, sessions + 1)]
-    run_jobs(explore_job, job_args, workers=jobs, scheduler=scheduler, on_result=done,
-             progress=progress, label="explore", hook=hook)
+    try:
+        run_jobs(explore_job, job_args, workers=jobs, scheduler=scheduler, on_result=done,
+                 progress=progress, label="explore", hook=hook)
+    except BaseException:
+        if created and not any(d.iterdir()):      # leave no empty folder behind
+            d.rmdir()
+        raise
     text = summary_table(summaries)
     atomic_write(d / "summary.txt", lambda f: f.write(text), binary=False)
     return sorted(summaries, key=lambda s: s.session)
