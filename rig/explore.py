@@ -22,7 +22,7 @@ import os
 import random
 import shutil
 import tempfile
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -273,9 +273,10 @@ class Explorer:
 
     ``seed`` seeds every choice; ``level`` / ``players`` fix the game chosen at the menus
     (default: random); ``max_seconds`` ends the session at the first turn prompt after that
-    much tower time (outcome ``unfinished``); a tower that shows no flashing prompt for
-    ``quiet_s`` or no player's turn within ``game_within_s`` ends the session (``no game``). ``run(tower)`` plays and returns the events;
-    then ``script`` holds what was pressed and ``summary`` what the session showed.
+    much tower time (outcome ``unfinished``); a tower that shows nothing for ``quiet_s``
+    seconds or no player's turn within ``game_within_s`` ends it (``lost`` once a game
+    began, else ``no game``). ``run(tower)`` plays and returns the events; then ``script``
+    holds what was pressed and ``summary`` what the session showed.
     """
 
     def __init__(self, seed: int, session: int = 0, level: int | None = None,
@@ -821,8 +822,20 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
 
     job_args = [(spec, i, seed, dict(options)) for i in range(1, sessions + 1)]
     try:
-        run_jobs(explore_job, job_args, workers=jobs, scheduler=scheduler, on_result=done,
-                 progress=progress, label="explore", hook=hook)
+        if spec.target == "real":
+            # one tower, one session at a time, its capture streamed into the folder itself
+            # (crash-safe, rig.session.record_session)
+            for _, i, _, opts in job_args:
+                folder = session_folder(d, i)
+                if folder.exists():
+                    shutil.rmtree(folder)
+                summaries.append(play_session(spec, session_seed(seed, i), folder,
+                                              session=i, **opts))
+                if on_session is not None:
+                    on_session(summaries[-1])
+        else:
+            run_jobs(explore_job, job_args, workers=jobs, scheduler=scheduler,
+                     on_result=done, progress=progress, label="explore", hook=hook)
     except BaseException:
         if created and not any(d.iterdir()):      # leave no empty folder behind
             d.rmdir()

@@ -47,7 +47,8 @@ from rig.errors import ClockFitError, RigError
 if TYPE_CHECKING:
     from rig.real import RealTower
 
-__all__ = ["TargetSpec", "Target", "open_target", "record", "record_session", "check", "import_capture",
+__all__ = ["TargetSpec", "Target", "open_target", "record", "record_session", "check",
+           "import_capture",
            "recorded_clock", "fit_recorded_clock", "CheckResult", "Recording", "load_recording",
            "TARGETS", "DEFAULT_CHANNEL_MAP", "NOMINAL_CLOCK_HZ", "validate_spec",
            "load_probe_map", "check_cleanroom"]
