@@ -80,7 +80,8 @@ def cluster():
     distributed = pytest.importorskip("distributed", reason="dask.distributed is pinned in "
                                       "setup.cfg: pip install -e .")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, silence_logs=50) as c:
+                                  dashboard_address=None, worker_dashboard_address=None,
+                                  silence_logs=50) as c:
         yield c
 
 
