@@ -18,7 +18,7 @@ from rig.errors import RigError
 from rig.recording import (RECORDING_FILES, RECORDING_FORMAT, RECORDING_VERSION, Recording,
                            make_dir, out_dir, read_session_script, write_json, load_recording)
 from rig.specs import Target, TargetSpec, open_target, validate_spec
-__all__ = ["record"]
+__all__ = ["record", "record_session"]
 
 
 class _Watched:
@@ -36,6 +36,31 @@ class _Watched:
         self._report(min(self._tower.now, self._total), self._total)
 
 
+class _ScriptDrive:
+    """Play a script file on a tower, for ``record``: the script as given, byte for byte."""
+
+    def __init__(self, script_path: str, progress: Callable[[float, float], None] | None):
+        self.script = read_session_script(script_path, empty_ok=False)
+        # write_script keeps 6 significant digits: keep the user's text instead
+        self.text = Path(script_path).read_text(encoding="utf-8")
+        self._progress = progress
+
+    def run(self, tower) -> list[dict]:
+        """Run the script on ``tower``; return its events."""
+        end = self.script.end_time()
+        if self._progress is not None:
+            tower = _Watched(tower, end, self._progress)
+        return run_script(tower, self.script)
+
+    def script_text(self) -> str:
+        """Return the text of script.txt."""
+        return self.text
+
+    def meta(self) -> dict:
+        """Return what recording.json adds for this kind of session (nothing)."""
+        return {}
+
+
 def record(script_path: str, spec: TargetSpec, out: str | os.PathLike,
            inject: Callable[[Target], None] | None = None,
            progress: Callable[[float, float], None] | None = None) -> Recording:
@@ -46,10 +71,23 @@ def record(script_path: str, spec: TargetSpec, out: str | os.PathLike,
     ``inject(target)`` is called once the target is open (fault-injection tests use it);
     ``progress(done_s, total_s)`` after every advance of the session.
     """
+    return record_session(_ScriptDrive(script_path, progress), spec, out, inject)
+
+
+def record_session(drive, spec: TargetSpec, out: str | os.PathLike,
+                   inject: Callable[[Target], None] | None = None) -> Recording:
+    """Play a session on a target with ``drive`` and store script, capture and events in
+    ``out`` (the layout of ``record``).
+
+    ``drive`` has ``run(tower) -> events`` (it plays the whole session; it may raise RigError
+    for a rig fault), then ``script`` (a ``captures.script.Script``: what was pressed, its
+    ``end_time()`` the session's length), ``script_text()`` (the text of script.txt) and
+    ``meta()`` (a dict added to recording.json). ``record`` drives a script file;
+    ``rig.explore`` a player that reacts to what the tower shows.
+    """
     from captures.formats import write_capture
     from captures.stream import StreamWriter
 
-    script = read_session_script(script_path, empty_ok=False)
     d = out_dir(out)
     validate_spec(spec)
     made_dir = make_dir(d)
@@ -76,24 +114,22 @@ def record(script_path: str, spec: TargetSpec, out: str | os.PathLike,
     except BaseException:
         discard()
         raise
-    end = script.end_time()
     fault: BaseException | None = None
     done = False
     try:
-        # The script as given, byte for byte (write_script keeps 6 significant digits).
-        (d / "script.txt").write_text(Path(script_path).read_text(encoding="utf-8"),
-                                      encoding="utf-8")
         if inject is not None:
             inject(target)
-        tower = target.tower if progress is None else _Watched(target.tower, end, progress)
         try:
-            events = run_script(tower, script)
+            events = drive.run(target.tower)
         except RigError as exc:
             fault = target.explain(exc)
             events = None
+        end = drive.script.end_time()
+        (d / "script.txt").write_text(drive.script_text(), encoding="utf-8")
         meta = {"format": RECORDING_FORMAT, "version": RECORDING_VERSION,
                 "target": spec.target, "romset": spec.romset, "firmware": spec.firmware,
                 "script_end_s": end, "observed": target.observed_types(), "fault": None}
+        meta.update(drive.meta())
         real = target.real
         if real is not None:
             cap = real.finish(end, reason=f"rig fault: {fault}" if fault else None)

@@ -21,10 +21,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ as DARKTOWER_CLOCK_HZ
 from rig.bench import PROBE_16, VirtualBench
 from rig.errors import RigError
+
+if TYPE_CHECKING:
+    from rig.towers.real import RealTower
 __all__ = ["TargetSpec", "Target", "open_target", "TARGETS", "DEFAULT_CHANNEL_MAP",
            "NOMINAL_CLOCK_HZ", "validate_spec", "load_probe_map",
            "ALL_OUTPUT_TYPES", "is_number"]

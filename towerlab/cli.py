@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "towerlab.cmd_rig",        # rig record/check/...
     "towerlab.cmd_rtdt",       # rtdt record/check/scan/status/one-shot (Return to Dark Tower)
     "towerlab.cmd_cleanroom",  # conform
+    "towerlab.cmd_explore",    # explore
     "towerlab.cmd_report",     # report
 )
 

@@ -48,6 +48,8 @@ def register(sub) -> None:
     p.add_argument("--jobs", type=int, default=1,
                    help="batch runs: scripts run in parallel on this many processes")
     p.add_argument("--out", help="batch runs: folder for <script>.events.jsonl files")
+    p.add_argument("--scheduler", help="batch runs: run on the Dask cluster at "
+                                       "tcp://HOST:PORT (ROM paths must be readable there)")
     p.add_argument("--events", help="write the events here (JSON lines)")
     p.add_argument("--sr", help="write the pins here as a sigrok .sr capture")
     p.add_argument("--wav", help="write the speaker here as a WAV file")
@@ -174,6 +176,8 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.out:
         raise ValueError("--out is for batch runs (several --script files); use --events, "
                          "--sr, --wav for one run")
+    if args.scheduler:
+        raise ValueError("--scheduler is for batch runs (several --script files)")
     from emulator.boards import board_keys
 
     _check_outputs(args.events, args.sr, args.wav,
@@ -236,24 +240,6 @@ def _run_with_progress(tower, script, seconds: float) -> list[dict]:
         return run_script(paced, script, until=seconds)
 
 
-def _batch_one(job: tuple) -> tuple[str, int, str]:
-    """Run one script of a batch in a worker process; return (script, events, output path)."""
-    from captures.events import write_events
-    from captures.script import read_script
-    from captures.tower import run_script
-
-    fields, script_path, path = job
-    args = argparse.Namespace(**fields)
-    tower = _tower(args)
-    from emulator.boards import board_keys
-
-    events = run_script(tower, read_script(script_path, board_keys(args.board)),
-                        until=args.seconds)
-    tower.close()
-    atomic_write(path, lambda f: write_events(events, f), binary=False)
-    return script_path, len(events), path
-
-
 def _batch_output(script_path: str, out_dir: str) -> str:
     """Return the events file of one batch script: ``<out>/<name>.events.jsonl``, where a
     ``folder/script.txt`` (the shared capture layout) is named after its folder."""
@@ -265,10 +251,10 @@ def _batch_output(script_path: str, out_dir: str) -> str:
 
 
 def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> int:
-    """Run many scripts, ``--jobs`` at a time, writing one events file per script."""
-    from concurrent.futures import ProcessPoolExecutor
-
+    """Run many scripts, ``--jobs`` at a time on local processes or on the Dask cluster at
+    ``--scheduler`` (rig.batch), writing one events file per script as each finishes."""
     from captures.script import read_script
+    from rig.batch import emulator_script_job, run_jobs
 
     if args.events or args.sr or args.wav:
         raise ValueError("a batch run (several --script files) writes <out>/<script>."
@@ -280,8 +266,10 @@ def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> in
                          f"<script>.events.jsonl files)")
     from emulator.boards import board_keys
 
+    texts = {}
     for path in scripts:                    # bad scripts fail before any work starts
         read_script(path, board_keys(args.board))
+        texts[path] = Path(path).read_text(encoding="utf-8")
     outputs: dict[str, str] = {}
     for path in scripts:
         written = _batch_output(path, args.out)
@@ -289,41 +277,40 @@ def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> in
             raise ValueError(f"{path}: would write {written} like {outputs[written]} "
                              f"(expected scripts with different names)")
         outputs[written] = path
-    fields = {k: getattr(args, k) for k in ("firmware", "rom", "romset", "mpla", "opla",
-                                             "board", "clock", "seconds", "core")}
-    _tower(argparse.Namespace(**fields)).close()   # bad sources fail once, up front
+    tower = _tower(args)                     # bad sources fail once, up front
+    tower.close()
+    clock = getattr(args, "clock", None)
+    source = {"firmware": args.firmware, "rom": args.rom, "romset": args.romset,
+              "mpla": args.mpla, "opla": args.opla, "board": args.board,
+              "clock_hz": int(clock) if clock else None, "core": args.core}
     created = not os.path.isdir(args.out)
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"{args.out}: cannot make the folder ({exc.strerror or exc})") \
             from None
-    jobs = [(fields, path, written) for written, path in outputs.items()]
-    workers = min(args.jobs, len(jobs))
-    results = []
-    progress = None
-    if sys.stderr.isatty():
-        from rich.console import Console
-        from rich.progress import Progress
-        progress = Progress(console=Console(stderr=True), transient=True)
+    order = list(outputs.items())
+    jobs = [(source, texts[path], path, args.seconds) for _, path in order]
+
+    def write(i: int, result: tuple[str, int, str]) -> None:
+        """Write one finished script's events file (atomically)."""
+        text = result[2]
+        atomic_write(order[i][0], lambda f: f.write(text), binary=False)
+
     try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            if progress is not None:
-                with progress:
-                    task = progress.add_task(f"running {len(jobs)} scripts", total=len(jobs))
-                    for res in pool.map(_batch_one, jobs):
-                        results.append(res)
-                        progress.advance(task)
-            else:
-                results = list(pool.map(_batch_one, jobs))
+        results = run_jobs(emulator_script_job, jobs, workers=args.jobs,
+                           scheduler=args.scheduler, on_result=write,
+                           progress=sys.stderr.isatty(), label="run")
     except BaseException:
         if created and not os.listdir(args.out):    # leave no empty folder behind
             os.rmdir(args.out)
         raise
-    for path, count, written in results:
+    for (written, path), (_, count, _) in zip(order, results):
         print(f"{path}: {count} events -> {written}", file=out)
-    print(f"ran {len(results)} scripts for {args.seconds:g} s each on {workers} "
-          f"process{'es' if workers > 1 else ''}", file=out)
+    workers = min(args.jobs, len(jobs))
+    where = (f"on the Dask cluster at {args.scheduler}" if args.scheduler else
+             f"on {workers} process{'es' if workers > 1 else ''}")
+    print(f"ran {len(results)} scripts for {args.seconds:g} s each {where}", file=out)
     return 0
 
 

@@ -1,0 +1,230 @@
+"""`towerlab explore` (rig/explore.py): a seeded player that answers the tower's flashing
+prompts as a person would, on the clean-room game (whole games) and on the emulator's demo
+firmware (which does not play the game)."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from captures.events import read_events
+from captures.script import BUTTONS
+from captures.tower import run_script
+from cleanroom.tower import CleanroomTower
+from rig.explore import (REACTION_S, Explorer, SessionSummary, explore, reaction_delays,
+                         summary_table)
+from rig.towers.fakes import PinTower
+from rig.recording import load_recording
+from rig.specs import TargetSpec
+from towerlab.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+CORPUS = ROOT / "tests" / "data" / "corpus"
+FRAME_S = 1 / 60
+
+
+@pytest.fixture(scope="module")
+def solo(tmp_path_factory):
+    """Two solo games at random levels (seed 0): a level 2 game lost after battles,
+    retreats, a purchase and a Dark Tower visit; a level 4 game lost in the Final Battle."""
+    out = tmp_path_factory.mktemp("solo")
+    return out, explore(TargetSpec("cleanroom"), 2, 0, out, players=1, max_seconds=600)
+
+
+@pytest.fixture(scope="module")
+def level4(tmp_path_factory):
+    """Four level 4 games (seed 1), 1-4 players: the riddle, the Final Battle, victory."""
+    out = tmp_path_factory.mktemp("level4")
+    return out, explore(TargetSpec("cleanroom"), 4, 1, out, level=4)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+def _sessions(*fixtures):
+    for out, summaries in fixtures:
+        for s in summaries:
+            yield out / f"session_{s.session:04d}", s
+
+
+def test_cleanroom_sessions_reach_battles_retreats_the_bazaar_tombs_and_the_dark_tower(
+        solo, level4):
+    total = {k: sum(getattr(s, k) for _, s in _sessions(solo, level4))
+             for k in ("battles", "retreats", "bazaar_buys", "tombs", "dark_tower",
+                       "riddles", "final_battles")}
+    assert all(v > 0 for v in total.values()), total
+
+
+def test_cleanroom_games_are_won_and_lost_across_seeds(solo, level4):
+    outcomes = [s.outcome for _, s in _sessions(solo, level4)]
+    assert "won" in outcomes and "lost" in outcomes
+    assert set(outcomes) <= {"won", "lost"}             # whole games, none cut short
+
+
+def test_a_won_game_ends_on_the_flashing_score_after_the_victory_picture(level4):
+    folder, s = next((f, s) for f, s in _sessions(level4) if s.outcome == "won")
+    events = read_events(str(folder / "events.jsonl"))
+    victory = [e for e in events if e["type"] == "lamp" and e["on"] and e["lamp"] == "upper"
+               and _card(events, e["t"]) == 1]
+    assert victory and s.note.startswith("victory: the score")
+    assert s.note.split()[3] in {e["text"] for e in events if e["type"] == "display"}
+
+
+def test_a_lost_solo_game_ends_when_the_tower_goes_quiet(solo):
+    lost = [s for _, s in _sessions(solo) if s.outcome == "lost"]
+    assert lost and all(s.note.startswith("game over") for s in lost)
+
+
+def test_a_retreat_holds_no_end_until_the_warriors_show_with_no_number(solo):
+    folder, s = next((f, s) for f, s in _sessions(solo) if s.retreats)
+    rec = load_recording(folder)
+    holds = [a for a in rec.script.actions if a.button == "NO/END" and a.hold > 1.0]
+    assert len(holds) >= s.retreats
+    for a in holds[:s.retreats]:
+        lit = [e for e in rec.events if e["type"] == "lamp" and e["on"]
+               and e["lamp"] == "middle" and a.t <= e["t"] <= a.t + a.hold]
+        assert lit and _card(rec.events, lit[0]["t"]) == 1          # WARRIORS
+        off = next(e["t"] for e in rec.events if e["type"] == "lamp" and not e["on"]
+                   and e["lamp"] == "middle" and e["t"] > lit[0]["t"])
+        shown = [e["text"] for e in rec.events if e["type"] == "display"
+                 and lit[0]["t"] <= e["t"] <= off]
+        assert all(t == "  " for t in shown)                     # no number
+
+
+def test_each_session_folder_is_a_recording_its_script_replays_exactly(solo):
+    for folder, s in _sessions(solo):
+        rec = load_recording(folder)
+        assert rec.meta["explore"]["seed"] == s.seed and rec.meta["target"] == "cleanroom"
+        assert run_script(CleanroomTower(seed=s.seed), rec.script) == rec.events
+
+
+def test_summary_txt_is_the_table_of_what_each_session_showed(level4):
+    out, summaries = level4
+    text = (out / "summary.txt").read_text()
+    assert text == summary_table(summaries)
+    lines = text.splitlines()
+    assert lines[0].split("\t") == list(SessionSummary.COLUMNS) and len(lines) == 5
+    for line, s in zip(lines[1:], summaries):
+        meta = load_recording(out / f"session_{s.session:04d}").meta["explore"]
+        assert line.split("\t")[SessionSummary.COLUMNS.index("outcome")] == meta["outcome"]
+
+
+def test_seeded_runs_are_byte_identical_and_another_seed_is_not(tmp_path, level4):
+    out, _ = level4
+    explore(TargetSpec("cleanroom"), 4, 1, tmp_path / "again", level=4)
+    assert _tree(tmp_path / "again") == _tree(out)
+    explore(TargetSpec("cleanroom"), 1, 2, tmp_path / "other", level=4)
+    assert _tree(tmp_path / "other")["session_0001/script.txt"] != \
+        _tree(out)["session_0001/script.txt"]
+
+
+def test_local_processes_write_what_one_process_writes(tmp_path, level4):
+    out, _ = level4
+    explore(TargetSpec("cleanroom"), 4, 1, tmp_path / "jobs", level=4, jobs=2)
+    assert _tree(tmp_path / "jobs") == _tree(out)
+
+
+def test_the_menus_reach_the_level_and_player_count_the_player_chose(solo, level4):
+    for fixture, options in ((solo, {"players": 1}), (level4, {"level": 4})):
+        for _, s in _sessions(fixture):
+            chose = Explorer(s.seed, **options)
+            assert (s.level, s.players) == (chose.want_level, chose.want_players)
+    assert {s.players for _, s in _sessions(level4)} == {1, 2, 3, 4}
+
+
+def test_every_level_and_player_count_is_chosen_across_seeds():
+    chosen = {(Explorer(seed).want_level, Explorer(seed).want_players) for seed in range(60)}
+    assert {lv for lv, _ in chosen} == {1, 2, 3, 4} and {n for _, n in chosen} == {1, 2, 3, 4}
+
+
+def test_the_sessions_press_every_button(solo, level4, tmp_path):
+    pressed = set()
+    for folder, _ in _sessions(solo, level4):
+        pressed |= {a.button for a in load_recording(folder).script.actions}
+    if pressed != set(BUTTONS):                      # two more level 2 games, same seed
+        more = explore(TargetSpec("cleanroom"), 2, 3, tmp_path, level=2, max_seconds=300)
+        for s in more:
+            pressed |= {a.button for a in load_recording(
+                tmp_path / f"session_{s.session:04d}").script.actions}
+    assert pressed == set(BUTTONS)
+
+
+def test_the_genuine_corpus_answers_its_prompts_within_the_players_delay_range():
+    delays = np.concatenate([reaction_delays(read_events(str(d / "events.jsonl")))
+                             for d in sorted(CORPUS.iterdir()) if d.is_dir()])
+    assert len(delays) > 1500
+    lo, hi = REACTION_S
+    assert lo - FRAME_S <= delays.min() and delays.max() <= hi + FRAME_S
+    # and the player's range is no wider than the corpus's: its ends are where the corpus's are
+    assert delays.min() <= lo + 2 * FRAME_S and delays.max() >= hi - 2 * FRAME_S
+
+
+def test_the_player_answers_within_its_delay_range_measured_as_on_the_corpus(solo, level4):
+    delays = np.concatenate([reaction_delays(load_recording(f).events)
+                             for f, _ in _sessions(solo, level4)])
+    lo, hi = REACTION_S
+    assert len(delays) > 50
+    assert lo - 1e-6 <= delays.min() and delays.max() <= hi + 0.1
+    assert np.median(delays) == pytest.approx(np.mean(REACTION_S), abs=0.35)
+
+
+def test_on_the_demo_firmware_a_session_ends_with_a_clear_line(tmp_path):
+    [s] = explore(TargetSpec("emu"), 1, 1, tmp_path)
+    assert s.outcome == "no game" and s.players and s.level
+    assert s.note == "the tower ignored 3 presses in a row at ' 1' (a firmware that does " \
+                     "not play the game?)"
+    folder = tmp_path / "session_0001"
+    assert {p.name for p in folder.iterdir()} == {"recording.json", "script.txt",
+                                                    "capture.tlc", "events.jsonl"}
+    assert load_recording(folder).meta["target"] == "emu"
+
+
+def test_a_tower_that_never_flashes_a_turn_ends_with_no_game_prompt_seen():
+    ex = Explorer(1, quiet_s=5, game_within_s=15)
+    ex.run(PinTower())
+    assert ex.summary.outcome == "no game"
+    assert ex.summary.note.startswith("no game prompt seen within 15 s")
+
+
+def test_towerlab_explore_prints_the_table_and_writes_the_folders(tmp_path):
+    out = io.StringIO()
+    rc = main(["explore", "--target", "cleanroom", "--sessions", "2", "--seed", "4",
+               "--level", "4", "--out", str(tmp_path / "x")], out)
+    lines = out.getvalue().splitlines()
+    assert rc == 0 and lines[0].split()[:3] == ["session", "seed", "level"]
+    assert lines[-1] == f"explored 2 sessions on cleanroom (1 process): {tmp_path}/x/summary.txt"
+    assert (tmp_path / "x" / "session_0002" / "events.jsonl").exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--sessions", "0"], "--sessions 0: expected a number of sessions >= 1"),
+    (["--level", "5"], "level 5: expected 1, 2, 3 or 4"),
+    (["--rom", "x.bin"], "--rom, --romset and --firmware are for --target emu, not cleanroom"),
+    (["--max-seconds", "-1"], "max seconds -1.0: expected a finite number"),
+])
+def test_bad_explore_options_are_one_line_naming_the_value(tmp_path, capsys, argv, message):
+    rc = main(["explore", "--target", "cleanroom", "--out", str(tmp_path / "x"), *argv],
+              io.StringIO())
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_an_out_that_is_a_file_is_refused(tmp_path, capsys):
+    (tmp_path / "f").write_text("mine")
+    rc = main(["explore", "--target", "cleanroom", "--out", str(tmp_path / "f")],
+              io.StringIO())
+    assert rc == 2 and "exists and is not a folder" in capsys.readouterr().err
+
+
+def _card(events, t):
+    """Return the reel card reported last up to 50 ms after ``t``."""
+    card = None
+    for e in events:
+        if e["type"] == "reel" and e["t"] <= t + 0.05:
+            card = e["card_pos"]
+    return card

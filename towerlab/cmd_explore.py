@@ -1,0 +1,71 @@
+"""Subcommand ``explore``: play whole games at random on a tower (registered by towerlab.cli).
+
+A small function over ``rig.explore.explore``; the player, the recordings and the batch live
+in the library (``rig/explore.py``, ``rig/batch.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import IO
+
+__all__ = ["register", "cmd_explore"]
+
+
+def register(sub) -> None:
+    """Add the explore subcommand to the towerlab parser."""
+    p = sub.add_parser("explore", help="play whole games at random, as a person would",
+                       description="Play sessions on a tower as a person would: wait for each "
+                                   "flashing prompt, press after a seeded human-like delay, "
+                                   "every level, 1-4 players, every button, the bazaar, "
+                                   "battles with and without retreat, the Dark Tower. Writes "
+                                   "a recording folder per session (as rig record) and "
+                                   "summary.txt; seeded runs are identical.")
+    p.add_argument("--target", choices=["emu", "cleanroom", "real"], required=True,
+                   help="emu: the emulator; cleanroom: the clean-room game; real: a tower "
+                        "through the button box and analyser")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--romset", help="emu: MAME romset zip or folder")
+    src.add_argument("--rom", help="emu: raw ROM image")
+    src.add_argument("--firmware", choices=["demo"], help="emu: the open demo firmware "
+                                                         "(the default)")
+    p.add_argument("--port", help="real: the button box's serial port")
+    p.add_argument("--sessions", type=int, default=1, help="sessions to play (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="batch seed (default 0)")
+    p.add_argument("--out", required=True, help="folder for session_NNNN/ and summary.txt")
+    p.add_argument("--level", type=int, help="play this level (default: random per session)")
+    p.add_argument("--players", type=int, help="this many players (default: random)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="end a game at the first turn prompt after this much tower time "
+                        "(default 1800)")
+    p.add_argument("--jobs", type=int, default=1, help="sessions in parallel on this many "
+                                                       "local processes")
+    p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
+    p.set_defaults(func=cmd_explore)
+
+
+def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
+    """Play ``--sessions`` sessions; print one line per session and the summary table."""
+    from rig.explore import MAX_SECONDS, explore, summary_table
+    from rig.specs import TargetSpec
+
+    if args.target != "emu" and (args.rom or args.romset or args.firmware):
+        raise ValueError(f"--rom, --romset and --firmware are for --target emu, not "
+                         f"{args.target}")
+    if args.target == "real" and not args.port:
+        raise ValueError("--target real needs the button box's serial port (--port "
+                         "/dev/ttyACM0)")
+    spec = TargetSpec(args.target, romset=args.romset or args.rom, port=args.port)
+    options = {"level": args.level, "players": args.players,
+               "max_seconds": MAX_SECONDS if args.max_seconds is None else args.max_seconds}
+    summaries = explore(spec, args.sessions, args.seed, args.out, jobs=args.jobs,
+                        scheduler=args.scheduler, progress=sys.stderr.isatty(), **options)
+    rows = [line.split("\t") for line in summary_table(summaries).splitlines()]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:                          # aligned columns; the note last, as it is
+        print("  ".join(c.rjust(n) for c, n in zip(r, widths)) + "  " + r[-1], file=out)
+    where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else
+             f"{min(args.jobs, args.sessions)} process{'es' if args.jobs > 1 else ''}")
+    print(f"explored {len(summaries)} session{'s' if len(summaries) != 1 else ''} on "
+          f"{args.target} ({where}): {args.out}/summary.txt", file=out)
+    return 0
