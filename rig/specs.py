@@ -29,6 +29,7 @@ from rig.errors import RigError
 
 if TYPE_CHECKING:
     from rig.towers.real import RealTower
+
 __all__ = ["TargetSpec", "Target", "open_target", "TARGETS", "DEFAULT_CHANNEL_MAP",
            "NOMINAL_CLOCK_HZ", "validate_spec", "load_probe_map",
            "ALL_OUTPUT_TYPES", "is_number"]
