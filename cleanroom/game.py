@@ -170,8 +170,7 @@ class Game:
         self.current = 0
         self.tower_brigands = 16
         self.riddle: tuple[str, ...] = param("level4_riddle")
-        self.dragon_warriors = 0
-        self.dragon_gold = 0
+        self.dragon_warriors, self.dragon_gold = self._hoard_start()
         self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
         self.last_shown: list[tuple[str, str | None]] = []
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
@@ -182,6 +181,14 @@ class Game:
         self._action_t = 0.0        # when this turn's action key was taken
 
     # ---- helpers ----------------------------------------------------------------------
+    @staticmethod
+    def _hoard_start() -> tuple[int, int]:
+        """Return the (warriors, gold) the Dragon's hoard holds before its first attack and
+        after a sword has won it (params ``dragon_hoard_start``: every slaying in the corpus
+        wins 2 warriors and 6 bags more than the attacks took)."""
+        start = param("dragon_hoard_start")
+        return start["warriors"], start["gold"]
+
     def choose(self, name: str, options: Sequence, weights: Sequence[float] | None = None):
         """Resolve a random decision through the chooser and log it."""
         value = self.chooser.choose(name, list(options), weights, self.engine.now)
@@ -319,6 +326,7 @@ class Game:
 
     def _setup(self, level: int, count: int) -> None:
         self.level = level
+        self.dragon_warriors, self.dragon_gold = self._hoard_start()
         self.players = [Player(number=i + 1, warriors=param("start_warriors"),
                                gold=param("start_gold"), food=param("start_food"))
                         for i in range(count)]
@@ -554,7 +562,7 @@ class Game:
             p.sword = False
             p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
             p.gold = p.gold + self.dragon_gold
-            self.dragon_warriors = self.dragon_gold = 0
+            self.dragon_warriors, self.dragon_gold = self._hoard_start()
         else:
             yield from self._picture_with_sound("DRAGON", "dragon")
             yield from self.sleep(param("motor_after_dragon_s"))

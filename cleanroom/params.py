@@ -136,6 +136,13 @@ _ROWS = [
     Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), for the gold; the "
           "warriors lose a fifth, rounded, at least one (corpus: cleanroom.game.dragon_takes)",
           "rulebook; corpus (evidence rows)"),
+    Param("dragon_hoard_start", dict(warriors=2, gold=6), "",
+          "decided by evidence: the Dragon's hoard holds 2 warriors and 6 bags before its "
+          "first attack and again after a sword has won it (corpus: every slaying, 5 of 5: "
+          "l3_p1_s03 149.32 and l4_p3_s38 177.77 10 -> 12 warriors, 30 -> 36 bags with no "
+          "attack before; l3_p1_s37 237.65 attacks took 3 and 14, the sword won 5 and 20; "
+          "l4_p4_s39 166.32 and again 267.02); rulebook (Dragon Attacks) names no start",
+          "corpus"),
     Param("curse_share", 4, "divisor", "rulebook: Cursed By A Wizard (1/4)", "rulebook"),
     Param("sanctuary_warriors_below", 4, "", "rulebook: Sanctuary (4 or less)", "rulebook"),
     Param("sanctuary_gold_below", 7, "bags", "rulebook: Sanctuary (7 or less)", "rulebook"),
