@@ -171,7 +171,6 @@ class Game:
         self.tower_brigands = 16
         self.riddle: tuple[str, ...] = param("level4_riddle")
         self.dragon_warriors, self.dragon_gold = self._hoard_start()
-        self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
         self.last_shown: list[tuple[str, str | None]] = []
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
@@ -371,7 +370,6 @@ class Game:
             # turn's food is eaten 'whether you move your warrior pawn or not')
             snapshot = replace(p)
             hoard = (self.dragon_warriors, self.dragon_gold)
-            self.curse_cast = False
             outcome = "again"
             while outcome == "again":
                 # after the end cue or the overture: the running phase (557 turn changes)
@@ -417,10 +415,12 @@ class Game:
 
     def _undo(self, snapshot: Player, hoard: tuple[int, int]) -> None:
         """Undo the turn's action (rulebook: The Clear Button): the player's inventory and the
-        dragon's hoard return to what they were before it, unless the action cursed another
-        player, which CLEAR does not undo (rulebook: Clear, EXCEPTION)."""
-        if self.curse_cast:
-            return
+        dragon's hoard return to what they were before it.  A curse the action cast is not
+        undone (rulebook: Clear, EXCEPTION): the victim keeps its loss and is still cursed,
+        while the curser's gain goes with the rest of the action (corpus l3_p4_s15: player 3
+        curses player 4 at 125.02 (12 warriors, 56 bags) and CLEARs at 131.68; player 4 shows
+        CURSED, 08 and 23 at 138.59; player 3 has its 10 and 30 again when player 1's curse
+        takes 2 and 7 from it at 222.28)."""
         now = self.players[self.current]
         self.players[self.current] = replace(snapshot, cursed_by=now.cursed_by)
         self.dragon_warriors, self.dragon_gold = hoard
@@ -756,7 +756,6 @@ class Game:
         victim.gold -= lg
         victim.carry()
         victim.cursed_by = p.number
-        self.curse_cast = True
         p.warriors = min(param("max_count"), p.warriors + lw)
         p.gold = min(param("max_count"), p.gold + lg)
         p.carry()
