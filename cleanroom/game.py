@@ -403,8 +403,10 @@ class Game:
             if p.warriors == 0:
                 yield from self._game_lost(p)
             return
-        p.food = max(0, p.food - need)
-        if p.food <= param("low_food_turns") * need:
+        # the warning counts the turns of food left before this turn's meal (params
+        # ``low_food_turns``: l2_p1_s26 297.30 no warning with 5 rations, 301.32 with 4)
+        before, p.food = p.food, max(0, p.food - need)
+        if before <= param("low_food_turns") * need:
             # the warning sounds with the turn's first action key, before the action
             # (corpus: 6 of 6, e.g. l2_p1_s26 301.32, l2_p1_s02 365.73)
             self._low_food_turn = (p.number, p.turns)

@@ -130,7 +130,10 @@ _ROWS = [
     Param("food_per_15_warriors", 15, "warriors", "rulebook: Rations Of Food (1 per 15)",
           "rulebook"),
     Param("low_food_turns", 4, "turns", "rulebook: Low food warning ('4 or less turns of food "
-          "left'); chosen: counted after this turn's rations are eaten", "rulebook"),
+          "left'), counted before this turn's rations are eaten (corpus: l2_p1_s26, FOOD 06 "
+          "shown at 277.55, then no warning at 297.30 with 5 rations before the meal and the "
+          "warning at 301.32 with 4; l2_p1_s02 348.60 none with 5, 365.73 with 4)",
+          "rulebook; corpus"),
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
     Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), for the gold; the "

@@ -30,12 +30,22 @@ def test_losing_warriors_drops_the_gold_they_cannot_carry():
 
 
 def test_low_food_warning_sounds_with_the_turns_first_action_key_with_4_turns_left():
-    """Corpus l2_p1_s26 301.32: SANCTUARY/CITADEL at ` 1`, the three whoops, then the trill."""
-    tw = tower(1, 1, inventory=dict(warriors=10, food=5), move=["safe"])
+    """Corpus l2_p1_s26 301.32: SANCTUARY/CITADEL at ` 1` with 4 rations before the turn's
+    meal, the three whoops, then the trill."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=4), move=["safe"])
     assert "low_food" not in shown(observations(tw.events()), "sound")
-    assert player(tw).food == 4
+    assert player(tw).food == 3
     sounds = shown(press(tw, "MOVE"), "sound")
     assert sounds[:2] == ["low_food", "beep"]
+
+
+def test_no_warning_with_5_rations_before_the_meal():
+    """Corpus l2_p1_s26 297.30 (INVENTORY showed FOOD 06 two turns before): MOVE with 5
+    rations before the meal, 4 after it, plays the safe beep alone; l2_p1_s02 348.60 the same
+    before BAZAAR's tune."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=5), move=["safe"])
+    assert player(tw).food == 4
+    assert shown(press(tw, "MOVE"), "sound") == ["beep"]
 
 
 def test_no_warning_with_more_than_4_turns_of_food():
