@@ -175,6 +175,8 @@ class Game:
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
         self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
+        self._warned = False        # this action began with the low-food warning
+        self._citadel_cleared = False   # this action cleared the Citadel's doubling
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
         self._action_t = 0.0        # when this turn's action key was taken
@@ -480,7 +482,8 @@ class Game:
                 return "again"
             yield from self.sound("siren", delay=param("sound_after_click_s"))
             return "undone"
-        if self._low_food_turn == (p.number, p.turns):
+        self._warned = self._low_food_turn == (p.number, p.turns)
+        if self._warned:
             self._low_food_turn = None
             yield from self.sound("low_food", delay=after_click("low_food"))
         self.last_shown = []
@@ -490,8 +493,10 @@ class Game:
             "BAZAAR": self._bazaar, "FRONTIER": self._frontier, "INVENTORY": self._inventory,
             "DARK TOWER": self._dark_tower,
         }[key]
+        self._citadel_cleared = False
         if key in ("TOMB/RUIN", "BAZAAR", "DARK TOWER") and p.frontiers >= 4:
-            p.doubled = False       # rulebook: revisit the Citadel only after another building
+            # rulebook: revisit the Citadel only after another building
+            self._citadel_cleared, p.doubled = p.doubled, False
         return (yield from handler(p))
 
     def _repeatable(self) -> bool:
@@ -778,9 +783,18 @@ class Game:
     def _tomb(self, p: Player):
         """TOMB/RUIN: the creaking door, then nothing (the door creaks shut), a battle, or a
         treasure: the gold total and maybe one more (corpus: l2_p2_s33 113.08 deserted,
-        l1_p1_s01 90.58 battle, 223.97 gold)."""
+        l1_p1_s01 90.58 battle, 223.97 gold).
+
+        The creak has two other recorded forms (cleanroom/cues.py): right after the low-food
+        warning its first note is missing (l2_p1_s02 365.73, l4_p3_s20 400.50: 2 of 2 tombs
+        after the warning), and when this visit clears the player's Citadel doubling the
+        sweep's first period is longer, read as 98.4 Hz (l4_p3_s20 114.12, l4_p4_s16 84.68,
+        l4_p4_s24 380.10: the 3 tombs after a doubling, and none of the 14 others of level 4).
+        """
         odds = param("tomb_odds")
-        yield from self.sound("creak_open", delay=after_click("creak_open"))
+        cue = ("creak_open_after_low_food" if self._warned else
+               "creak_open_slow_start" if self._citadel_cleared else "creak_open")
+        yield from self.sound(cue, delay=after_click("creak_open"))
         event = self.choose("tomb", list(odds), list(odds.values()))
         if event == "deserted":
             yield from self.sound("creak_close")

@@ -209,3 +209,24 @@ def test_clear_after_the_action_sounds_the_siren_and_passes_the_turn():
     press(tw, "MOVE")
     obs = press(tw, "CLEAR")
     assert "siren" in shown(obs, "sound") and shown(obs, "display")[-1] == " 2"
+
+
+def test_a_tomb_that_clears_the_citadels_doubling_creaks_with_a_longer_first_period():
+    """l4_p3_s20 114.12, l4_p4_s16 84.68, l4_p4_s24 380.10: the first TOMB/RUIN after a
+    Citadel doubling starts its creak at 98.4 Hz (creak_open_slow_start); the next one at
+    106.5 Hz again."""
+    tw = tower(1, 1, inventory=dict(warriors=10, keys=3, frontiers=4),
+               tomb=["deserted", "deserted"])
+    press(tw, "SANCTUARY/CITADEL", "NO/END")
+    assert player(tw).warriors == 20
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open_slow_start"
+    press(tw, "NO/END")
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open"
+
+
+def test_a_tomb_right_after_the_low_food_warning_creaks_without_its_first_note():
+    """l2_p1_s02 365.73, l4_p3_s20 400.50: the warning, then the creak from its 79.9 Hz note
+    (creak_open_after_low_food)."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=4), tomb=["deserted"])
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[:2] == ["low_food",
+                                                         "creak_open_after_low_food"]
