@@ -252,8 +252,9 @@ class Game:
         return lamp_at
 
     def show(self, picture: str, text: str | None = None, delay: float = 0.0,
-             remember: bool = True, keep_lamp: bool = False):
-        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s."""
+             remember: bool = True, keep_lamp: bool = False, hold: float | None = None):
+        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s
+        (``hold`` seconds if given)."""
         e = self.engine
         yield from self.sleep(delay)
         lamp_at = yield from self._turn_to(picture)
@@ -265,7 +266,7 @@ class Game:
             e.display("  ", at=lamp_at)
         if remember:
             self.last_shown.append((picture, text))
-        yield ("sleep", lamp_at - e.now + param("picture_s"))
+        yield ("sleep", lamp_at - e.now + (param("picture_s") if hold is None else hold))
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
         e.display("  ")
@@ -649,16 +650,20 @@ class Game:
                 return None
             else:
                 w -= 1
-            # rulebook (REPEAT): the warriors left after a battle are not repeated
-            yield from self.show("WARRIORS", _two(w), remember=False)
-            yield from self.show("BRIGANDS", _two(brigands), remember=False)
+            # rulebook (REPEAT): the warriors left after a battle are not repeated; the
+            # skirmish's pictures are lit a little longer than others (params
+            # ``skirmish_picture_s``), the cue follows 0.6 ms after them
+            hold = param("skirmish_picture_s")
+            yield from self.show("WARRIORS", _two(w), remember=False, hold=hold)
+            yield from self.show("BRIGANDS", _two(brigands), remember=False, hold=hold)
             cue = "skirmish_won" if won else "skirmish_lost"
-            e.sound(cue)
-            yield ("sleep", self._notes_length(cue))
+            lead = param("skirmish_cue_after_lamp_s")
+            e.sound(cue, at=e.now + lead / e.clock_ratio)
+            yield ("sleep", lead + self._notes_length(cue))
             if brigands == 0:
                 yield from self.sleep(param("victory_gap_s" if final else "gold_after_battle_s"))
                 break
-            yield from self.sleep(param("skirmish_gap_s"))
+            yield from self.sleep(param("skirmish_gap_s" if won else "skirmish_lost_gap_s"))
         p.warriors = w
         if final:
             yield from self._victory(p, siege=w0)

@@ -98,8 +98,16 @@ _ROWS = [
     Param("tune_after_click_s", 0.013, "s", "level4_bazaar/riddle: bazaar and tower tunes",
           "measured"),
     Param("battle_pause_s", 1.612, "s", "level4_riddle 67.910->69.522", "measured"),
-    Param("skirmish_gap_s", 0.479, "s", "corpus: a skirmish's cue end -> the next WARRIORS "
-          "lamp (265 skirmishes, mean 0.479)", "measured"),
+    Param("skirmish_gap_s", 0.479, "s", "corpus: a won skirmish's cue end -> the next WARRIORS "
+          "lamp (264 skirmishes, mean 0.4790, 0.4766-0.4828)", "measured"),
+    Param("skirmish_lost_gap_s", 0.4803, "s", "corpus: a lost skirmish's cue end -> the next "
+          "WARRIORS lamp (100 skirmishes, median 0.4803, 0.4769-0.4843 but for 4 at 0.4485)",
+          "measured"),
+    Param("skirmish_picture_s", 1.5970, "s", "corpus: each skirmish's WARRIORS and BRIGANDS "
+          "pictures are lit 1.5970 s (912 of 912), 0.7 ms longer than picture_s (the battle's "
+          "first BRIGANDS: 1.5963 s, 96 of 96)", "measured"),
+    Param("skirmish_cue_after_lamp_s", 0.0006, "s", "corpus: the won or lost cue starts "
+          "0.56-0.59 ms after the BRIGANDS lamp goes dark (466 skirmishes)", "measured"),
     Param("gold_after_battle_s", 0.451, "s", "corpus: the last won skirmish's cue end -> the "
           "reel turning to GOLD (91 battles, 0.450-0.452)", "measured"),
     Param("victory_gap_s", 0.442, "s", "level4_riddle: last skirmish sound end -> VICTORY",

@@ -313,3 +313,31 @@ def test_the_first_turns_key_scan_follows_the_overture_in_every_recording():
     assert len(errors) == 32
     # a scan is 26 ms: a wrong scan phase would put clicks up to 26 ms off
     assert max(abs(x) for x in errors) < FRAME
+
+
+def _skirmish_lamps(events) -> list[float]:
+    """Return when each WARRIORS lamp of a skirmish lights (card 1, middle lamp)."""
+    return [e["t"] for e in events if e["type"] == "lamp" and e["lamp"] == "middle"
+            and e["on"]]
+
+
+def test_a_skirmish_lasts_as_long_as_in_the_corpus():
+    """l2_p4_s22 185.2-204.3: skirmishes lost, lost, won, lost (10 warriors, 10 brigands) start
+    4.8871, 4.8852, 4.4033, 4.8865 s apart; each picture is lit 1.5970 s, the cue follows
+    0.6 ms after it, the next WARRIORS lamp 0.479 s (won) or 0.480 s (lost) after the cue.
+    Before, with every picture 1.5963 s and no lead, the game ran 3-4 ms short per skirmish
+    and drifted out of the 50 ms tolerance after about a dozen."""
+    from .util import press, tower
+
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["battle"], brigands=[10],
+               skirmish=[False, False, True, False, False, True, True, True],
+               battle_gold=[13], treasure=["none"])
+    start = len(tw.events())
+    press(tw, "MOVE")
+    lamps = _skirmish_lamps(tw.events()[start:])
+    gaps = [b - a for a, b in zip(lamps, lamps[1:])][:4]
+    _, ref = _reference("l2_p4_s22")
+    rec = [t for t in _skirmish_lamps(ref) if 185.0 < t < 205.0]
+    rec_gaps = [b - a for a, b in zip(rec, rec[1:])]
+    # the gap after a cue varies by +-3 ms in the corpus (won 0.4766-0.4828 s)
+    assert gaps == pytest.approx(rec_gaps, abs=0.003)
