@@ -548,6 +548,7 @@ class Game:
                 p.warriors = min(param("max_count"), p.warriors + param("plague_warriors"))
             else:
                 yield from self._picture_with_sound("PLAGUE", "death_march")
+                yield from self.sleep(param("motor_after_death_march_s"))
                 p.warriors = max(self._min_warriors(), p.warriors - param("plague_warriors"))
                 p.carry()
             yield from self.show("WARRIOR", _two(p.warriors))

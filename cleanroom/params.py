@@ -124,6 +124,9 @@ _ROWS = [
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
     Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
+    Param("motor_after_death_march_s", 0.0065, "s", "corpus: after a plague the reel turns on "
+          "to WARRIOR 6.5 ms (30 of 38) or 7.0 ms (7) after the PLAGUE lamp goes dark "
+          "(l1_p1_s01 72.26, l1_p3_s17 255.69)", "measured"),
     Param("motor_after_dragon_s", 0.012, "s", "corpus: the reel turns on to WARRIOR 12-13 ms "
           "after the DRAGON lamp goes dark (l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)",
           "measured"),

@@ -341,3 +341,20 @@ def test_a_skirmish_lasts_as_long_as_in_the_corpus():
     rec_gaps = [b - a for a, b in zip(rec, rec[1:])]
     # the gap after a cue varies by +-3 ms in the corpus (won 0.4766-0.4828 s)
     assert gaps == pytest.approx(rec_gaps, abs=0.003)
+
+
+def test_after_a_plague_the_reel_starts_6_5_ms_after_the_picture_goes_dark():
+    """l1_p1_s01 72.26 (and 29 more of 38 plagues): PLAGUE's lamp goes dark 0.442 s after the
+    Death March, the motor starts 6.5 ms later to turn to WARRIOR."""
+    from .util import press, tower
+
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["plague"])
+    start = len(tw.events())
+    press(tw, "MOVE")
+    ev = tw.events()[start:]
+    off = next(e["t"] for e in ev if e["type"] == "lamp" and not e["on"])
+    motor = next(e["t"] for e in ev if e["type"] == "motor" and e["on"] and e["t"] >= off)
+    _, ref = _reference("l1_p1_s01")
+    r_motor = next(e["t"] for e in ref if e["type"] == "motor" and e["on"] and e["t"] > 72.2)
+    r_off = max(e["t"] for e in ref if e["type"] == "lamp" and not e["on"] and e["t"] < r_motor)
+    assert motor - off == pytest.approx(r_motor - r_off, abs=0.0002)
