@@ -772,7 +772,10 @@ class Game:
         p.warriors = min(param("max_count"), p.warriors + lw)
         p.gold = min(param("max_count"), p.gold + lg)
         p.carry()
-        yield from self.show("WARRIOR", _two(p.warriors), delay=param("picture_after_click_s"))
+        # the reel turns later the further the victim's number is after the curser's,
+        # counted round four (params ``curse_reel_after_click_s``; all 12 corpus curses)
+        lead = param("curse_reel_after_click_s")[(victim.number - p.number) % 4]
+        yield from self.show("WARRIOR", _two(p.warriors), delay=lead)
         yield from self.show("GOLD", _two(p.gold))
 
     def _cursed(self, p: Player):

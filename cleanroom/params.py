@@ -124,6 +124,12 @@ _ROWS = [
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
     Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
+    Param("curse_reel_after_click_s", {1: 0.0445, 2: 0.0379, 3: 0.0307}, "s",
+          "corpus, all 12 curses: YES/BUY's click -> the reel turning to WARRIOR depends on "
+          "how far the victim's number is after the curser's, counted round 4 ((victim - "
+          "curser) mod 4): 1 -> 44.2-44.7 ms (6 curses, e.g. l2_p4_s14 128.85 P1 curses P2), "
+          "2 -> 37.6-38.1 (4, l3_p4_s15 222.28 P1 curses P3), 3 -> 30.6-30.8 (2, l1_p2_s05 "
+          "290.97 P2 curses P1)", "measured"),
     Param("motor_after_death_march_s", 0.0065, "s", "corpus: after a plague the reel turns on "
           "to WARRIOR 6.5 ms (30 of 38) or 7.0 ms (7) after the PLAGUE lamp goes dark "
           "(l1_p1_s01 72.26, l1_p3_s17 255.69)", "measured"),

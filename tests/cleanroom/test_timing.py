@@ -358,3 +358,30 @@ def test_after_a_plague_the_reel_starts_6_5_ms_after_the_picture_goes_dark():
     r_motor = next(e["t"] for e in ref if e["type"] == "motor" and e["on"] and e["t"] > 72.2)
     r_off = max(e["t"] for e in ref if e["type"] == "lamp" and not e["on"] and e["t"] < r_motor)
     assert motor - off == pytest.approx(r_motor - r_off, abs=0.0002)
+
+
+@pytest.mark.parametrize("players, curser, victim, session, t", [
+    (2, 1, 2, "l1_p2_s05", 359.37),     # the victim is the next player: 44.5 ms
+    (4, 1, 3, "l3_p4_s15", 222.28),     # two after: 37.7 ms
+    (2, 2, 1, "l1_p2_s05", 290.97),     # three after, counted round four: 30.6 ms
+])
+def test_after_a_curse_the_reel_turns_later_the_further_the_victim_is_after_the_curser(
+        players, curser, victim, session, t):
+    from .util import press, tower
+
+    tw = tower(1, players, move=["safe"] * (curser - 1) + ["battle"], brigands=[1],
+               skirmish=[True], battle_gold=[13], treasure=["wizard"])
+    for _ in range(curser - 1):
+        press(tw, "MOVE", "NO/END")
+    press(tw, "MOVE")
+    for _ in range((victim - curser - 1) % players):
+        press(tw, "NO/END")
+    start = len(tw.events())
+    press(tw, "YES/BUY")
+    ev = tw.events()[start:]
+    click = next(e["t"] for e in ev if e["type"] == "tone")
+    motor = next(e["t"] for e in ev if e["type"] == "motor" and e["on"])
+    _, ref = _reference(session)
+    r_click = next(e["t"] for e in ref if e["type"] == "tone" and e["t"] > t)
+    r_motor = next(e["t"] for e in ref if e["type"] == "motor" and e["on"] and e["t"] > t)
+    assert motor - click == pytest.approx(r_motor - r_click, abs=0.0008)
