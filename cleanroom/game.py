@@ -406,10 +406,11 @@ class Game:
             if p.warriors == 0:
                 yield from self._game_lost(p)
             return
-        # the warning counts the turns of food left before this turn's meal (params
-        # ``low_food_turns``: l2_p1_s26 297.30 no warning with 5 rations, 301.32 with 4)
-        before, p.food = p.food, max(0, p.food - need)
-        if before <= param("low_food_turns") * need:
+        # the warning: fewer than 4 turns' worth of rations left after this meal (params
+        # ``low_food_turns``: l2_p1_s26 297.30 none with 4 left, 301.32 with 3; l4_p3_s20
+        # 400.50 with 10 left at 3 a turn)
+        p.food = max(0, p.food - need)
+        if p.food < param("low_food_turns") * need:
             # the warning sounds with the turn's first action key, before the action
             # (corpus: 6 of 6, e.g. l2_p1_s26 301.32, l2_p1_s02 365.73)
             self._low_food_turn = (p.number, p.turns)

@@ -147,9 +147,11 @@ _ROWS = [
     Param("food_per_15_warriors", 15, "warriors", "rulebook: Rations Of Food (1 per 15)",
           "rulebook"),
     Param("low_food_turns", 4, "turns", "rulebook: Low food warning ('4 or less turns of food "
-          "left'), counted before this turn's rations are eaten (corpus: l2_p1_s26, FOOD 06 "
-          "shown at 277.55, then no warning at 297.30 with 5 rations before the meal and the "
-          "warning at 301.32 with 4; l2_p1_s02 348.60 none with 5, 365.73 with 4)",
+          "left'), counting this turn: the warning sounds when the rations left after this "
+          "turn's meal are fewer than 4 turns' worth (corpus: l2_p1_s26, FOOD 06 shown at "
+          "277.55, then no warning at 297.30 with 4 rations left and the warning at 301.32 "
+          "with 3; l2_p1_s02 348.60 none with 4, 365.73 with 3; l4_p3_s20 400.50, 40 warriors "
+          "eating 3 a turn: the warning with 10 left, none the turn before with 13)",
           "rulebook; corpus"),
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
