@@ -89,6 +89,7 @@ class Decoder:
     """Base of the stacked decoders: channel lookup, the release horizon and the feed loop."""
 
     NAME = "decoder"
+    EVENT = ""                # the event type the decoder emits (captures.events)
     CHANNELS: tuple[str, ...] = ()
     OPTIONAL: tuple[str, ...] = ()
 

@@ -1,8 +1,8 @@
 """Compare two event sequences by meaning, with tolerances and a clock ratio.
 
 Real towers run on an RC oscillator (the driver's 425 kHz is an approximation, spreads of up to
-about 50 kHz are reported, tms1400-facts.md §10), so two recordings of the same session differ
-by a time scale. ``compare_events`` therefore:
+about 50 kHz are reported, docs/dark-tower-wiring.md §9), so two recordings of the same session
+differ by a time scale. ``compare_events`` therefore:
 
 1. keeps the compared types (display, lamp, motor, reel, tone by default; inputs such as
    button events are not outputs of the tower and are left out);
@@ -17,30 +17,36 @@ by a time scale. ``compare_events`` therefore:
    (clock of B / clock of A: 1.02 = B runs 2 % fast);
 4. walks the aligned sequences in time order and reports the first difference: an event on
    one side only, a time off by more than the type's tolerance after mapping B's times onto
-   A's, or a tone frequency off by more than ``freq_rel`` after dividing B's by the ratio.
+   A's, or a tone frequency off by more than ``freq_frac`` after dividing B's by the ratio.
 
 ``estimate_clock`` gives a tower's oscillator frequency from its tones: every tone period of
 the firmware is a whole number of instructions (6 clocks each); the reference table of the
 shared captures (pulses -> instructions per period, at 425 kHz) lets each decoded tone vote for
 candidate clocks 6 * N * f, and the densest cluster wins.
+
+The tolerance and difference types are ``captures.tolerance``'s, shared with the clean-room
+conformance (``cleanroom.conform``); ``event_tolerance()`` gives this comparison's values.
 """
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from statistics import median
 from typing import Sequence
 
 import numpy as np
 
 from analysis.base import AnalysisError
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.tolerance import OUTPUT_TYPES, Difference, Tolerance
 
-__all__ = ["Tolerance", "Difference", "Comparison", "compare_events", "fit_clock_ratio",
-           "estimate_clock", "ClockEstimate", "format_comparison", "TONE_PERIODS",
-           "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit", "RATIO_RANGE"]
+__all__ = ["Tolerance", "Difference", "event_tolerance", "Comparison", "compare_events",
+           "fit_clock_ratio", "estimate_clock", "ClockEstimate", "format_comparison",
+           "TONE_PERIODS", "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit",
+           "RATIO_RANGE"]
 
-REFERENCE_CLOCK_HZ = 425_000.0
-COMPARED = ("display", "lamp", "motor", "reel", "tone")
+REFERENCE_CLOCK_HZ = float(NOMINAL_CLOCK_HZ)
+COMPARED = OUTPUT_TYPES
 
 # Tone period in instructions (6 clocks each) by pulse count, from the tones of the shared
 # captures (N = 425 kHz / (6 * freq_hz), all within 0.2 of an integer). Data, not a ROM dump.
@@ -52,34 +58,16 @@ TONE_PERIODS: dict[int, tuple[int, ...]] = {
 }
 
 
-@dataclass
-class Tolerance:
-    """How close two events must be to count as the same (seconds, relative fractions)."""
-    time_s: dict[str, float] = field(default_factory=lambda: {
+def event_tolerance(**changes) -> Tolerance:
+    """Return the event comparison's tolerance (a fresh one; ``changes`` replace fields): one
+    time window per event type, tone frequency within 1 %, pulse counts within 1."""
+    tol = Tolerance(time_s={
         "display": 1 / 60 + 0.001,   # display texts are per 1/60 s window
         "lamp": 0.001, "motor": 0.001,
         "reel": 1 / 60 + 0.001,      # MAME reports card_pos at the next 1/60 s frame
         "tone": 0.001,
-    })
-    freq_rel: float = 0.01           # tone frequency, fraction
-    pulses: int = 1                  # tone pulse counts may differ by this much (legato seams)
-    types: tuple[str, ...] = COMPARED
-
-    def describe(self) -> str:
-        """Return the tolerances as one line."""
-        ts = ", ".join(f"{k} {v * 1000:g} ms" for k, v in self.time_s.items() if k in self.types)
-        return f"times: {ts}; tone frequency {self.freq_rel * 100:g} %"
-
-
-@dataclass
-class Difference:
-    """The first place where A and B disagree."""
-    t: float                 # in A's time (seconds)
-    kind: str                # "only in A", "only in B", "time", "frequency"
-    a: dict | None
-    b: dict | None
-    context_a: list[dict]
-    context_b: list[dict]
+    }, freq_frac=0.01, pulses=1, types=COMPARED)
+    return replace(tol, **changes) if changes else tol
 
 
 @dataclass
@@ -168,9 +156,9 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
     ``ratio``/``offset`` fix the time mapping instead of fitting it (ratio 1.0, offset 0.0
     compares on the same clock).
     """
-    tol = tolerance or Tolerance()
+    tol = tolerance or event_tolerance()
     for k in tol.types:
-        if k not in tol.time_s:
+        if not tol.has_time_for(k):
             raise AnalysisError(f"no time tolerance for event type {k!r}")
     sa, sb = _select(a, tol.types), _select(b, tol.types)
     ops = {k: _match(sa[k], sb[k]) for k in tol.types}
@@ -180,7 +168,7 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
             if tag == "equal":
                 pairs += [(sa[k][i]["t"], sb[k][j]["t"])
                           for i, j in zip(range(i1, i2), range(j1, j2))]
-                sigmas += [tol.time_s[k]] * (i2 - i1)
+                sigmas += [tol.time_for(k)] * (i2 - i1)
     if ratio is None:
         fit_ratio, fit_offset = fit_clock_ratio(pairs, sigmas)
         ratio = fit_ratio
@@ -200,12 +188,12 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
             if tag == "equal":
                 for i, j in zip(range(i1, i2), range(j1, j2)):
                     ea, eb = sa[k][i], sb[k][j]
-                    if abs(ea["t"] - to_a(eb["t"])) > tol.time_s[k]:
+                    if abs(ea["t"] - to_a(eb["t"])) > tol.time_for(k):
                         found.append((min(ea["t"], to_a(eb["t"])), ea["t"], "time", ea, eb, k))
                         break
                     if k == "tone" and ea["freq_hz"] is not None:
                         fb = eb["freq_hz"] / ratio
-                        if abs(fb - ea["freq_hz"]) > tol.freq_rel * ea["freq_hz"]:
+                        if abs(fb - ea["freq_hz"]) > tol.freq_frac * ea["freq_hz"]:
                             found.append((ea["t"], ea["t"], "frequency", ea, eb, k))
                             break
             else:
@@ -221,8 +209,9 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
     diff = None
     if found:
         _, t, kind, ea, eb, k = min(found, key=lambda f: f[0])
-        diff = Difference(t, kind, ea, eb, _around(a, t, context, lambda e: e["t"], tol.types),
-                          _around(b, t, context, lambda e: to_a(e["t"]), tol.types))
+        diff = Difference(t, ea, eb, _around(a, t, context, lambda e: e["t"], tol.types),
+                          kind=kind,
+                          context_b=_around(b, t, context, lambda e: to_a(e["t"]), tol.types))
     return Comparison(ratio, offset, len(pairs), diff, tol)
 
 
@@ -260,7 +249,8 @@ def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> st
              f"  {name_a}: {_show(d.a)}", f"  {name_b}: {_show(d.b)}"]
     if d.kind == "time" and d.a is not None and d.b is not None:
         mapped = c.ratio * d.b["t"] + c.offset
-        tol = c.tolerance.time_s.get(d.a["type"], 0.0)
+        tol = (c.tolerance.time_for(d.a["type"]) if c.tolerance.has_time_for(d.a["type"])
+               else 0.0)
         lines.append(f"  {d.b['t']:.6f} s of {name_b} maps to {mapped:.6f} s: off by "
                      f"{(mapped - d.a['t']) * 1000:+.1f} ms (tolerance {tol * 1000:g} ms)")
     if d.kind == "frequency" and d.a is not None and d.b is not None:
@@ -268,7 +258,7 @@ def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> st
         lines.append(f"  {d.b['freq_hz']:g} Hz of {name_b} on {name_a}'s clock (ratio "
                      f"{c.ratio:.4f}) is {scaled:.1f} Hz: off by "
                      f"{(scaled / d.a['freq_hz'] - 1) * 100:+.2f} % (tolerance "
-                     f"{c.tolerance.freq_rel * 100:g} %)")
+                     f"{c.tolerance.freq_frac * 100:g} %)")
     lines += [f"  ({head}, offset {c.offset:+.4f} s, fitted on {c.matched} paired events; "
               f"{c.tolerance.describe()})",
               f"  context {name_a}:"]
@@ -383,7 +373,7 @@ def fit_interval_ratio(a: Sequence[dict], b: Sequence[dict],
       the time of an input is wall time on both sides and the motor stops on a mechanical
       sensor); inside a stretch every interval is counted in instructions, so a least-squares
       line ``t_a = ratio * t_b + c_stretch`` (one slope, one offset per stretch) weighted by
-      each type's time resolution (``sigma_s``, default ``Tolerance().time_s``) gives the
+      each type's time resolution (``sigma_s``, default ``event_tolerance().time_s``) gives the
       ratio of the two clocks (flash periods, step delays, tone lengths);
     - tone periods: a tone is a whole number of instructions per period, so the pulse-weighted
       median of ``freq_b / freq_a`` over matched tones of at least ``min_tone_pulses`` pulses
@@ -392,7 +382,7 @@ def fit_interval_ratio(a: Sequence[dict], b: Sequence[dict],
     Raises AnalysisError when neither kind of evidence exists (no matched stretch with two
     events and no matched tone).
     """
-    sig = dict(Tolerance().time_s)
+    sig = dict(event_tolerance().time_s)
     sig.update(sigma_s or {})
     for k in types:
         if k not in sig:

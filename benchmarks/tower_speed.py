@@ -1,4 +1,4 @@
-"""Time the Dark Tower board running a scripted session on both of our cores and MAME (issue 7).
+"""Time the Dark Tower board running a scripted session on both of our cores and MAME.
 
 One job: the open demo firmware (or ``--rom``/``--romset`` for a user's image) on the Dark Tower
 board for N emulated seconds (default 300) with the demo session script
@@ -34,7 +34,7 @@ from emulator.darktower import glyph_output_pla  # noqa: E402
 from emulator.decode import standard_micro_pla  # noqa: E402
 from emulator.mame import MPLA_SIZE, OPLA_SIZE, MameError, MameOracle  # noqa: E402
 from emulator.pla import pla_text  # noqa: E402
-from rig.targets import EmulatorTower, demo_program  # noqa: E402
+from rig.towers.emulated import EmulatorTower, demo_program  # noqa: E402
 
 SESSION = ROOT / "emulator" / "firmware" / "demo_session.txt"
 

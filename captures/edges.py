@@ -25,7 +25,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from captures.formats import BLOCK, Source, checked_blocks, open_source, source_name
+from captures.source import BLOCK, Source, checked_blocks, open_source, source_name
 from captures.model import Capture, CaptureError, CaptureInfo, Changes, Gap
 
 __all__ = ["FORMAT", "read_edges", "write_edges"]

@@ -47,11 +47,11 @@ import numpy as np
 from construct import (Bytes, ConstructError, Float64l, Int32sl, Int32ul, Int64ul,
                        Struct)
 
-from captures.formats import Source, open_source, source_name
+from captures.source import Source, open_source, source_name
 from captures.model import Capture, CaptureError, CaptureInfo, Changes, Gap
 
 __all__ = ["MAGIC", "V0_HEADER", "V1_HEADER", "V1_CHUNK", "BLOCK", "read_saleae_csv",
-           "read_saleae_bin", "read_saleae_bin_files"]
+           "read_saleae_export_csv", "read_saleae_bin", "read_saleae_bin_files"]
 
 MAGIC = b"<SALEAE>"
 V0_HEADER = Struct("magic" / Bytes(8), "version" / Int32sl, "type" / Int32sl,
@@ -258,6 +258,12 @@ class _CsvScan:
         if len(data):
             self.word = int(w[data[-1]])
         self.last = last_t
+
+
+def read_saleae_export_csv(path: str | os.PathLike) -> Capture:
+    """Open a ``digital.csv`` export given as the file or as the export folder holding it."""
+    p = Path(path)
+    return read_saleae_csv(p / "digital.csv" if p.is_dir() else p)
 
 
 def read_saleae_csv(source: Source, *, block: int = _CSV_ROWS) -> Capture:

@@ -30,7 +30,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from captures.formats import Source, checked_blocks, open_source, source_name
+from captures.source import Source, checked_blocks, open_source, source_name
 from captures.model import (Capture, CaptureError, CaptureInfo, Changes, Gap,
                             changes_from_samples)
 

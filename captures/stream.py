@@ -33,14 +33,13 @@ from construct import (Bytes, Checksum, ConstructError, Enum, Float64l, GreedyBy
                        Int16ul, Int32ul, Int64sl, Int64ul, PascalString, Prefixed,
                        PrefixedArray, RawCopy, Struct, this)
 
-from captures.formats import (BLOCK, TLC_MAGIC, Source, checked_blocks, open_source,
-                              source_name)
+from captures.source import BLOCK, Source, checked_blocks, open_source, source_name
 from captures.model import Capture, CaptureError, CaptureInfo, Changes, Gap
 
 __all__ = ["MAGIC", "VERSION", "HEADER", "CHUNK", "StreamWriter", "read_stream",
            "write_stream"]
 
-MAGIC = TLC_MAGIC
+MAGIC = b"TWRLBCAP"        # first bytes of a TowerLab stream capture (.tlc)
 VERSION = 1
 _MAX_PAYLOAD = 1 << 28          # a length field above this is damage, not data
 

@@ -29,12 +29,15 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from captures.formats import BLOCK, Source, checked_blocks, open_source, source_name
+from captures.source import BLOCK, Source, checked_blocks, open_source, source_name
 from captures.model import Capture, CaptureError, CaptureInfo, Changes, Gap
 
-__all__ = ["COMMENT_TAG", "read_vcd", "write_vcd", "choose_timescale"]
+__all__ = ["COMMENT_TAG", "KEYWORDS", "read_vcd", "write_vcd", "choose_timescale"]
 
 COMMENT_TAG = "towerlab-capture"
+# Header keywords a VCD file may begin with (how captures.formats recognises one).
+KEYWORDS = (b"$date", b"$version", b"$timescale", b"$comment", b"$scope", b"$var",
+            b"$enddefinitions", b"$dumpvars", b"$upscope")
 _UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9, "ps": 12, "fs": 15}
 _SKIP_TYPES = ("real", "realtime", "string", "event")
 

@@ -59,6 +59,7 @@ from typing import Any, Sequence
 
 from captures.events import EventError, read_events
 from captures.script import Press, Script, ScriptError, read_script
+from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
 from .tower import CleanroomError, CleanroomTower
@@ -70,17 +71,6 @@ __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summari
 
 class ConformError(CleanroomError):
     """A reference folder or a value given to conformance is not usable; says which and why."""
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How far two towers may differ and still conform (seconds, fractions)."""
-    time_s: float = 0.05
-    flash_s: float = 0.15
-    freq_frac: float = 0.03
-    dur_frac: float = 0.10
-    dur_s: float = 0.005
-    period_frac: float = 0.15
 
 
 BLANK_GLITCH_S = 0.1
@@ -251,40 +241,6 @@ def _window(a: Item, b: Item, tol: Tolerance) -> float:
                                 or b.flashing is None):
         return tol.flash_s
     return tol.time_s
-
-
-@dataclass
-class Difference:
-    """The first place two towers disagree: time, both sides and the reference's context."""
-    t: float
-    reference: Item | None
-    game: Item | None
-    context: list[Item]
-    nearest: Item | None = None
-
-    def describe(self) -> str:
-        """Return a multi-line report: what differs, both sides, and context."""
-        ref = (f"{self.reference.describe()} at {self.reference.t:.3f} s" if self.reference
-               else "(nothing)")
-        if self.game is not None:
-            game = f"{self.game.describe()} at {self.game.t:.3f} s"
-            if self.reference is not None and self.game.describe() == \
-                    self.reference.describe():
-                game += (f" (the same item {1000 * (self.game.t - self.reference.t):+.0f} ms "
-                         f"away: outside the time tolerance)")
-        elif self.nearest is not None:
-            game = (f"(nothing within tolerance; nearest like it: {self.nearest.describe()} "
-                    f"at {self.nearest.t:.3f} s)")
-        else:
-            game = "(nothing)"
-        lines = [f"first difference at {self.t:.3f} s",
-                 f"  reference: {ref}",
-                 f"  game:      {game}",
-                 "  context (reference):"]
-        for it in self.context:
-            mark = ">>" if it is self.reference else "  "
-            lines.append(f"   {mark} {it.t:9.3f}  {it.describe()}")
-        return "\n".join(lines)
 
 
 @dataclass

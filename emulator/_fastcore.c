@@ -3,7 +3,7 @@
  * It executes the same chip model as the reference core (emulator/core.py): the decode
  * (micro-op bitmask, hard-wired action, CKI constant per opcode, output PLA) is computed once
  * in Python by emulator.decode and handed over as tables; this file only executes by lookup.
- * Behaviour follows tms1400-facts.md (sections 3, 5, 7, 8, 9, 11), exactly as the reference core.
+ * Behaviour follows docs/tms1400.md (sections 3, 5, 7, 8, 9, 11), exactly as the reference core.
  *
  * It runs many instructions per call and returns to Python only when
  *   - the requested cycle is reached,

@@ -1,7 +1,7 @@
 """Describe the TMS1000-family variants as data: one frozen row per chip.
 
 Sources: TI TMS1000 Series Data Manual (1976) for the TMS1000/1100 organisation; MAME's device
-parameters as summarised in ``tms1400-facts.md`` §1 (TMS1100/1400), §7 (stack), §9.1 (SETR/RSTR).
+parameters as summarised in ``docs/tms1400.md`` §1 (TMS1100/1400), §7 (stack), §9.1 (SETR/RSTR).
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ class Chip:
     setr_rule: str         # 'y' (R[Y], X ignored) or 'y_x_msb_clear' (only when X bit 2 is 0)
     opla_terms: int        # output-PLA term count MAME reads (TMS1000: none, O PLA is 5x8 too)
     mpla_terms: int = 30   # micro-PLA term count (8 inputs x 16 outputs)
-    clock_hz: int = 425_000  # a typical oscillator; boards override
+    # No clock: the oscillator is the board's (an RC pair on its pins), so the clock is in the
+    # board's row (emulator.boards) and the MAME machine's (emulator.mame); docs/adding-a-board.md.
 
     @property
     def chapters(self) -> int:
@@ -37,14 +38,12 @@ class Chip:
 
 
 TMS1000 = Chip("tms1000", rom_size=1024, ram_size=64, chapter_bits=0, stack_depth=1,
-               r_count=11, o_count=8, x_bits=2, op_0b="CLO", setr_rule="y", opla_terms=20,
-               clock_hz=300_000)
+               r_count=11, o_count=8, x_bits=2, op_0b="CLO", setr_rule="y", opla_terms=20)
 TMS1100 = Chip("tms1100", rom_size=2048, ram_size=128, chapter_bits=1, stack_depth=1,
                r_count=11, o_count=8, x_bits=3, op_0b="COMC", setr_rule="y_x_msb_clear",
-               opla_terms=20, clock_hz=475_000)
+               opla_terms=20)
 TMS1400 = Chip("tms1400", rom_size=4096, ram_size=128, chapter_bits=2, stack_depth=3,
-               r_count=11, o_count=8, x_bits=3, op_0b="TPC", setr_rule="y", opla_terms=32,
-               clock_hz=425_000)
+               r_count=11, o_count=8, x_bits=3, op_0b="TPC", setr_rule="y", opla_terms=32)
 
 CHIPS = {c.name: c for c in (TMS1000, TMS1100, TMS1400)}
 

@@ -1,22 +1,23 @@
 """Wire a TMS1400 core into the Milton Bradley Dark Tower: keys, digits, lamps, reel, speaker.
 
-The wiring is MAME 0.251's ``mbdtower`` driver as described in ``tms1400-facts.md`` §12:
+The wiring is MAME 0.251's ``mbdtower`` driver as described in ``docs/dark-tower-wiring.md``
+(sections named below; the numbers are ``captures.darktower_facts``):
 
-    R0 R1 R2   key-matrix columns (§12.3)
+    R0 R1 R2   key-matrix columns (§5)
     R3         not connected
     R4         /EN of the SN75494 driver: digits, lamps, sensor LED and speaker only while R4 = 0
     R5 R6 R7   lower / middle / upper card lamp
     R8         reel-sensor LED
     R9         reel motor
-    R10        speaker (sounds as R10 AND NOT R4, §12.8)
+    R10        speaker (sounds as R10 AND NOT R4, §8)
     O0-O6      segments g c d e f a b (a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0)
     O7         digit select (0 = left digit, 1 = right digit)
     K1 K2 K4 K8  key rows; K8 is OR-ed with the reel sensor
 
-The reel (§12.4): 128 positions, a 27 ms tick timer; while running the position decrements
+The reel (§6): 128 positions, a 27 ms tick timer; while running the position decrements
 once per tick and a decay counter lets it coast up to 5 steps after R9 drops. The sensor sees
 the LED through 8 holes (``(pos & 15) < 4 or pos < 12``), and the LED counts as lit through
-MAME's 1/60 s PWM-display brightness (§12.5), which this model accumulates in exact machine
+MAME's 1/60 s PWM-display brightness (§7), which this model accumulates in exact machine
 time. Timing is kept in integer units of 1/(3000 * clock) s so that 27 ms ticks, 1/60 s
 frames and CPU cycles compare exactly.
 
@@ -43,52 +44,21 @@ Example::
 from __future__ import annotations
 
 import heapq
-from typing import Callable
 
+from captures.darktower_facts import (
+    BUTTONS, KEY_MATRIX, LAMP_PINS, NOMINAL_CLOCK_HZ, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_MS,
+    GLYPHS, SEGMENTS, SEGMENT_PINS, o_pins, reel_card, sensor_sees_light)
 from captures.events import make_event
 from captures.model import DARKTOWER_CHANNELS
-from captures.script import BUTTONS
-from emulator.keyqueue import BoardError, ScriptedKeys
+from emulator.board import Board, BoardError
 
 __all__ = [
-    "BoardError", "DarkTowerBoard", "KEY_MATRIX", "CARD_IMAGES", "LAMP_PINS", "SEGMENT_PINS",
-    "GLYPHS", "glyph_o_table", "glyph_output_pla", "write_glyph_output_pla", "segments_from_o",
-    "card_image", "REEL_STEPS", "REEL_TICK_S", "reel_blind",
+    "BoardError", "DarkTowerBoard", "glyph_o_table", "glyph_output_pla", "write_glyph_output_pla",
+    "segments_from_o", "reel_blind",
 ]
 
 
-# Key matrix (facts §12.3): button -> (R column, K bit).
-KEY_MATRIX: dict[str, tuple[int, int]] = {
-    "INVENTORY": (0, 1), "NO/END": (0, 2), "CLEAR": (0, 4), "SANCTUARY/CITADEL": (0, 8),
-    "FRONTIER": (1, 1), "REPEAT": (1, 2), "BAZAAR": (1, 4), "MOVE": (1, 8),
-    "DARK TOWER": (2, 1), "YES/BUY": (2, 2), "HAGGLE": (2, 4), "TOMB/RUIN": (2, 8),
-}
-
-# Lamp name -> R pin (facts §12.2); the events vocabulary names them upper/middle/lower.
-LAMP_PINS = {"upper": 7, "middle": 6, "lower": 5}
-
-# Segment letter -> O pin (facts §12.2, mame-oracle.md §3).
-SEGMENT_PINS = {"a": 5, "b": 6, "c": 1, "d": 2, "e": 3, "f": 4, "g": 0}
-
-# Card images per card_pos (0-7) and lamp (facts §12.4); card_pos 7 is the void.
-CARD_IMAGES: dict[str, tuple[str, ...]] = {
-    "upper": ("CURSED", "VICTORY", "WIZARD", "DRAGON", "GOLD KEY", "SCOUT", "WARRIOR", ""),
-    "middle": ("LOST", "WARRIORS", "BAZAAR CLOSED", "SWORD", "SILVER KEY", "HEALER", "FOOD", ""),
-    "lower": ("PLAGUE", "BRIGANDS", "KEY MISSING", "PEGASUS", "BRASS KEY", "GOLD", "BEAST", ""),
-}
-
-# The public glyph table (mame-oracle.md §3: A = 0-9 digits, 11 'C', 12 'P', 13 'L', 14 '-',
-# 15 blank): A value -> character and its lit segments.
-GLYPHS: tuple[tuple[str, str], ...] = (
-    ("0", "abcdef"), ("1", "bc"), ("2", "abdeg"), ("3", "abcdg"), ("4", "bcfg"),
-    ("5", "acdfg"), ("6", "acdefg"), ("7", "abc"), ("8", "abcdefg"), ("9", "abcdfg"),
-    (" ", ""), ("C", "adef"), ("P", "abefg"), ("L", "def"), ("-", "g"), (" ", ""),
-)  # A = 10 is not in the table; it shows blank here
-
-REEL_STEPS = 128          # positions per turn (facts §12.4)
-REEL_TICK_S = 0.027       # one step per 27 ms (MAME: 3500 // 128 ms)
-_DECAY_MAX = 4            # coasting counter saturates at 4 (5 more steps after R9 drops)
-_BRI_CAP = 0.04           # PWM display brightness cap = 4 x the 0.01 "on" threshold (§12.5)
+_BRI_CAP = 0.04           # PWM display brightness cap = 4 x the 0.01 "on" threshold (docs/dark-tower-wiring.md §7)
 _BRI_ON = 0.01
 _UNITS = 3000             # time unit = 1 / (3000 * clock) s: lcm of 1/60 s and 1 ms steps
 
@@ -102,12 +72,12 @@ _SENSOR_BIT = 1 << _CH["SENSOR"]
 def glyph_o_table() -> list[int]:
     """Return the 32 O-pin words of the Dark Tower output PLA, index = SL << 4 | A.
 
-    O0-O6 carry the glyph of A (mame-oracle.md §3 segment order), O7 = SL (digit select).
+    O0-O6 carry the glyph of A (docs/mame-oracle.md §3 segment order), O7 = SL (digit select).
     """
     table = []
     for index in range(32):
         sl, a = index >> 4, index & 15
-        word = sum(1 << SEGMENT_PINS[s] for s in GLYPHS[a][1])
+        word = o_pins(GLYPHS[a][1])
         table.append(word | (sl << 7))
     return table
 
@@ -133,46 +103,39 @@ def write_glyph_output_pla(fileobj) -> None:
 
 def segments_from_o(o: int) -> str:
     """Return the lit segment letters (``abcdefg`` order) of O pins ``o``."""
-    return "".join(s for s in "abcdefg" if o >> SEGMENT_PINS[s] & 1)
-
-
-def card_image(card_pos: int, lamp: str) -> str:
-    """Return the image name behind ``lamp`` at reel ``card_pos`` ('' for the void)."""
-    return CARD_IMAGES[lamp][card_pos & 7]
+    return "".join(s for s in SEGMENTS if o >> SEGMENT_PINS[s] & 1)
 
 
 def reel_blind(pos: int) -> bool:
-    """Return True when the sensor cannot see the LED at reel position ``pos`` (facts §12.4)."""
-    return not ((pos & 15) < 4 or pos < 12)
+    """Return True when the sensor cannot see the LED at reel position ``pos``
+    (docs/dark-tower-wiring.md §6)."""
+    return not sensor_sees_light(pos)
 
 
-class DarkTowerBoard(ScriptedKeys):
+class DarkTowerBoard(Board):
     """The tower around a TMS1400 core: attaches to the core's pin callbacks.
 
     ``pins`` records every change of the pin word as ``(cycle, word)`` over
     ``DARKTOWER_CHANNELS`` (R0-R10, O0-O7, K1 K2 K4 K8 as the chip sees them, SENSOR);
     ``events`` holds the board-only events (reel card_pos, button press/release);
-    ``speaker`` records ``(cycle, level)`` of R10 AND NOT R4.
+    ``speaker`` records ``(cycle, level)`` of R10 AND NOT R4. The keys, pin word and speaker
+    log are ``emulator.board.Board``'s; this class adds the reel, the sensor LED and the
+    exact key times.
     """
 
     name = "darktower"
+    clock_hz = NOMINAL_CLOCK_HZ        # MAME 0.251 mbdtower (docs/adding-a-board.md, clocks)
     channels = DARKTOWER_CHANNELS
+    KEYS = KEY_MATRIX                  # strobe line = R column 0-2
+    key_names = BUTTONS
 
-    def __init__(self, cpu=None, clock_hz: int = 425_000):
-        if clock_hz <= 0:
-            raise BoardError(f"clock {clock_hz!r} Hz must be a positive number of Hz")
-        self.clock_hz = int(clock_hz)
-        self.cpu = cpu
-        self.r = 0
-        self.o = 0
-        self.keys: dict[int, int] = {0: 0, 1: 0, 2: 0}   # R column -> pressed K bits
-        self.pressed: set[str] = set()
-        # Reel state (facts §12.4).
+    def _setup(self) -> None:
+        # Reel state (docs/dark-tower-wiring.md §6).
         self.pos = 0
         self.decay = 0
         self.running = False
         self.blind = False
-        # PWM display brightness of the sensor LED element (facts §12.5).
+        # PWM display brightness of the sensor LED element (docs/dark-tower-wiring.md §7).
         self.led_bri = 0.0
         self.led_on_units = 0          # lit time in the current frame (units)
         self._led_level = 0
@@ -180,32 +143,18 @@ class DarkTowerBoard(ScriptedKeys):
         self._now = 0                  # units processed so far
         self._tick = 1                 # next reel tick index
         self._frame = 1                # next frame index
-        self._tick_units = 81 * self.clock_hz    # 27 ms in units (27/1000 s * 3000 * clock)
+        self._tick_units = REEL_TICK_MS * 3 * self.clock_hz   # 27 ms in units (1 ms = 3 x clock)
         self._frame_units = 50 * self.clock_hz   # 1/60 s in units
-        # Pending key changes: (time in units, order, seq, kind, button, seconds or None).
-        self._sched: list[tuple] = []
-        self._seq = 0
+        # Pending key changes (``_sched``) are kept in units here, not cycles.
         self._card_pos = -1
-        self.pins: list[tuple[int, int]] = []
-        self.speaker: list[tuple[int, int]] = [(0, 0)]
-        self.events: list[dict] = []
-        self._listeners: list[Callable[[int, int], None]] = []
-        self._word = 0
-        self.pins.append((0, 0))
-        if cpu is not None:
-            cpu.on_r = self.write_r
-            cpu.on_o = self.write_o
-            cpu.read_k = self.read_k
-            # The pins the chip drives already (e.g. O = OPLA(0) after its reset).
-            self.write_r(0, cpu.r & 0x7FF)
-            self.write_o(0, cpu.o & 0xFF)
+
+    def _attach(self, cpu) -> None:
+        super()._attach(cpu)
+        # The pins the chip drives already (e.g. O = OPLA(0) after its reset).
+        self.write_r(0, cpu.r & 0x7FF)
+        self.write_o(0, cpu.o & 0xFF)
 
     # ---- pins from the chip ------------------------------------------------------------
-
-    def write_r(self, cycle: int, r: int) -> None:
-        """Take the chip's 11 R latches at ``cycle`` (after SETR/RSTR and reset)."""
-        self.advance_to(cycle)
-        self._apply_r(cycle, r)
 
     def _apply_r(self, cycle: int, r: int) -> None:
         """Take R at ``cycle`` once every board event due by then has been processed."""
@@ -214,22 +163,13 @@ class DarkTowerBoard(ScriptedKeys):
         if self.r >> 9 & 1:                 # R9: any R write with the motor bit starts the reel
             self.running = True
         self._led_change(cycle)
-        spk = (self.r >> 10 & 1) & ~(self.r >> 4) & 1
-        if spk != self.speaker[-1][1]:
-            self.speaker.append((cycle, spk))
+        self._speaker_change(cycle)
         if old != self.r:
             self._update_word(cycle)
 
-    def write_o(self, cycle: int, o: int) -> None:
-        """Take the chip's 8 O pins at ``cycle`` (after TDO and reset)."""
-        self.advance_to(cycle)
-        self._apply_o(cycle, o)
-
-    def _apply_o(self, cycle: int, o: int) -> None:
-        """Take O at ``cycle`` once every board event due by then has been processed."""
-        if (o & 0xFF) != self.o:
-            self.o = o & 0xFF
-            self._update_word(cycle)
+    def _speaker_level(self) -> int:
+        """Return the speaker level: R10 AND NOT R4 (docs/dark-tower-wiring.md §8)."""
+        return (self.r >> 10 & 1) & ~(self.r >> 4) & 1
 
     def read_k(self, cycle: int) -> int:
         """Return K1/K2/K4/K8 (bits 0-3) as the chip samples them during clock ``cycle``.
@@ -243,17 +183,7 @@ class DarkTowerBoard(ScriptedKeys):
         self._advance_units((cycle + 1) * _UNITS - 1)
         return self._k()
 
-    # ---- keys --------------------------------------------------------------------------
-
-    def press(self, button: str, cycle: int | None = None, seconds: float | None = None) -> None:
-        """Close ``button``'s contact from ``cycle`` (default: now); ``seconds`` is the session
-        time to report in the button event (default: the cycle's)."""
-        self._key(button, True, cycle, seconds)
-
-    def release(self, button: str, cycle: int | None = None,
-                seconds: float | None = None) -> None:
-        """Open ``button``'s contact from ``cycle`` (default: now)."""
-        self._key(button, False, cycle, seconds)
+    # ---- time --------------------------------------------------------------------------
 
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
@@ -285,8 +215,7 @@ class DarkTowerBoard(ScriptedKeys):
             if self._sched:
                 t_next = min(t_next, self._sched[0][0])
             first_seen = t_next // _UNITS           # first clock whose K sample sees it (read_k)
-            cpu.set_k_orform(8 if self.sensor else 0,
-                             bytes((self.keys[0], self.keys[1], self.keys[2])))
+            cpu.set_k_orform(8 if self.sensor else 0, bytes(self.lines))
             cpu.run_until(min(cycle, first_seen - 1))
             # Edges before ``first_seen`` see no board event: no advance_to needed.
             last = 0
@@ -325,16 +254,12 @@ class DarkTowerBoard(ScriptedKeys):
     @property
     def card_pos(self) -> int:
         """Return the reel card position 0-7 (``(pos >> 4) & 7``)."""
-        return (self.pos >> 4) & 7
+        return reel_card(self.pos)
 
     @property
     def sensor(self) -> int:
         """Return 1 while the sensor sees the lit LED through a hole (K8 OR-ed term)."""
         return int(not self.blind and self.led_bri > _BRI_ON)
-
-    def add_pin_listener(self, fn: Callable[[int, int], None]) -> None:
-        """Call ``fn(cycle, word)`` on every later change of the pin word."""
-        self._listeners.append(fn)
 
     def lamps(self) -> dict[str, int]:
         """Return the lamps as lit now (R5-R7 while R4 = 0)."""
@@ -343,28 +268,22 @@ class DarkTowerBoard(ScriptedKeys):
 
     # ---- internals -------------------------------------------------------------------------
 
-    def _k(self) -> int:
-        k = 0
-        for col in range(3):
-            if self.r >> col & 1:
-                k |= self.keys[col]
-        if self.sensor:
-            k |= 8
-        return k
+    def _now_cycle(self) -> int:
+        return self._unit_cycle(self._now)
 
-    def _update_word(self, cycle: int) -> None:
-        word = (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (self._k() << _K_SHIFT)
+    def _strobe(self) -> int:
+        return self.r                  # R0-R2 select the key columns
+
+    def _k(self) -> int:
+        return self._keys_k() | (8 if self.sensor else 0)   # K8 is OR-ed with the reel sensor
+
+    def _word_now(self) -> int:
+        # Board._word_now plus the SENSOR bit, with the sensor read once (the pin word is
+        # rebuilt at every pin change, reel tick and frame).
         if self.sensor:
-            word |= _SENSOR_BIT
-        if word == self._word:
-            return
-        self._word = word
-        if self.pins and self.pins[-1][0] == cycle:
-            self.pins[-1] = (cycle, word)
-        else:
-            self.pins.append((cycle, word))
-        for fn in self._listeners:
-            fn(cycle, word)
+            k = self._keys_k() | 8
+            return (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (k << _K_SHIFT) | _SENSOR_BIT
+        return (self.r << _R_SHIFT) | (self.o << _O_SHIFT) | (self._keys_k() << _K_SHIFT)
 
     def _unit_cycle(self, units: int) -> int:
         return -(-units // _UNITS)
@@ -379,7 +298,8 @@ class DarkTowerBoard(ScriptedKeys):
             self._led_level = level
 
     def _frame_tick(self) -> None:
-        """Update the PWM brightness at a 1/60 s boundary (facts §12.5) and poll card_pos."""
+        """Update the PWM brightness at a 1/60 s boundary and poll card_pos
+        (docs/dark-tower-wiring.md §7)."""
         now = self._now
         on = self.led_on_units
         if self._led_level:
@@ -395,11 +315,11 @@ class DarkTowerBoard(ScriptedKeys):
         self._update_word(self._unit_cycle(now))
 
     def _reel_tick(self) -> None:
-        """Advance the reel by one 27 ms timer tick (facts §12.4)."""
+        """Advance the reel by one 27 ms timer tick (docs/dark-tower-wiring.md §6)."""
         if self.running:
             self.pos = (self.pos - 1) & (REEL_STEPS - 1)
             if self.r >> 9 & 1:
-                self.decay = min(self.decay + 1, _DECAY_MAX)
+                self.decay = min(self.decay + 1, REEL_COAST_MAX)
             elif self.decay > 0:
                 self.decay -= 1
             else:
@@ -407,9 +327,6 @@ class DarkTowerBoard(ScriptedKeys):
         self.blind = reel_blind(self.pos)
         self._tick += 1
         self._update_word(self._unit_cycle(self._now))
-
-    def _check_key(self, key: str) -> None:
-        self._check_button(key)
 
     def _queue_at(self, seconds: float, order: int, kind: str, key: str) -> None:
         """Queue a scripted key change at its exact time: a 1/60 s frame boundary of a
@@ -425,33 +342,3 @@ class DarkTowerBoard(ScriptedKeys):
         self._check_key(key)
         self._seq += 1
         heapq.heappush(self._sched, (cycle * _UNITS, order, self._seq, kind, key, seconds))
-
-    def _check_button(self, button: str) -> None:
-        if button not in KEY_MATRIX:
-            raise BoardError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
-
-    def _key(self, button: str, down: bool, cycle: int | None, seconds: float | None) -> None:
-        self._check_button(button)
-        if cycle is not None:
-            self._queue(cycle, 1 if down else 0, "press" if down else "release", button,
-                        seconds)
-            return
-        self._apply_key(button, down, self._unit_cycle(self._now), seconds)
-
-    def _apply_key(self, button: str, down: bool, cycle: int,
-                   seconds: float | None = None) -> None:
-        col, bit = KEY_MATRIX[button]
-        if down == (button in self.pressed):
-            return
-        if down:
-            self.pressed.add(button)
-            self.keys[col] |= bit
-        else:
-            self.pressed.discard(button)
-            self.keys[col] &= ~bit
-        # The event time is the script time when there is one (the shared captures' scripts
-        # hold the 1/60 s frame boundary MAME applied the key at), else the cycle's.
-        t = cycle / self.clock_hz if seconds is None else seconds
-        self.events.append(make_event(t, "button", button=button,
-                                      action="press" if down else "release"))
-        self._update_word(cycle)

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import IO, Callable, Iterable
 
 from emulator.asm import PC_ORDER, format_address, rom_offset
+from emulator.boards import DEMO_SOURCE
 from emulator.chips import Chip
 from emulator.core import LFSR_NEXT
 from emulator.decode import MICRO_BIT, fixed_table, micro_table
@@ -60,8 +61,6 @@ from emulator.trace import format_line
 
 __all__ = ["Debugger", "DebugError", "Stop", "Point", "BareChip", "DEMO_SOURCE", "demo_program",
            "parse_ram_address", "compile_condition", "RAM_KINDS", "NO_BOARD"]
-
-DEMO_SOURCE = Path(__file__).resolve().parent / "firmware" / "demo.asm"
 
 _PREV_PC = {nxt: pc for pc, nxt in enumerate(LFSR_NEXT)}     # raw post-fetch pc -> pc
 _PC_INDEX = {pc: i for i, pc in enumerate(PC_ORDER)}
@@ -83,11 +82,11 @@ class DebugError(ValueError):
 
 
 def demo_program():
-    """Assemble the open demo firmware (``emulator/firmware/demo.asm``), labels included."""
-    from emulator.asm import assemble
-    from emulator.chips import TMS1400
+    """Return the open demo firmware (``emulator/firmware/demo.asm``) assembled, labels
+    included (``emulator.boards.demo_program``)."""
+    from emulator.boards import demo_program as board_demo
 
-    return assemble(DEMO_SOURCE.read_text(encoding="utf-8"), TMS1400, str(DEMO_SOURCE))
+    return board_demo("darktower")
 
 
 # ---- stop points ------------------------------------------------------------------------------
@@ -295,7 +294,9 @@ class Debugger:
                  script=None, symbols=None, core: str = "fast", clock_hz: int | None = None,
                  snapshot_every: int = 1 << 15) -> None:
         from emulator.boards import BOARDS, board_chip, board_for_chip, make_board
+        from emulator.boards import demo_program as board_demo
         from emulator.fastcore import make_cpu
+        from emulator.mame import machines
 
         given = [n for n, v in (("firmware", firmware), ("rom", rom), ("romset", romset),
                                 ("image", image)) if v is not None]
@@ -312,10 +313,13 @@ class Debugger:
         if firmware is not None:
             if firmware != "demo":
                 raise DebugError(f"unknown firmware {firmware!r} (expected 'demo')")
-            if board not in (None, "darktower"):
-                raise DebugError(f"the demo firmware is for the darktower board, not {board!r}")
-            program = demo_program()
-            chip, image, board = program.chip, program.rom, "darktower"
+            demos = [n for n, spec in BOARDS.items() if spec.demo is not None]
+            if board is not None and board not in demos:
+                raise DebugError(f"the demo firmware is for the {' or '.join(demos)} board, "
+                                 f"not {board!r}")
+            board = board or demos[0]
+            program = board_demo(board)
+            chip, image = program.chip, program.rom
             labels = Symbols.from_program(program.symbols)
             self.source = "demo firmware (emulator/firmware/demo.asm)"
         elif image is not None:
@@ -346,11 +350,11 @@ class Debugger:
             if board == NO_BOARD:
                 from emulator.decode import ident_output_pla
                 opla = ident_output_pla(chip)
-            elif board != "darktower":
+            elif BOARDS[board].default_opla is None:
                 raise DebugError(f"the {board} board needs its output PLA (a romset with one, "
                                  f"or --opla FILE)")
-            from emulator.darktower import glyph_output_pla
-            opla = glyph_output_pla()
+            else:
+                opla = BOARDS[board].default_opla()
         self.notes = notes
         self.chip = chip
         self.rom = image
@@ -360,8 +364,11 @@ class Debugger:
         except ValueError as exc:
             raise DebugError(str(exc)) from None
         self.core = "fast" if hasattr(self.cpu, "set_watch") else "reference"
-        self.board = (make_board(board, self.cpu, clock_hz) if board != NO_BOARD
-                      else BareChip(self.cpu, clock_hz or chip.clock_hz))
+        if board != NO_BOARD:
+            self.board = make_board(board, self.cpu, clock_hz)
+        else:       # by default at the clock of the MAME machine with that chip
+            clock = clock_hz or next(m.clock_hz for m in machines().values() if m.chip == chip)
+            self.board = BareChip(self.cpu, clock)
         self.clock_hz = self.board.clock_hz
         self._fields = _board_fields(self.board)
         if self.core == "reference" and board != NO_BOARD:
@@ -1281,7 +1288,7 @@ class Debugger:
             pressed = " ".join(sorted(self.board.pressed)) or "none"
             return f"{self.board_name}: keys down: {pressed}"
         from captures.model import DARKTOWER_CHANNELS
-        from emulator.darktower import GLYPHS, card_image
+        from captures.darktower_facts import GLYPHS, LAMP_PINS, card_image
 
         o0 = DARKTOWER_CHANNELS.index("O0")
         r4 = 1 << DARKTOWER_CHANNELS.index("R4")
@@ -1300,9 +1307,8 @@ class Debugger:
         text = digits.get(0, " ") + digits.get(1, " ")
         lamps = self.board.lamps()
         card = self.board.card_pos
-        lit = [name for name in ("upper", "middle", "lower") if lamps[name]]
-        pictures = "/".join(card_image(card, name) or "-" for name in ("upper", "middle",
-                                                                        "lower"))
+        lit = [name for name in LAMP_PINS if lamps[name]]
+        pictures = "/".join(card_image(card, name) or "-" for name in LAMP_PINS)
         pressed = " ".join(sorted(self.board.pressed)) or "none"
         reel = "turning" if self.board.running else "still"
         return (f"display [{text}]  lamps: {' '.join(lit) or 'off'}  reel: card {card} "
@@ -1436,7 +1442,7 @@ class BareChip:
 
     name = NO_BOARD
 
-    def __init__(self, cpu=None, clock_hz: int = 300_000) -> None:
+    def __init__(self, cpu, clock_hz: int) -> None:
         self.cpu = cpu
         self.clock_hz = int(clock_hz)
         self.pressed: set[str] = set()

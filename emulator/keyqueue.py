@@ -25,10 +25,6 @@ class ScriptedKeys:
 
     clock_hz: int
 
-    def _init_keys(self) -> None:
-        self._sched: list[tuple] = []     # (cycle, order, seq, kind, key, seconds)
-        self._seq = 0
-
     def _check_key(self, key: str) -> None:  # pragma: no cover - each board defines it
         raise NotImplementedError
 
@@ -41,7 +37,7 @@ class ScriptedKeys:
         """Queue a script's presses and releases at their exact times (seconds -> cycles).
 
         Power actions other than an initial ``0 power on`` are refused: a board cannot power
-        itself off (use ``rig.targets.EmulatorTower``).
+        itself off (use ``rig.towers.emulated.EmulatorTower``).
         """
         for a in script.actions:
             if isinstance(a, Power):

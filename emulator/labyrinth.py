@@ -1,6 +1,6 @@
 """Wire a TMS1100 core into Mattel's D&D Computer Labyrinth Game: touch board, buttons, speaker.
 
-The wiring is MAME 0.251's ``mdndclab`` driver as described in ``tms1400-facts.md`` §13:
+The wiring is MAME 0.251's ``mdndclab`` driver as described in ``docs/labyrinth-wiring.md``:
 
     O0-O7      input-mux bits 0-7 (the O pins *after* the output PLA): bottom-half columns
     R0         input-mux bit 8: the button group Wall/Door, Illegal Move, Warrior 1, Warrior 2
@@ -20,11 +20,7 @@ Example::
 """
 from __future__ import annotations
 
-import heapq
-from typing import Callable
-
-from captures.events import make_event
-from emulator.keyqueue import ScriptedKeys
+from emulator.board import Board
 
 __all__ = ["LabyrinthBoard", "LABYRINTH_CHANNELS", "LABYRINTH_KEYS", "LABYRINTH_BUTTONS",
            "square_name"]
@@ -32,7 +28,7 @@ __all__ = ["LabyrinthBoard", "LABYRINTH_CHANNELS", "LABYRINTH_KEYS", "LABYRINTH_
 LABYRINTH_CHANNELS = tuple([f"R{i}" for i in range(11)] + [f"O{i}" for i in range(8)]
                            + ["K1", "K2", "K4", "K8"])
 
-# Side buttons (facts §13.2, layout names): name -> (mux bit, K bit).
+# Side buttons (docs/labyrinth-wiring.md §2, layout names): name -> (mux bit, K bit).
 LABYRINTH_BUTTONS: dict[str, tuple[int, int]] = {
     "WALL/DOOR": (8, 1), "ILLEGAL MOVE": (8, 2), "WARRIOR 1": (8, 4), "WARRIOR 2": (8, 8),
     "SWITCH KEY": (17, 1), "NEXT TURN": (17, 2), "DRAGON FLYING": (17, 4),
@@ -59,141 +55,34 @@ def _square_keys() -> dict[str, tuple[int, int]]:
 # Every key of the game: 64 squares and 8 buttons -> (mux bit 0-17, K bit).
 LABYRINTH_KEYS: dict[str, tuple[int, int]] = {**_square_keys(), **LABYRINTH_BUTTONS}
 
-_K_SHIFT = LABYRINTH_CHANNELS.index("K1")
-_O_SHIFT = LABYRINTH_CHANNELS.index("O0")
 
-
-class LabyrinthBoard(ScriptedKeys):
+class LabyrinthBoard(Board):
     """The Labyrinth around a TMS1100 core: attaches to the core's pin callbacks.
 
     ``pins`` records ``(cycle, word)`` over ``LABYRINTH_CHANNELS``; ``events`` holds button
     press/release events (``button`` = square or button name); ``speaker`` records
-    ``(cycle, level)`` of R10.
+    ``(cycle, level)`` of R10. Keys, pins and speaker are ``emulator.board.Board``'s; the
+    strobe lines are the 18 input-mux bits.
     """
 
     name = "labyrinth"
+    clock_hz = 475_000                 # MAME 0.251 mdndclab (docs/adding-a-board.md, clocks)
     channels = LABYRINTH_CHANNELS
+    KEYS = LABYRINTH_KEYS              # strobe line = input-mux bit 0-17
 
-    def __init__(self, cpu=None, clock_hz: int = 475_000):
-        from emulator.darktower import BoardError
+    def _strobe(self) -> int:
+        return (self.o & 0xFF) | ((self.r & 0x3FF) << 8)     # mux bits 0-7 = O, 8-17 = R0-R9
 
-        if clock_hz <= 0:
-            raise BoardError(f"clock {clock_hz!r} Hz must be a positive number of Hz")
-        self._error = BoardError
-        self.clock_hz = int(clock_hz)
-        self.cpu = cpu
-        self.r = 0
-        self.o = 0
-        self.mux_keys = [0] * 18          # mux bit -> pressed K bits
-        self.pressed: set[str] = set()
-        self.pins: list[tuple[int, int]] = [(0, 0)]
-        self.speaker: list[tuple[int, int]] = [(0, 0)]
-        self.events: list[dict] = []
-        self._word = 0
-        self._cycle = 0
-        self._sched: list[tuple] = []   # (cycle, order, seq, kind, key, seconds or None)
-        self._seq = 0
-        self._listeners: list[Callable[[int, int], None]] = []
-        if cpu is not None:
-            cpu.on_r = self.write_r
-            cpu.on_o = self.write_o
-            cpu.read_k = self.read_k
+    def _unknown_key(self, key: str) -> str:
+        return (f"unknown Labyrinth key {key!r} (expected a square A1-H8 or one of "
+                f"{', '.join(LABYRINTH_BUTTONS)})")
 
-    def write_r(self, cycle: int, r: int) -> None:
-        """Take the 11 R latches at ``cycle``: R0-R9 mux, R10 speaker."""
-        self.advance_to(cycle)
-        self.r = r & 0x7FF
-        spk = self.r >> 10 & 1
-        if spk != self.speaker[-1][1]:
-            self.speaker.append((cycle, spk))
-        self._update_word(cycle)
+    @property
+    def event_channels(self) -> tuple[str, ...]:
+        """Return R4 (held low) and R10: the speaker decoder reads R10 AND NOT R4, and the
+        Labyrinth's R4 is a mux line, not an enable."""
+        return ("R4", "R10")
 
-    def write_o(self, cycle: int, o: int) -> None:
-        """Take the 8 O pins (after the output PLA) at ``cycle``: mux bits 0-7."""
-        self.advance_to(cycle)
-        self.o = o & 0xFF
-        self._update_word(cycle)
-
-    def read_k(self, cycle: int) -> int:
-        """Return K (bits 0-3) = OR of the rows of every selected mux column at ``cycle``."""
-        self.advance_to(cycle)
-        return self._k()
-
-    def press(self, key: str, cycle: int | None = None, seconds: float | None = None) -> None:
-        """Touch square or button ``key`` from ``cycle`` (default: now); ``seconds`` is the
-        session time to report in the button event (default: the cycle's)."""
-        self._key(key, True, cycle, seconds)
-
-    def release(self, key: str, cycle: int | None = None, seconds: float | None = None) -> None:
-        """Lift ``key`` from ``cycle`` (default: now)."""
-        self._key(key, False, cycle, seconds)
-
-    def run_until(self, cycle: int) -> None:
-        """Run the chip (if any) and the board up to ``cycle``."""
-        if self.cpu is not None:
-            self.cpu.run_until(cycle)
-        self.advance_to(cycle)
-
-    def advance_to(self, cycle: int) -> None:
-        """Apply the scheduled key changes due at or before ``cycle``."""
-        while self._sched and self._sched[0][0] <= cycle:
-            c, _, _, kind, key, secs = heapq.heappop(self._sched)
-            self._apply(key, kind == "press", c, secs)
-        self._cycle = max(self._cycle, cycle)
-
-    def add_pin_listener(self, fn: Callable[[int, int], None]) -> None:
-        """Call ``fn(cycle, word)`` on every later change of the pin word."""
-        self._listeners.append(fn)
-
-    def _mux(self) -> int:
-        return (self.o & 0xFF) | ((self.r & 0x3FF) << 8)
-
-    def _k(self) -> int:
-        mux = self._mux()
-        k = 0
-        for bit, rows in enumerate(self.mux_keys):
-            if rows and mux >> bit & 1:
-                k |= rows
-        return k
-
-    def _update_word(self, cycle: int) -> None:
-        word = self.r | (self.o << _O_SHIFT) | (self._k() << _K_SHIFT)
-        if word == self._word:
-            return
-        self._word = word
-        if self.pins[-1][0] == cycle:
-            self.pins[-1] = (cycle, word)
-        else:
-            self.pins.append((cycle, word))
-        for fn in self._listeners:
-            fn(cycle, word)
-
-    def _check_key(self, key: str) -> None:
-        self._check(key)
-
-    def _check(self, key: str) -> None:
-        if key not in LABYRINTH_KEYS:
-            raise self._error(f"unknown Labyrinth key {key!r} (expected a square A1-H8 or one "
-                              f"of {', '.join(LABYRINTH_BUTTONS)})")
-
-    def _key(self, key: str, down: bool, cycle: int | None, seconds: float | None) -> None:
-        self._check(key)
-        if cycle is None:
-            self._apply(key, down, self._cycle, seconds)
-        else:
-            self._queue(cycle, 1 if down else 0, "press" if down else "release", key, seconds)
-
-    def _apply(self, key: str, down: bool, cycle: int, seconds: float | None = None) -> None:
-        if down == (key in self.pressed):
-            return
-        bit, row = LABYRINTH_KEYS[key]
-        if down:
-            self.pressed.add(key)
-            self.mux_keys[bit] |= row
-        else:
-            self.pressed.discard(key)
-            self.mux_keys[bit] &= ~row
-        t = cycle / self.clock_hz if seconds is None else seconds
-        self.events.append(make_event(t, "button", button=key,
-                                      action="press" if down else "release"))
-        self._update_word(cycle)
+    def event_pins(self) -> list[tuple[int, int]]:
+        """Return the speaker alone over ``event_channels`` (R10 = bit 1)."""
+        return [(c, lvl << 1) for c, lvl in self.speaker]

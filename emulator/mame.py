@@ -1,13 +1,14 @@
 """Run MAME 0.251 headless as an oracle for our TMS1000-family emulator.
 
-Machines: ``mbdtower`` (Dark Tower, TMS1400, the default), ``mdndclab`` (D&D Computer Labyrinth,
-TMS1100) and ``simon`` (MB Simon, a plain TMS1000), rows of :data:`MACHINES`. The harness builds a
+Machines: ``mbdtower`` (Dark Tower, TMS1400, the default) and ``mdndclab`` (D&D Computer
+Labyrinth, TMS1100), built from the boards' rows in ``emulator.boards``, and ``simon`` (MB Simon,
+a plain TMS1000 with no board model here); :func:`machines` lists them. The harness builds a
 scratch romset, e.g. ``roms/mbdtower/{mp7332, tms1100_common1_micro.pla,
 tms1400_mbdtower_output.pla}`` or ``roms/simon/{tms1000.u1, tms1000_common3_micro.pla,
 tms1000_simon_output.pla}``, from a ROM image and two PLA texts, starts ``/usr/games/mame mbdtower
 -debug -debugger none -autoboot_script X.lua`` under ``timeout -s KILL`` and parses what the Lua
-script (package data ``emulator/mame/*.lua``) writes. Method and pitfalls: ``mame-oracle.md`` §2,
-§4, §5; ROM set members: ``tms1400-facts.md`` §14.
+script (package data ``emulator/mame/*.lua``) writes. Method and pitfalls:
+``docs/mame-oracle.md`` §2, §4, §5; ROM set members: ``docs/tms1400.md`` §12.
 
 Modes:
 
@@ -15,7 +16,7 @@ Modes:
   trace line ``n cycle c:p:pc op A=a X=x Y=y S=s SL=l PB=pb CB=cb R=rrrr O=oo`` (all hex), plus
   the K value every 08-0F opcode read. Many images run in one MAME process: the script writes
   each further image into the ``:maincpu`` region, clears A, X, Y, SL, the stack and RAM (which
-  reset leaves alone, tms1400-facts.md §11) and soft-resets, so every image starts from the
+  reset leaves alone, docs/tms1400.md §11) and soft-resets, so every image starts from the
   power-on state; ``cycle`` counts from that reset. Key masks change once per 1/60 s frame.
 - **pins** (:meth:`MameOracle.run_pins`): every R/O pin change with its cycle, from power-on,
   with the keys of a Dark Tower button script (captures.script) pressed as MAME sees them: from
@@ -46,26 +47,28 @@ from importlib import resources
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from emulator.chips import TMS1000, TMS1100, TMS1400, Chip
-from emulator.darktower import KEY_MATRIX
+from captures.darktower_facts import KEY_MATRIX
+from emulator.boards import BOARDS, BoardSpec, board_spec
+from emulator.chips import TMS1000, Chip
 from emulator.trace import format_line  # noqa: F401 (re-exported)
 from emulator.pla import Pla, pla_text
 
 __all__ = [
     "MameError", "MameOracle", "MameMachine", "MameStep", "MameTrace", "MameSpeed", "PinChange",
-    "MBDTOWER", "MDNDCLAB", "SIMON", "MACHINES", "MAME_BINARY", "MAME_VERSION", "CLOCK_HZ",
-    "FRAME_HZ", "ROM_SIZE", "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
+    "MBDTOWER", "MDNDCLAB", "SIMON", "machines", "machine_for_board", "MAME_BINARY",
+    "MAME_VERSION", "CLOCK_HZ", "FRAME_HZ", "ROM_SIZE", "MPLA_SIZE", "OPLA_SIZE", "KEY_MATRIX",
     "format_line", "ram_hex", "frame_boundary", "script_inputs", "mame_pla_texts",
 ]
 
 MAME_BINARY = "/usr/games/mame"
 MAME_VERSION = "0.251"      # the version whose traces the cross-checks were verified against
-CLOCK_HZ = 425_000          # mbdtower CPU clock (tms1400-facts.md §10)
-FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (mame-oracle.md §5.8)
-ROM_SIZE = 4096             # mp7332 (tms1400-facts.md §14)
+_DARKTOWER = BOARDS["darktower"]
+CLOCK_HZ = _DARKTOWER.clock_hz          # mbdtower CPU clock (Hz), from the board's row
+FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (docs/mame-oracle.md §5.8)
+ROM_SIZE = _DARKTOWER.chip.rom_size    # mp7332 (bytes)
 MPLA_SIZE = 867             # tms1100_common1_micro.pla, tms1000_common3_micro.pla (all machines)
-OPLA_SIZE = 557             # tms1400_mbdtower_output.pla
-MPLA_FILE = "tms1100_common1_micro.pla"
+OPLA_SIZE = _DARKTOWER.mame.opla_size  # tms1400_mbdtower_output.pla (bytes)
+MPLA_FILE = _DARKTOWER.romset.mpla.file
 R_PINS = 0x7FF              # R0-R10; the R latch has hidden bits 11-15
 
 
@@ -73,7 +76,8 @@ R_PINS = 0x7FF              # R0-R10; the R latch has hidden bits 11-15
 class MameMachine:
     """One MAME machine the oracle runs: its chip, ROM-set members and inputs.
 
-    Sources: tms1400-facts.md §10 (clocks), §12.3 and §13.2 (input ports), §14 (ROM sets);
+    Sources: docs/tms1400.md §10 (clocks) and §12 (ROM sets), docs/dark-tower-wiring.md §5 and
+    docs/labyrinth-wiring.md §2 (input ports);
     simon: MAME 0.251 ``-listroms simon`` / ``-listdevices simon`` (TMS1000 @ 325 kHz, ROM
     ``tms1000.u1`` 1024 bytes, PLAs 867 / 365 bytes) and its input ports as MAME's Lua lists
     them (IN.0 R0 "Game Select" switch, IN.1 R1 the four colour buttons, IN.2 R2 Start/Last/
@@ -90,6 +94,23 @@ class MameMachine:
     key_ports: int
     mpla_file: str = MPLA_FILE
     switch_ports: tuple[int, ...] = ()
+    board: str | None = None           # the row in emulator.boards it was built from
+
+    @property
+    def keys(self) -> dict[str, tuple[int, int]] | None:
+        """Return the board's key name -> (input port, K bit), None for a machine without a
+        board model (a board's strobe line p is MAME's port IN.p)."""
+        return board_spec(self.board).board_class.KEYS if self.board else None
+
+    def default_opla(self):
+        """Return the output PLA used when none is given: the board's default (the Dark
+        Tower's glyph table), else the identity output PLA of the chip."""
+        spec = board_spec(self.board) if self.board else None
+        if spec is not None and spec.default_opla is not None:
+            return spec.default_opla()
+        from emulator.decode import ident_output_pla
+
+        return ident_output_pla(self.chip)
 
     @property
     def rom_size(self) -> int:
@@ -111,16 +132,38 @@ class MameMachine:
         return mask
 
 
-MBDTOWER = MameMachine("mbdtower", TMS1400, "mp7332", "tms1400_mbdtower_output.pla", 557,
-                       425_000, 3)
-MDNDCLAB = MameMachine("mdndclab", TMS1100, "m34012", "tms1100_mdndclab_output.pla", 365,
-                       475_000, 18)
+
+
+def machine_for_board(spec: BoardSpec) -> MameMachine:
+    """Return the MAME machine of a board row (MameError for a row without MAME parameters)."""
+    if spec.mame is None or spec.romset is None:
+        raise MameError(f"board {spec.name!r} has no MAME machine (its row gives no MAME "
+                        "parameters and ROM set)")
+    return MameMachine(spec.mame.machine, spec.chip, spec.romset.rom.file,
+                       spec.romset.opla.file, spec.mame.opla_size, spec.clock_hz,
+                       spec.mame.key_ports, spec.romset.mpla.file, spec.mame.switch_ports,
+                       spec.name)
+
+
+MBDTOWER = machine_for_board(BOARDS["darktower"])
+MDNDCLAB = machine_for_board(BOARDS["labyrinth"])
+# simon: no board model; MAME 0.251 -listroms/-listdevices simon, see MameMachine.
 SIMON = MameMachine("simon", TMS1000, "tms1000.u1", "tms1000_simon_output.pla", 365,
                     325_000, 4, "tms1000_common3_micro.pla", (0, 3))
-MACHINES = {m.name: m for m in (MBDTOWER, MDNDCLAB, SIMON)}
 
-# KEY_MATRIX (emulator.darktower, tms1400-facts.md §12.3): button -> (R column, K bit). In
-# MAME's driver column p is input port IN.p, read while R line p is high.
+
+def machines() -> dict[str, MameMachine]:
+    """Return the machines the oracle runs by name: one per registered board with MAME
+    parameters, and simon."""
+    found = {m.name: m for m in (MBDTOWER, MDNDCLAB)}
+    for spec in BOARDS.values():
+        if spec.mame is not None and spec.mame.machine not in found:
+            found[spec.mame.machine] = machine_for_board(spec)
+    found[SIMON.name] = SIMON
+    return found
+
+# KEY_MATRIX (captures.darktower_facts, docs/dark-tower-wiring.md §5): button -> (R column,
+# K bit). In MAME's driver column p is input port IN.p, read while R line p is high.
 
 # Script times closer than this to a frame boundary count as on it (seconds).
 _FRAME_TOLERANCE = 2e-4
@@ -187,7 +230,7 @@ class PinChange(NamedTuple):
     """One pin-latch change: at ``cycle`` (CPU clocks from power-on) ``port`` became ``value``.
 
     ``port`` is ``"R"`` (R0-R10 as bits 0-10) or ``"O"`` (O0-O7). Cycle 0 holds the values
-    after reset; later changes come 3 clocks after the output opcode's fetch (tms1400-facts.md §3).
+    after reset; later changes come 3 clocks after the output opcode's fetch (docs/tms1400.md §3).
     A plain tuple ``(cycle, port, value)`` compares equal.
     """
     cycle: int
@@ -230,7 +273,7 @@ def ram_hex(ram: bytes | bytearray | Sequence[int]) -> str:
 def frame_boundary(t: float) -> float:
     """Return the time (s) at which MAME's CPU first sees an input change requested at ``t``.
 
-    MAME hands input changes to the driver at 1/60 s frame boundaries (mame-oracle.md §5.8),
+    MAME hands input changes to the driver at 1/60 s frame boundaries (docs/mame-oracle.md §5.8),
     the first one at 1/60 s after power-on; a time on a boundary (within 0.2 ms) counts as that
     boundary, as in the shared captures' scripts ("times are when the chip first sees the key").
     """
@@ -284,17 +327,16 @@ def mame_pla_texts(mpla: Pla | None = None, opla: Pla | None = None,
     """Return the micro and output PLA file texts ``machine`` loads, padded to MAME's sizes.
 
     Sizes and term counts: micro PLA 867 bytes / 30 terms; output PLA 557 bytes / 32 terms
-    (mbdtower) or 365 / 20 (mdndclab, simon) (mame-oracle.md §3; ``mame -listroms simon``).
+    (mbdtower) or 365 / 20 (mdndclab, simon) (docs/mame-oracle.md §3; ``mame -listroms simon``).
     Defaults: the TI standard micro decode of the machine's chip
     (emulator.decode.standard_micro_pla) and, for mbdtower, the Dark Tower glyph output PLA
     (emulator.darktower.glyph_output_pla), for the others the identity output PLA. The
     oracle's methods also take Pla objects and convert them this way.
     """
-    from emulator.darktower import glyph_output_pla
-    from emulator.decode import ident_output_pla, standard_micro_pla
+    from emulator.decode import standard_micro_pla
 
     if opla is None:
-        opla = glyph_output_pla() if machine is MBDTOWER else ident_output_pla(machine.chip)
+        opla = machine.default_opla()
     return (_as_text(standard_micro_pla(machine.chip) if mpla is None else mpla,
                      machine.mpla_file, machine),
             _as_text(opla, machine.opla_file, machine))
@@ -343,7 +385,7 @@ class MameOracle:
 
     ``binary``: the MAME executable; ``timeout``: seconds before a run is killed (SIGKILL);
     ``workdir``: where scratch folders go (default: the system temp dir; each run cleans up);
-    ``machine``: a :data:`MACHINES` row or name (default mbdtower); ``expect_version``: the
+    ``machine``: a :func:`machines` row or name (default mbdtower); ``expect_version``: the
     MAME version the oracle insists on before its first run (default :data:`MAME_VERSION`;
     None runs any version). Another version may trace differently (save-item names, timing,
     input handling), so a different one is refused with both versions named rather than left
@@ -355,10 +397,11 @@ class MameOracle:
                  workdir: str | None = None, machine: MameMachine | str = MBDTOWER,
                  expect_version: str | None = MAME_VERSION) -> None:
         if isinstance(machine, str):
-            if machine not in MACHINES:
+            known = machines()
+            if machine not in known:
                 raise MameError(f"unknown MAME machine {machine!r} (expected one of "
-                                f"{', '.join(MACHINES)})")
-            machine = MACHINES[machine]
+                                f"{', '.join(known)})")
+            machine = known[machine]
         self.binary = binary
         self.timeout = timeout
         self.workdir = workdir
@@ -444,7 +487,7 @@ class MameOracle:
             if line.startswith("ERR "):
                 raise MameError(f"{script}: Lua error in MAME: {line[4:]}")
         # The script writes DONE as its last line and leaves with os.exit(0); anything else is a
-        # crash, a kill by timeout or an error MAME printed (mame-oracle.md §5.6).
+        # crash, a kill by timeout or an error MAME printed (docs/mame-oracle.md §5.6).
         if not lines or lines[-1] != "DONE":
             if proc.returncode in (-9, 124, 137):
                 why = f"killed after {self.timeout:g} s (timeout)"
@@ -526,7 +569,10 @@ class MameOracle:
         length. The first two entries are the values after reset, at cycle 0.
         """
         mpla_text, opla_text = _check_inputs(rom, mpla_text, opla_text, self.machine)
-        if script is not None and self.machine is not MBDTOWER:
+        from captures.script import BUTTONS
+
+        keys = self.machine.keys or {}
+        if script is not None and not set(BUTTONS) <= set(keys):
             raise MameError(f"{script.name}: button scripts name Dark Tower keys; "
                             f"{self.machine.name} runs take no script")
         if seconds is None:
@@ -541,7 +587,7 @@ class MameOracle:
             for seen, button, pressed in script_inputs(script):
                 if seen >= seconds:
                     continue
-                port, mask = KEY_MATRIX[button]
+                port, mask = keys[button]
                 # Set the key mid-frame, half a frame before the boundary that hands it over.
                 at = max(seen - 0.5 / FRAME_HZ, 0.0)
                 job.append(f"input {at!r} {port} {mask} {int(pressed)}")

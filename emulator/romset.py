@@ -1,6 +1,7 @@
 """Load a ROM set: a raw ROM binary, a folder, or a MAME romset zip (mbdtower.zip, mdndclab.zip).
 
-Members are identified by SHA-1 against MAME 0.251's ``-listroms`` (``tms1400-facts.md`` §14).
+Members are identified by SHA-1 against MAME 0.251's ``-listroms``, as the boards' rows in
+``emulator.boards`` give them.
 An image with the right size but an unknown SHA-1 is loaded with a warning (it may be a
 different dump or a synthetic test image); a wrong size is refused, naming the file and the
 expected size. We never ship these files: users bring their own dumps.
@@ -21,12 +22,12 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from emulator.chips import CHIPS, TMS1100, TMS1400, Chip, get_chip
+from emulator.chips import CHIPS, Chip, get_chip
 from emulator.core import Cpu
 from emulator.pla import Pla, PlaError, read_pla
 
-__all__ = ["RomSet", "RomError", "KNOWN_SETS", "KNOWN_SHA1", "load_romset", "load_pla_file",
-           "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES", "MAX_MEMBERS"]
+__all__ = ["RomSet", "RomError", "KnownSet", "known_sets", "known_sha1", "load_romset",
+           "load_pla_file", "NO_MICRO_PLA", "NO_OUTPUT_PLA", "MAX_FILE_BYTES", "MAX_MEMBERS"]
 
 # Notes a set without PLA files gets; RomSet.with_plas drops them when PLAs are given.
 NO_MICRO_PLA = "warning: no micro PLA: using the TI standard decode"
@@ -39,7 +40,8 @@ class RomError(ValueError):
 
 @dataclass(frozen=True)
 class KnownSet:
-    """One MAME machine's ROM set: its chip and member file names."""
+    """One board's MAME ROM set, as its row in ``emulator.boards`` gives it: the set name, the
+    chip and the member file names."""
     name: str
     chip: Chip
     rom: str
@@ -47,26 +49,35 @@ class KnownSet:
     opla: str
 
 
-KNOWN_SETS = {
-    "mbdtower": KnownSet("mbdtower", TMS1400, "mp7332", "tms1100_common1_micro.pla",
-                         "tms1400_mbdtower_output.pla"),
-    "mdndclab": KnownSet("mdndclab", TMS1100, "m34012", "tms1100_common1_micro.pla",
-                         "tms1100_mdndclab_output.pla"),
-}
+def known_sets() -> dict[str, KnownSet]:
+    """Return the ROM sets of the registered boards by set name (mbdtower, mdndclab)."""
+    from emulator.boards import BOARDS
 
-# SHA-1 of the known-good dumps (MAME 0.251 -listroms, facts §14).
-KNOWN_SHA1 = {
-    "mp7332": "7edbff437da371390fa8f28b3d183f833eaa9be9",
-    "tms1100_common1_micro.pla": "d6297f2a4bc7a870b76cc498d19dbb0ce7d69fec",
-    "tms1400_mbdtower_output.pla": "72ce6d24cedf9c606f1742cd5620f75907246e87",
-    "m34012": "158362c2821678a51554e02dbb2f9ef5aaf5f59f",
-    "tms1100_mdndclab_output.pla": "63a2531278a665ace54c541101e052eb84413511",
-}
+    return {s.romset.name: KnownSet(s.romset.name, s.chip, s.romset.rom.file,
+                                    s.romset.mpla.file, s.romset.opla.file)
+            for s in BOARDS.values() if s.romset is not None}
+
+
+def known_sha1() -> dict[str, str]:
+    """Return member file name -> SHA-1 of the known-good dump, over the registered boards'
+    sets (MAME 0.251 ``-listroms``)."""
+    from emulator.boards import BOARDS
+
+    return {m.file: m.sha1 for s in BOARDS.values() if s.romset is not None
+            for m in s.romset.members}
+
+
 MAX_FILE_BYTES = 1 << 20   # larger files cannot be a ROM (4 KB at most) or a PLA file
 MAX_MEMBERS = 64           # a romset holds a ROM and two PLA files; MAME's largest a few dozen
 _LIST_AT_MOST = 6      # file names an error lists before "and N more"
-_BY_SHA1 = {sha: member for member, sha in KNOWN_SHA1.items()}
-_ROM_MEMBERS = {s.rom: s for s in KNOWN_SETS.values()}
+
+
+def _by_sha1() -> dict[str, str]:
+    return {sha: member for member, sha in known_sha1().items()}
+
+
+def _rom_members() -> dict[str, KnownSet]:
+    return {s.rom: s for s in known_sets().values()}
 
 
 @dataclass
@@ -136,7 +147,7 @@ def _identify(member: str, data: bytes, notes: list[str],
               expected: str | None = None) -> str | None:
     """Append a note on ``data``'s SHA-1; return the known member name it matches, if any."""
     sha = _sha1(data)
-    known = _BY_SHA1.get(sha)
+    known = _by_sha1().get(sha)
     if known is not None:
         what = "known-good dump" if known == member else f"known-good dump of {known}"
         notes.append(f"{member}: {what}")
@@ -296,14 +307,18 @@ def _load_raw(path: Path, chip: Chip | None) -> RomSet:
     chip = chip or _chip_for_size(path.name, len(data))
     _check_rom_size(path.name, data, chip)
     known = _identify(path.name, data, notes)
-    name = _ROM_MEMBERS[known].name if known in _ROM_MEMBERS else None
+    rom_members = _rom_members()
+    name = rom_members[known].name if known in rom_members else None
     return RomSet(name, chip, data, None, None, notes, path.name, raw=True)
 
 
 def _load_set(path: Path, chip: Chip | None) -> RomSet:
     label = path.name
     members, big = _read_members(path)
-    _refuse_big_needed(label, big, {s.rom for s in KNOWN_SETS.values()})
+    sets = known_sets()
+    rom_members = {s.rom: s for s in sets.values()}
+    by_sha1 = _by_sha1()
+    _refuse_big_needed(label, big, set(rom_members))
     zips = [m for m, data in members.items() if m.lower().endswith(".zip") or _is_zip_data(data)]
     if zips and path.is_dir():
         # e.g. MAME's roms folder given instead of one set: each zip is a romset of its own
@@ -320,20 +335,20 @@ def _load_set(path: Path, chip: Chip | None) -> RomSet:
         raise RomError(f"{label}: empty (expected a ROM and its PLA files)")
     notes: list[str] = []
     stem = path.stem.lower()
-    known_set = KNOWN_SETS.get(stem)
+    known_set = sets.get(stem)
     if known_set is None:
         for member in members:
-            if member in _ROM_MEMBERS:
-                known_set = _ROM_MEMBERS[member]
+            if member in rom_members:
+                known_set = rom_members[member]
                 break
     # ROM member: the set's file name, else a file whose SHA-1 is a known ROM, else the only
     # non-PLA file.
     rom_name = None
     if known_set is None:
         for member, data in members.items():
-            known = _BY_SHA1.get(_sha1(data))
-            if known in _ROM_MEMBERS:
-                known_set, rom_name = _ROM_MEMBERS[known], member
+            known = by_sha1.get(_sha1(data))
+            if known in rom_members:
+                known_set, rom_name = rom_members[known], member
                 break
     if rom_name is None and known_set is not None:
         if known_set.rom not in members:
@@ -345,7 +360,7 @@ def _load_set(path: Path, chip: Chip | None) -> RomSet:
         if len(others) != 1:
             found = _list(others)
             raise RomError(f"{label}: cannot tell which file is the ROM (expected one non-.pla "
-                           f"file or one of {', '.join(_ROM_MEMBERS)}; found {found})")
+                           f"file or one of {', '.join(rom_members)}; found {found})")
         rom_name = others[0]
     chip = chip or (known_set.chip if known_set else None)
     rom = members[rom_name]

@@ -1,12 +1,12 @@
 """Format the canonical instruction trace: one line per instruction, the state *before* it.
 
-Line format (issue 2, item 7; every number hexadecimal, upper case)::
+Line format (every number hexadecimal, upper case)::
 
     n cycle c:p:pc op A=a X=x Y=y S=s SL=l PB=pb CB=cb R=rrrr O=oo
     0 5 0:F:00 0C A=0 X=0 Y=0 S=1 SL=0 PB=F CB=0 R=0000 O=00
 
 ``n`` is the instruction number since reset, ``cycle`` the oscillator clock of its fetch
-(``6n + 5`` as in MAME, ``mame-oracle.md`` §6), ``c:p:pc`` chapter, page and PC as MAME's
+(``6n + 5`` as in MAME, ``docs/mame-oracle.md`` §6), ``c:p:pc`` chapter, page and PC as MAME's
 debugger prints them, ``op`` the opcode, ``S`` STATUS, ``SL`` the status latch, ``R`` the R0-R10
 pins (without the latch's hidden bits 11-15), ``O`` the O pins the output PLA gives.
 """

@@ -7,10 +7,12 @@ Modules (see rig/README.md):
     simbox                the firmware in simavr behind a pseudo-terminal
     fx2lafw, usbsim       the fx2lafw analyser driver on pyusb and the simulated FX2 backend
     sigrok_cli            any sigrok analyser through sigrok-cli
-    bench, fakes          the virtual bench (one clock for AVR, tower, analyser) and PinTower
-    real                  RealTower: box + analyser + decoders behind the Tower protocol
-    targets               EmulatorTower, ReplayTower
-    session               record / check / import recordings; pytest_plugin: the tower fixture
+    bench                 the virtual bench (one clock for AVR, tower, analyser)
+    towers/               the towers: emulated (EmulatorTower, ReplayTower), real (RealTower:
+                          box + analyser + decoders), fakes (PinTower)
+    specs, recording      target specs and open_target; the recording layout
+    record, check,        record / check / import recordings; pytest_plugin: the tower fixture
+    importing
 """
 
 __all__: list[str] = []

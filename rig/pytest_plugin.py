@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from typing import Iterator
 
     from captures.tower import Tower
-    from rig.session import TargetSpec
+    from rig.specs import TargetSpec
 
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_collection_modifyitems", "tower",
            "tower_spec"]
@@ -70,7 +70,7 @@ def _check_options(config) -> None:
         raise pytest.UsageError(f"--tower-romset {romset}: no such file or folder (expected a "
                                 f"MAME romset such as mbdtower.zip)")
     if opt("--tower-channel-map"):
-        from rig.session import load_probe_map
+        from rig.specs import load_probe_map
         try:
             load_probe_map(opt("--tower-channel-map"))
         except ValueError as exc:
@@ -90,12 +90,12 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 @pytest.fixture
 def tower_spec(request) -> "TargetSpec":
-    """Return the rig.session.TargetSpec the command-line options describe."""
-    from rig.session import DEFAULT_CHANNEL_MAP, TargetSpec
+    """Return the rig.specs.TargetSpec the command-line options describe."""
+    from rig.specs import DEFAULT_CHANNEL_MAP, TargetSpec
     opt = request.config.getoption
     cmap = dict(DEFAULT_CHANNEL_MAP)
     if opt("--tower-channel-map"):
-        from rig.session import load_probe_map
+        from rig.specs import load_probe_map
         cmap = load_probe_map(opt("--tower-channel-map"))
     return TargetSpec(opt("--tower"), romset=opt("--tower-romset"), port=opt("--tower-port"),
                       analyser=opt("--tower-analyser"), channel_map=cmap)
@@ -104,7 +104,7 @@ def tower_spec(request) -> "TargetSpec":
 @pytest.fixture
 def tower(tower_spec) -> "Iterator[Tower]":
     """Yield a fresh tower (captures.tower.Tower) of the kind chosen by ``--tower``."""
-    from rig.session import open_target
+    from rig.specs import open_target
     try:
         target = open_target(tower_spec)
     except ValueError as exc:       # RigError, RomError, ...: one line, no traceback

@@ -4,11 +4,11 @@
   capture.tlc, events.jsonl, script.txt) or anything ``analysis.report.open_source`` reads;
   for a recording, what was run comes from recording.json (target, romset or firmware, ROM
   SHA-1, clock, fault) and the audio is aligned to the events through ``t0_sample``.
-- ``report_check``: ``rig.session.check`` on a target; the target's events are the second
+- ``report_check``: ``rig.check.check`` on a target; the target's events are the second
   timeline, mapped onto the recording's by the fitted clock ratio and offset, and the first
   difference (analysis.compare) is marked on both.
 - ``report_cleanroom``: the clean-room game against the recording, as ``rig check --target
-  cleanroom`` (``rig.session.check_cleanroom``) or, with ``whole=True``, as ``towerlab
+  cleanroom`` (``rig.check.check_cleanroom``) or, with ``whole=True``, as ``towerlab
   conform`` does (every event of the reference); the game's events are its replay with the
   decisions the comparison resolved, and the first difference (cleanroom.conform) is marked.
 
@@ -34,7 +34,7 @@ def recording_source(path: str | os.PathLike, channel_map: str | None = None
     if not (d.is_dir() and meta_path.exists()):
         src = open_source(str(path), channel_map)
         return src, source_timeline(src)
-    from rig.session import load_recording
+    from rig.recording import load_recording
     rec = load_recording(d)
     src = open_source(str(d), channel_map)
     src.events = rec.events
@@ -48,7 +48,8 @@ def recording_source(path: str | os.PathLike, channel_map: str | None = None
         if meta.get(key):
             info[label] = str(meta[key])
     if "ROM SHA-1" not in info and meta.get("target") == "emu":
-        from rig.session import TargetSpec, target_rom_sha1
+        from rig.recording import target_rom_sha1
+        from rig.specs import TargetSpec
         try:
             info["ROM SHA-1"] = str(target_rom_sha1(TargetSpec(
                 "emu", romset=meta.get("romset"), firmware=meta.get("firmware") or "demo")))
@@ -79,10 +80,10 @@ def report_recording(path: str | os.PathLike, out: str, channel_map: str | None 
 
 def report_check(path: str | os.PathLike, spec, out: str, auto_clock: bool = False,
                  audio_rate: int = AUDIO_RATE):
-    """Check a recording on a target (``rig.session.check``) and write the report page to
+    """Check a recording on a target (``rig.check.check``) and write the report page to
     ``out``; return the CheckResult."""
     from analysis.compare import format_comparison
-    from rig.session import check
+    from rig.check import check
 
     src, tl = recording_source(path)
     result = check(path, spec, auto_clock=auto_clock)
@@ -93,7 +94,7 @@ def report_check(path: str | os.PathLike, spec, out: str, auto_clock: bool = Fal
     info["checked on"] = spec.target + (f" (romset {spec.romset})" if spec.romset else
                                         f" (firmware {spec.firmware})"
                                         if spec.target in ("emu", "sim") else "")
-    from rig.session import target_rom_sha1
+    from rig.recording import target_rom_sha1
     ours = target_rom_sha1(spec)
     if ours:
         info["target ROM SHA-1"] = ours
@@ -125,7 +126,8 @@ def report_cleanroom(path: str | os.PathLike, out: str, whole: bool = False,
     from captures.tower import run_script
     from cleanroom.conform import ForcedChooser, resolve
     from cleanroom.tower import CleanroomTower
-    from rig.session import _compared_end, check_cleanroom, load_recording
+    from rig.check import compared_end, check_cleanroom
+    from rig.recording import load_recording
 
     src, tl = recording_source(path)
     rec = load_recording(path)
@@ -133,7 +135,7 @@ def report_cleanroom(path: str | os.PathLike, out: str, whole: bool = False,
         end = max([e["t"] for e in rec.events] + [rec.script.end_time()])
         result = resolve(rec.script, rec.events)
     else:
-        end = _compared_end(rec)
+        end = compared_end(rec)
         result = check_cleanroom(path)
     # The game's side: the replay with the decisions the comparison resolved.
     chooser = ForcedChooser([d.value for d in result.decisions])

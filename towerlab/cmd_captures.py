@@ -73,7 +73,7 @@ def cmd_decode(args: argparse.Namespace, out: IO[str]) -> int:
     """Decode a capture's pins into an events file (JSON lines)."""
     from analysis.decode import StreamDecoder
     from captures.events import dumps_event
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
 
     if not args.output.lower().endswith(".jsonl"):
         raise ValueError(f"{args.output}: events output must end in .jsonl")
@@ -172,7 +172,7 @@ def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_wav(args: argparse.Namespace, out: IO[str]) -> int:
     """Render the speaker (R10 AND NOT R4) as a 16-bit mono WAV file."""
     from analysis.sound import write_wav
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
 
     if not args.output.lower().endswith(".wav"):
         raise ValueError(f"{args.output}: output must end in .wav")
@@ -191,9 +191,11 @@ def cmd_wav(args: argparse.Namespace, out: IO[str]) -> int:
 
 def cmd_diff(args: argparse.Namespace, out: IO[str]) -> int:
     """Compare two captures or events files by meaning; exit 1 on a difference."""
-    from analysis.compare import Tolerance, compare_events, format_comparison
+    from dataclasses import replace
 
-    tol = Tolerance()
+    from analysis.compare import compare_events, event_tolerance, format_comparison
+
+    tol = event_tolerance()
     if args.time_tol is not None:
         for k in ("lamp", "motor", "tone"):
             tol.time_s[k] = args.time_tol
@@ -201,13 +203,13 @@ def cmd_diff(args: argparse.Namespace, out: IO[str]) -> int:
         for k in ("display", "reel"):
             tol.time_s[k] = args.window_tol
     if args.freq_tol is not None:
-        tol.freq_rel = args.freq_tol
+        tol = replace(tol, freq_frac=args.freq_tol)
     if args.types:
         unknown = [t for t in args.types if t not in tol.time_s]
         if unknown:
             raise ValueError(f"--types: unknown event type {unknown[0]!r} (expected some of "
                              f"{', '.join(tol.time_s)})")
-        tol.types = tuple(args.types)
+        tol = replace(tol, types=tuple(args.types))
     a = _events_of(args.a, args.channel_map)
     b = _events_of(args.b, args.channel_map)
     unseen: dict[str, str] = {}      # event type -> the capture that cannot show it
@@ -221,7 +223,7 @@ def cmd_diff(args: argparse.Namespace, out: IO[str]) -> int:
                     if k not in seen:
                         unseen.setdefault(k, path)
         if unseen:
-            tol.types = tuple(k for k in tol.types if k not in unseen)
+            tol = replace(tol, types=tuple(k for k in tol.types if k not in unseen))
             if not tol.types:
                 raise ValueError(f"{args.a} and {args.b}: no event type both can show "
                                  f"(channels missing for {', '.join(unseen)})")

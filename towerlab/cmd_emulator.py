@@ -1,6 +1,6 @@
 """Subcommands of the emulator area: ``run``, ``play`` and ``demo`` (registered by towerlab.cli).
 
-Each is a small function over ``rig.targets.EmulatorTower`` and ``rig.play``.
+Each is a small function over ``rig.towers.emulated.EmulatorTower`` and ``rig.play``.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ DEMO_SESSION = (Path(__file__).resolve().parent.parent / "emulator" / "firmware"
                 / "demo_session.txt")
 
 
-# --clock bounds, Hz: wide around MAME's 425 kHz (tms1400-facts.md §0 and §14: real RC
+# --clock bounds, Hz: wide around MAME's 425 kHz (docs/dark-tower-wiring.md §9: real RC
 # oscillators spread about 50 kHz), narrow enough that a run ends and shows something.
 # Single runs at least this long (tower seconds, a few wall seconds) show a progress bar.
 _PROGRESS_SECONDS = 600.0
@@ -101,12 +101,13 @@ def _resolve_board(args: argparse.Namespace) -> None:
 
 
 def _tower(args: argparse.Namespace):
-    from rig.targets import EmulatorTower
+    from captures.darktower_facts import NOMINAL_CLOCK_HZ
+    from rig.towers.emulated import EmulatorTower
 
     clock = getattr(args, "clock", None)
     if clock is not None and not _CLOCK_MIN_HZ <= clock <= _CLOCK_MAX_HZ:
         raise ValueError(f"--clock {clock!r} out of range {_CLOCK_MIN_HZ}-{_CLOCK_MAX_HZ} Hz "
-                         f"(MAME runs the tower at 425000; real RC oscillators stay within "
+                         f"(MAME runs the tower at {NOMINAL_CLOCK_HZ}; real RC oscillators stay within "
                          f"about 50 kHz of it)")
     return EmulatorTower(firmware=args.firmware, rom=args.rom, romset=args.romset,
                          mpla=args.mpla, opla=args.opla, board=args.board,
@@ -357,7 +358,7 @@ def cmd_demo(args: argparse.Namespace, out: IO[str]) -> int:
     from captures.script import read_script
     from captures.tower import run_script
     from rig.play import timeline_lines
-    from rig.targets import EmulatorTower
+    from rig.towers.emulated import EmulatorTower
 
     if not args.out:
         raise ValueError("--out: folder name is empty (expected a folder)")

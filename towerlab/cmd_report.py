@@ -34,7 +34,7 @@ def cmd_report(args: argparse.Namespace, out: IO[str]) -> int:
         line = result.describe().splitlines()[0]
         status = 0 if result.conforms else 1
     elif args.check is not None:
-        from rig.session import TargetSpec
+        from rig.specs import TargetSpec
         from towerlab.cmd_rig import _clock
         spec = TargetSpec(args.check, romset=args.romset, firmware=args.firmware,
                           clock_hz=_clock(args), replay=args.replay)

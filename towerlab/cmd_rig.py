@@ -50,10 +50,10 @@ def _clock(args) -> float | None:
 
 
 def _spec(args):
-    from rig.session import DEFAULT_CHANNEL_MAP, TargetSpec
+    from rig.specs import DEFAULT_CHANNEL_MAP, TargetSpec
     cmap = dict(DEFAULT_CHANNEL_MAP)
     if args.channel_map:
-        from rig.session import load_probe_map
+        from rig.specs import load_probe_map
         cmap = load_probe_map(args.channel_map)
     return TargetSpec(args.target, romset=args.romset, firmware=args.firmware, port=args.port,
                       analyser=args.analyser, channel_map=cmap, samplerate=args.samplerate,
@@ -66,7 +66,7 @@ def cmd_record(args, out: IO[str]) -> int:
     import sys
 
     from rig.errors import RigError
-    from rig.session import record
+    from rig.record import record
     if args.clock == "auto":
         raise RigError("--clock auto applies to rig check (it fits a recording's clock); "
                        "rig record takes --clock HZ")
@@ -92,7 +92,8 @@ def cmd_record(args, out: IO[str]) -> int:
 def cmd_check(args, out: IO[str]) -> int:
     """Replay a recording's script on a target; print 'equivalent' or the first difference."""
     from analysis.compare import format_comparison
-    from rig.session import NOMINAL_CLOCK_HZ, check, check_cleanroom
+    from rig.check import check, check_cleanroom
+    from rig.specs import NOMINAL_CLOCK_HZ
     if args.target == "cleanroom":
         if args.clock:
             from rig.errors import RigError
@@ -129,7 +130,7 @@ def cmd_check(args, out: IO[str]) -> int:
 
 def cmd_import(args, out: IO[str]) -> int:
     """Turn a capture made elsewhere into a recording directory (decoded events)."""
-    from rig.session import import_capture
+    from rig.importing import import_capture
     rec = import_capture(args.capture, args.out, args.channel_map, args.script, args.start)
     print(f"imported {args.capture}: {len(rec.events)} events in {args.out}", file=out)
     return 0

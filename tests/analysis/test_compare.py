@@ -6,8 +6,8 @@ import copy
 import pytest
 
 from analysis.base import AnalysisError
-from analysis.compare import (Tolerance, compare_events, estimate_clock, fit_clock_ratio,
-                              format_comparison)
+from analysis.compare import (compare_events, estimate_clock, event_tolerance,
+                              fit_clock_ratio, format_comparison)
 
 
 def scaled(events, factor):
@@ -54,7 +54,7 @@ def test_a_late_event_beyond_tolerance_is_reported_as_a_time_difference(tower_te
 def test_tolerances_are_settable(tower_test_truth):
     b = copy.deepcopy(tower_test_truth)
     next(e for e in b if e["type"] == "motor")["t"] += 0.002
-    tol = Tolerance()
+    tol = event_tolerance()
     tol.time_s["motor"] = 0.005
     assert compare_events(tower_test_truth, b, tol, ratio=1.0, offset=0.0).equivalent
 

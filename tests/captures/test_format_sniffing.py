@@ -85,7 +85,7 @@ def test_conversion_chain_keeps_the_shared_capture(tmp_path):
 
 
 def test_writing_over_a_folder_names_it_and_leaves_it_alone(tmp_path):
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
     folder = tmp_path / "out.vcd"
     folder.mkdir()
     with pytest.raises(CaptureError, match=r"out.vcd: is a folder \(expected a file name"):
@@ -99,3 +99,10 @@ def test_an_events_file_given_as_a_capture_is_named_as_such(tmp_path):
     with pytest.raises(CaptureError, match=r"events.jsonl: is an events file \(JSON lines\), "
                                            r"not a pin capture"):
         open_capture(path)
+
+
+def test_the_convert_help_names_every_extension_a_writer_takes():
+    from captures.formats import writers
+    from towerlab.cmd_formats import WRITTEN
+
+    assert WRITTEN == ", ".join(writers())

@@ -53,7 +53,7 @@ def test_captures_written_to_a_device_keep_the_device(tmp_path):
     import os
     import stat
 
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -71,7 +71,7 @@ def test_captures_written_to_a_device_keep_the_device(tmp_path):
 def test_captures_written_through_a_symlink_keep_the_link(tmp_path):
     import os
 
-    from captures.formats import atomic_write
+    from captures.source import atomic_write
 
     target = tmp_path / "real.sr"
     target.write_bytes(b"old")

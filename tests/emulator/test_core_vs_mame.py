@@ -87,12 +87,12 @@ def test_core_matches_mame_on_the_genuine_romset(mame_binary, romset):
     the genuine firmware equals MAME's for the first 20,000 instructions (no keys)."""
     import zipfile
 
-    from emulator.romset import KNOWN_SETS, load_romset
+    from emulator.romset import known_sets, load_romset
 
     rs = load_romset(romset)
     assert rs.name == "mbdtower"
     assert not [n for n in rs.recognised if n.startswith("warning")], rs.recognised
-    members = KNOWN_SETS["mbdtower"]
+    members = known_sets()["mbdtower"]
     path = Path(romset)
     if path.is_dir():
         def text(name):

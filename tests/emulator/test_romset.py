@@ -1,4 +1,4 @@
-"""ROM sets: raw binaries, folders and MAME romset zips, identified by SHA-1 (facts §14).
+"""ROM sets: raw binaries, folders and MAME romset zips, identified by SHA-1 (docs/tms1400.md §12).
 
 The images here are synthetic (not the real dumps), so every load must warn "unknown image".
 """
@@ -22,6 +22,17 @@ OPLA20 = pla_text(ident_output_pla(), term_count=20, pad_to_bytes=365).encode()
 def tower_members(rom_size=4096):
     return {"mp7332": bytes([0x4C]) * rom_size, "tms1100_common1_micro.pla": MPLA,
             "tms1400_mbdtower_output.pla": OPLA32}
+
+
+def pretend_known_rom(monkeypatch, sha1):
+    """Make ``sha1`` the Dark Tower row's known-good mp7332 dump for one test."""
+    from dataclasses import replace
+
+    from emulator.boards import BOARDS, RomMember
+
+    spec = BOARDS["darktower"]
+    monkeypatch.setitem(BOARDS, "darktower", replace(
+        spec, romset=replace(spec.romset, rom=RomMember("mp7332", sha1))))
 
 
 def make_zip(path, members):
@@ -56,14 +67,14 @@ def test_synthetic_images_are_loaded_with_an_unknown_image_warning(tmp_path):
 def test_member_with_the_known_sha1_is_recognised_as_a_known_good_dump(tmp_path, monkeypatch):
     members = tower_members()
     sha = romset._sha1(members["mp7332"])
-    monkeypatch.setitem(romset._BY_SHA1, sha, "mp7332")
+    pretend_known_rom(monkeypatch, sha)
     rs = load_romset(make_zip(tmp_path / "mbdtower.zip", members))
     assert "mp7332: known-good dump" in rs.recognised
 
 
 def test_real_sha1_table_matches_mame_listroms():
-    assert romset.KNOWN_SHA1["mp7332"] == "7edbff437da371390fa8f28b3d183f833eaa9be9"
-    assert romset.KNOWN_SHA1["m34012"] == "158362c2821678a51554e02dbb2f9ef5aaf5f59f"
+    assert romset.known_sha1()["mp7332"] == "7edbff437da371390fa8f28b3d183f833eaa9be9"
+    assert romset.known_sha1()["m34012"] == "158362c2821678a51554e02dbb2f9ef5aaf5f59f"
 
 
 def test_folder_romset_loads_like_the_zip(tmp_path):
@@ -193,7 +204,7 @@ def test_summary_says_which_set_was_recognised(tmp_path):
 
 def test_renamed_rom_with_a_known_sha1_names_its_set(tmp_path, monkeypatch):
     image = bytes([0x4C]) * 4096
-    monkeypatch.setitem(romset._BY_SHA1, romset._sha1(image), "mp7332")
+    pretend_known_rom(monkeypatch, romset._sha1(image))
     rs = load_romset(make_folder(tmp_path / "mine", {"dump.bin": image, "o.pla": OPLA32}))
     assert (rs.name, rs.chip) == ("mbdtower", TMS1400)
     assert "dump.bin: known-good dump of mp7332" in rs.recognised

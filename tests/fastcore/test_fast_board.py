@@ -9,7 +9,7 @@ import pytest
 from captures.script import parse_script, read_script
 from captures.tower import run_script
 from emulator.fastcore import FAST_AVAILABLE
-from rig.targets import EmulatorTower
+from rig.towers.emulated import EmulatorTower
 
 pytestmark = pytest.mark.skipif(not FAST_AVAILABLE,
                                 reason="accelerated core not built: pip install -e . with gcc")

@@ -295,7 +295,7 @@ def _run_events(data: bytes, case: Path) -> None:
 
 
 def _channel_map_seeds(work: Path) -> list[bytes]:
-    from rig.session import DEFAULT_CHANNEL_MAP
+    from rig.specs import DEFAULT_CHANNEL_MAP
     full = "".join(f"{k} = {v}\n" for k, v in DEFAULT_CHANNEL_MAP.items())
     return [full.encode(), b"# eight-channel probe\nD0 = R4  # digit strobe\nD1 = O0\nD2 = K8\n"]
 

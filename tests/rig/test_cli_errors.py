@@ -107,7 +107,8 @@ def test_a_channel_map_naming_no_tower_pin_names_the_map_file(tmp_path, script, 
 
 
 def test_an_interrupted_record_leaves_no_directory(tmp_path, script):
-    from rig.session import TargetSpec, record
+    from rig.record import record
+    from rig.specs import TargetSpec
 
     def interrupt(done, total):
         if done >= 0.5:

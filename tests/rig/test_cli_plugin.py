@@ -117,7 +117,8 @@ def test_a_recording_checks_equivalent_against_its_own_replay(tmp_path, capsys):
 
 
 def test_record_reports_progress_up_to_the_run_length(tmp_path):
-    from rig.session import TargetSpec, record
+    from rig.record import record
+    from rig.specs import TargetSpec
     script = tmp_path / "s.txt"
     script.write_text("# run length: 1.5 s\n0.5 MOVE 0.2\n")
     seen = []

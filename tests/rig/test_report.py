@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rig.report import recording_source, report_check, report_cleanroom
-from rig.session import TargetSpec, record
+from rig.record import record
+from rig.specs import TargetSpec
 from towerlab.cli import main
 
 CAPTURES = Path(__file__).resolve().parent.parent / "data" / "captures"
@@ -32,7 +33,7 @@ def demo_recording(tmp_path_factory):
 
 
 def test_a_recording_says_its_target_firmware_and_rom(demo_recording):
-    from rig.session import target_rom_sha1
+    from rig.recording import target_rom_sha1
     src, tl = recording_source(demo_recording)
     assert src.info["target"] == "emu" and src.info["firmware"] == "demo"
     assert src.info["ROM SHA-1"] == target_rom_sha1(TargetSpec("emu"))
@@ -86,8 +87,8 @@ def test_report_of_a_missing_source_names_it(tmp_path, capsys):
 
 def test_report_into_a_missing_folder_is_refused_before_any_check(tmp_path, capsys,
                                                                   monkeypatch):
-    import rig.session
-    monkeypatch.setattr(rig.session, "check", lambda *a, **k: pytest.fail("checked"))
+    import rig.check
+    monkeypatch.setattr(rig.check, "check", lambda *a, **k: pytest.fail("checked"))
     status, _ = run("report", CAPTURES / "tower_test", "--check", "emu",
                     "-o", tmp_path / "no" / "r.html")
     assert status == 2 and f"folder {tmp_path / 'no'} does not exist" in \

@@ -11,8 +11,11 @@ from captures.formats import open_capture
 from captures.script import parse_script
 from captures.tower import run_script
 from rig.errors import LinkLostError, TowerUnknownError, UsbError
-from rig.real import READY, UNKNOWN
-from rig.session import TargetSpec, check, load_recording, open_target, record
+from rig.towers.real import READY, UNKNOWN
+from rig.check import check
+from rig.record import record
+from rig.recording import load_recording
+from rig.specs import TargetSpec, open_target
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "captures"
 SHORT = "# run length: 3 s\n1.2 MOVE 0.2\n2.0 CLEAR 0.3\n"

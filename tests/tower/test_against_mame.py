@@ -12,7 +12,7 @@ from captures.tower import run_script
 from emulator.darktower import write_glyph_output_pla
 from emulator.decode import standard_micro_pla
 from emulator.pla import MAME_PLA_SIZES, pla_text
-from rig.targets import EmulatorTower, demo_program
+from rig.towers.emulated import EmulatorTower, demo_program
 
 SESSION = Path(__file__).resolve().parent.parent.parent / "emulator" / "firmware" / \
     "demo_session.txt"

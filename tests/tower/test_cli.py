@@ -114,7 +114,7 @@ def test_run_names_an_output_pla_file_of_the_wrong_shape(tmp_path, capsys):
 
 @pytest.fixture
 def bare_set(tmp_path):
-    from rig.targets import demo_program
+    from rig.towers.emulated import demo_program
 
     path = tmp_path / "mbdtower.zip"
     with zipfile.ZipFile(path, "w") as zf:
@@ -183,7 +183,7 @@ def test_demo_refuses_an_out_that_is_not_a_folder(tmp_path, capsys, folder, mess
 def test_a_run_paced_for_its_progress_bar_gives_the_same_events():
     from captures.script import read_script
     from captures.tower import run_script
-    from rig.targets import EmulatorTower
+    from rig.towers.emulated import EmulatorTower
     from towerlab.cmd_emulator import _Paced
 
     script = read_script(str(CAPTURES / "tower_test" / "script.txt"))

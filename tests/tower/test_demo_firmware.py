@@ -16,7 +16,7 @@ import pytest
 from captures.events import read_events
 from captures.script import read_script
 from captures.tower import run_script
-from rig.targets import EmulatorTower, demo_program
+from rig.towers.emulated import EmulatorTower, demo_program
 
 from .capdata import events as capture_events
 

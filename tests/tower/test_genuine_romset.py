@@ -7,7 +7,7 @@ import pytest
 from analysis.compare import compare_events, format_comparison
 from captures.script import read_script
 from captures.tower import run_script
-from rig.targets import EmulatorTower
+from rig.towers.emulated import EmulatorTower
 
 from .capdata import CAPTURES, events
 
@@ -27,7 +27,7 @@ def test_a_mame_romset_folder_runs_through_the_same_path_as_the_genuine_one(tmp_
     from emulator.darktower import write_glyph_output_pla
     from emulator.decode import standard_micro_pla
     from emulator.pla import MAME_PLA_SIZES, write_pla
-    from rig.targets import demo_program
+    from rig.towers.emulated import demo_program
 
     folder = tmp_path / "mbdtower"
     folder.mkdir()

@@ -17,7 +17,7 @@ import pytest
 from captures.script import BUTTONS
 from rig.play import (KEYMAP, Sound, TowerView, digit_rows, render_lines, timeline_lines,
                       tones_to_pcm)
-from rig.targets import EmulatorTower
+from rig.towers.emulated import EmulatorTower
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 

@@ -7,7 +7,7 @@ from analysis.decode import decode
 from captures.model import DARKTOWER_CHANNELS
 from captures.script import read_script
 from captures.tower import Tower, run_script
-from rig.targets import EmulatorTower, ReplayTower, TargetError
+from rig.towers.emulated import EmulatorTower, ReplayTower, TargetError
 
 from .capdata import CAPTURES, events as capture_events
 

@@ -1,9 +1,10 @@
 """Towers that answer the ``captures.tower.Tower`` protocol without hardware: the emulator on a
 board model (``EmulatorTower``) and a recorded session (``ReplayTower``).
 
-``EmulatorTower`` runs a TMS1400 (or TMS1100) core on ``emulator.darktower`` (or
-``emulator.labyrinth``): the open demo firmware (``emulator/firmware/demo.asm``, assembled on
-first use), a user's ROM with optional PLA files, or a MAME romset. It is deterministic: the same
+``EmulatorTower`` runs the core of a board's row (``emulator.boards``: the TMS1400 of
+``emulator.darktower``, the TMS1100 of ``emulator.labyrinth``) on that board: the open demo
+firmware (``emulator/firmware/demo.asm``, assembled on first use), a user's ROM with optional
+PLA files, or a MAME romset. It is deterministic: the same
 presses at the same tower times give the same pins and events. Its events are the
 ``analysis`` decoders over the chip's pins (display, lamps, motor, tones) plus the board-only
 facts (reel card_pos as MAME publishes it, button presses at the time the chip first sees them)
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -29,27 +29,14 @@ import numpy as np
 
 from captures.events import make_event, read_events
 from captures.model import CaptureInfo, Changes, MemoryCapture
-from captures.script import BUTTONS, read_script
+from captures.script import read_script
+from emulator.boards import DEMO_SOURCE, demo_program
 
 __all__ = ["TargetError", "EmulatorTower", "ReplayTower", "demo_program", "DEMO_SOURCE"]
-
-DEMO_SOURCE = Path(__file__).resolve().parent.parent / "emulator" / "firmware" / "demo.asm"
-
-# Decoders run over the Dark Tower pins; reel and buttons come from the board itself.
-_PIN_DECODERS = ("display", "lamps", "motor", "speaker")
 
 
 class TargetError(ValueError):
     """A tower target was given a bad source or an action it cannot take; one line."""
-
-
-@lru_cache(maxsize=1)
-def demo_program():
-    """Assemble and return the open demo firmware (``emulator.asm.Program``), once per process."""
-    from emulator.asm import assemble
-    from emulator.chips import TMS1400
-
-    return assemble(DEMO_SOURCE.read_text(encoding="utf-8"), TMS1400, str(DEMO_SOURCE))
 
 
 def _load_pla(value, kind: str):
@@ -74,9 +61,9 @@ class EmulatorTower:
     Exactly one of ``firmware`` ("demo"), ``rom`` (a raw ROM image path) or ``romset`` (a MAME
     romset zip or folder) gives the program; with none, the demo firmware runs. ``mpla`` /
     ``opla`` (paths or ``emulator.pla.Pla``) override the PLAs; the defaults are the standard
-    micro PLA and, on the Dark Tower, the glyph output PLA. ``clock_hz`` defaults to MAME's
-    clock for the board. The session starts powered (power-on at t = 0), as the shared
-    captures do, unless ``powered`` is False. ``core`` is "fast" (the compiled kernel, falling
+    micro PLA and the board row's default output PLA (the Dark Tower's glyph table).
+    ``clock_hz`` defaults to the row's (MAME's) clock for the board. The session starts
+    powered (power-on at t = 0), as the shared captures do, unless ``powered`` is False. ``core`` is "fast" (the compiled kernel, falling
     back to the reference core with a notice where it is not built) or "reference".
     ``summary`` is one line saying what was loaded (``mbdtower.zip: mbdtower set, TMS1400``)
     and ``notes`` what was recognised or warned about, for the command line to print.
@@ -86,7 +73,7 @@ class EmulatorTower:
                  romset: str | os.PathLike | None = None, mpla=None, opla=None,
                  board: str = "darktower", clock_hz: int | None = None, powered: bool = True,
                  core: str = "fast"):
-        from emulator.boards import BOARDS, board_chip, make_board
+        from emulator.boards import BOARDS, make_board
         from emulator.fastcore import make_cpu
 
         given = [n for n, v in (("firmware", firmware), ("rom", rom), ("romset", romset))
@@ -97,16 +84,18 @@ class EmulatorTower:
             raise TargetError(f"unknown board {board!r} (expected one of {', '.join(BOARDS)})")
         if firmware is None and rom is None and romset is None:
             firmware = "demo"
-        chip = board_chip(board)
+        spec = BOARDS[board]
+        chip = spec.chip
         micro, out = _load_pla(mpla, "micro"), _load_pla(opla, "output")
         if firmware is not None:
             if firmware != "demo":
                 raise TargetError(f"unknown firmware {firmware!r} (expected 'demo')")
-            if board != "darktower":
-                raise TargetError(f"the demo firmware is for the darktower board, not {board!r}")
-            image = bytes(demo_program().rom)
-            self.source = "demo firmware (emulator/firmware/demo.asm)"
-            self.summary = f"{self.source}, TMS1400"
+            if spec.demo is None:
+                demos = " or ".join(n for n, s in BOARDS.items() if s.demo is not None)
+                raise TargetError(f"the demo firmware is for the {demos} board, not {board!r}")
+            image = bytes(demo_program(board).rom)
+            self.source = f"demo firmware (emulator/firmware/{spec.demo.name})"
+            self.summary = f"{self.source}, {chip.name.upper()}"
             self.notes: list[str] = []
         else:
             from emulator.romset import load_romset
@@ -116,10 +105,10 @@ class EmulatorTower:
             if loaded.chip is not chip:
                 raise TargetError(f"{path}: a {loaded.chip.name.upper()} ROM, but the {board} "
                                   f"board carries a {chip.name.upper()}")
-            glyphs = ("warning: no output PLA: using the demo firmware's glyph table "
-                      "(emulator.darktower); a genuine ROM needs its own, give --opla"
-                      if board == "darktower" else None)
-            loaded = loaded.with_plas(micro, out, opla_note=glyphs)
+            default_note = (f"warning: no output PLA: using {spec.default_opla_source}; a "
+                            "genuine ROM needs its own, give --opla"
+                            if spec.default_opla is not None else None)
+            loaded = loaded.with_plas(micro, out, opla_note=default_note)
             image = loaded.rom
             self.notes = list(loaded.recognised)
             self.summary = loaded.summary()
@@ -130,12 +119,11 @@ class EmulatorTower:
 
             micro = standard_micro_pla(chip)
         if out is None:
-            if board != "darktower":
+            if spec.default_opla is None:
                 raise TargetError(f"the {board} board needs its output PLA (a romset with "
                                   f"one, or --opla FILE)")
-            from emulator.darktower import glyph_output_pla
-
-            out = glyph_output_pla()
+            out = spec.default_opla()
+        self.spec = spec
         self.board_name = board
         try:
             self.cpu = make_cpu(chip, image, micro, out, core=core)
@@ -270,34 +258,28 @@ class EmulatorTower:
             raise TargetError("this tower is closed")
 
     def _check_button(self, button: str) -> None:
-        if self.board_name == "darktower" and button not in BUTTONS:
-            raise TargetError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
+        try:
+            self.board.check_key(button)
+        except ValueError as exc:
+            raise TargetError(str(exc)) from None
 
     def _board_events(self) -> list[dict]:
         return list(self.board.events)
 
-    def _pins(self) -> list[tuple[int, int]]:
-        if self.board_name == "darktower":
-            return self.board.pins
-        # The Labyrinth has no enable line: tones are decoded from R10 alone (R4 held low).
-        return [(c, lvl << 1) for c, lvl in self.board.speaker]
-
     def _decoder(self):
+        """Return the stream decoder of the row's decoders over the board's event pins (the
+        Dark Tower's own pins; the Labyrinth's speaker alone)."""
         from analysis.decode import StreamDecoder
 
         if self._dec is None:
-            if self.board_name == "darktower":
-                info = CaptureInfo(list(self.board.channels), self.clock_hz)
-                self._dec = StreamDecoder(info, only=_PIN_DECODERS)
-            else:
-                self._dec = StreamDecoder(CaptureInfo(["R4", "R10"], self.clock_hz),
-                                          only=("speaker",))
+            info = CaptureInfo(list(self.board.event_channels), self.clock_hz)
+            self._dec = StreamDecoder(info, only=self.spec.decoders)
         return self._dec
 
     def _feed(self) -> list[tuple[int, int]]:
         """Feed the pin changes since the last call to the incremental decoders, all but the
         newest (a later pin change at the same cycle may still replace it)."""
-        pins = self._pins()
+        pins = self.board.event_pins()
         dec = self._decoder()
         end = len(pins) - 1
         if end > self._fed:
