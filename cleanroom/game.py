@@ -170,17 +170,25 @@ class Game:
         self.current = 0
         self.tower_brigands = 16
         self.riddle: tuple[str, ...] = param("level4_riddle")
-        self.dragon_warriors = 0
-        self.dragon_gold = 0
-        self.curse_cast = False     # this turn's action cursed someone (CLEAR keeps it)
+        self.dragon_warriors, self.dragon_gold = self._hoard_start()
         self.last_shown: list[tuple[str, str | None]] = []
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
         self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
+        self._warned = False        # this action began with the low-food warning
+        self._citadel_cleared = False   # this action cleared the Citadel's doubling
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 
     # ---- helpers ----------------------------------------------------------------------
+    @staticmethod
+    def _hoard_start() -> tuple[int, int]:
+        """Return the (warriors, gold) the Dragon's hoard holds before its first attack and
+        after a sword has won it (params ``dragon_hoard_start``: every slaying in the corpus
+        wins 2 warriors and 6 bags more than the attacks took)."""
+        start = param("dragon_hoard_start")
+        return start["warriors"], start["gold"]
+
     def choose(self, name: str, options: Sequence, weights: Sequence[float] | None = None):
         """Resolve a random decision through the chooser and log it."""
         value = self.chooser.choose(name, list(options), weights, self.engine.now)
@@ -240,8 +248,9 @@ class Game:
         return lamp_at
 
     def show(self, picture: str, text: str | None = None, delay: float = 0.0,
-             remember: bool = True, keep_lamp: bool = False):
-        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s."""
+             remember: bool = True, keep_lamp: bool = False, hold: float | None = None):
+        """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s
+        (``hold`` seconds if given)."""
         e = self.engine
         yield from self.sleep(delay)
         lamp_at = yield from self._turn_to(picture)
@@ -253,7 +262,7 @@ class Game:
             e.display("  ", at=lamp_at)
         if remember:
             self.last_shown.append((picture, text))
-        yield ("sleep", lamp_at - e.now + param("picture_s"))
+        yield ("sleep", lamp_at - e.now + (param("picture_s") if hold is None else hold))
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
         e.display("  ")
@@ -315,6 +324,7 @@ class Game:
 
     def _setup(self, level: int, count: int) -> None:
         self.level = level
+        self.dragon_warriors, self.dragon_gold = self._hoard_start()
         self.players = [Player(number=i + 1, warriors=param("start_warriors"),
                                gold=param("start_gold"), food=param("start_food"))
                         for i in range(count)]
@@ -351,7 +361,6 @@ class Game:
             # turn's food is eaten 'whether you move your warrior pawn or not')
             snapshot = replace(p)
             hoard = (self.dragon_warriors, self.dragon_gold)
-            self.curse_cast = False
             outcome = "again"
             while outcome == "again":
                 # after the end cue or the overture: the running phase (557 turn changes)
@@ -387,8 +396,11 @@ class Game:
             if p.warriors == 0:
                 yield from self._game_lost(p)
             return
+        # the warning: fewer than 4 turns' worth of rations left after this meal (params
+        # ``low_food_turns``: l2_p1_s26 297.30 none with 4 left, 301.32 with 3; l4_p3_s20
+        # 400.50 with 10 left at 3 a turn)
         p.food = max(0, p.food - need)
-        if p.food <= param("low_food_turns") * need:
+        if p.food < param("low_food_turns") * need:
             # the warning sounds with the turn's first action key, before the action
             # (corpus: 6 of 6, e.g. l2_p1_s26 301.32, l2_p1_s02 365.73)
             self._low_food_turn = (p.number, p.turns)
@@ -399,10 +411,12 @@ class Game:
 
     def _undo(self, snapshot: Player, hoard: tuple[int, int]) -> None:
         """Undo the turn's action (rulebook: The Clear Button): the player's inventory and the
-        dragon's hoard return to what they were before it, unless the action cursed another
-        player, which CLEAR does not undo (rulebook: Clear, EXCEPTION)."""
-        if self.curse_cast:
-            return
+        dragon's hoard return to what they were before it.  A curse the action cast is not
+        undone (rulebook: Clear, EXCEPTION): the victim keeps its loss and is still cursed,
+        while the curser's gain goes with the rest of the action (corpus l3_p4_s15: player 3
+        curses player 4 at 125.02 (12 warriors, 56 bags) and CLEARs at 131.68; player 4 shows
+        CURSED, 08 and 23 at 138.59; player 3 has its 10 and 30 again when player 1's curse
+        takes 2 and 7 from it at 222.28)."""
         now = self.players[self.current]
         self.players[self.current] = replace(snapshot, cursed_by=now.cursed_by)
         self.dragon_warriors, self.dragon_gold = hoard
@@ -455,7 +469,8 @@ class Game:
                 return "again"
             yield from self.sound("siren", delay=param("sound_after_click_s"))
             return "undone"
-        if self._low_food_turn == (p.number, p.turns):
+        self._warned = self._low_food_turn == (p.number, p.turns)
+        if self._warned:
             self._low_food_turn = None
             yield from self.sound("low_food", delay=after_click("low_food"))
         self.last_shown = []
@@ -465,8 +480,10 @@ class Game:
             "BAZAAR": self._bazaar, "FRONTIER": self._frontier, "INVENTORY": self._inventory,
             "DARK TOWER": self._dark_tower,
         }[key]
+        self._citadel_cleared = False
         if key in ("TOMB/RUIN", "BAZAAR", "DARK TOWER") and p.frontiers >= 4:
-            p.doubled = False       # rulebook: revisit the Citadel only after another building
+            # rulebook: revisit the Citadel only after another building
+            self._citadel_cleared, p.doubled = p.doubled, False
         return (yield from handler(p))
 
     def _repeatable(self) -> bool:
@@ -540,7 +557,7 @@ class Game:
             p.sword = False
             p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
             p.gold = p.gold + self.dragon_gold
-            self.dragon_warriors = self.dragon_gold = 0
+            self.dragon_warriors, self.dragon_gold = self._hoard_start()
         else:
             yield from self._picture_with_sound("DRAGON", "dragon")
             yield from self.sleep(param("motor_after_dragon_s"))
@@ -621,16 +638,20 @@ class Game:
                 return None
             else:
                 w -= 1
-            # rulebook (REPEAT): the warriors left after a battle are not repeated
-            yield from self.show("WARRIORS", _two(w), remember=False)
-            yield from self.show("BRIGANDS", _two(brigands), remember=False)
+            # rulebook (REPEAT): the warriors left after a battle are not repeated; the
+            # skirmish's pictures are lit a little longer than others (params
+            # ``skirmish_picture_s``), the cue follows 0.6 ms after them
+            hold = param("skirmish_picture_s")
+            yield from self.show("WARRIORS", _two(w), remember=False, hold=hold)
+            yield from self.show("BRIGANDS", _two(brigands), remember=False, hold=hold)
             cue = "skirmish_won" if won else "skirmish_lost"
-            e.sound(cue)
-            yield ("sleep", self._notes_length(cue))
+            lead = param("skirmish_cue_after_lamp_s")
+            e.sound(cue, at=e.now + lead / e.clock_ratio)
+            yield ("sleep", lead + self._notes_length(cue))
             if brigands == 0:
                 yield from self.sleep(param("victory_gap_s" if final else "gold_after_battle_s"))
                 break
-            yield from self.sleep(param("skirmish_gap_s"))
+            yield from self.sleep(param("skirmish_gap_s" if won else "skirmish_lost_gap_s"))
         p.warriors = w
         if final:
             yield from self._victory(p, siege=w0)
@@ -735,11 +756,13 @@ class Game:
         victim.gold -= lg
         victim.carry()
         victim.cursed_by = p.number
-        self.curse_cast = True
         p.warriors = min(param("max_count"), p.warriors + lw)
         p.gold = min(param("max_count"), p.gold + lg)
         p.carry()
-        yield from self.show("WARRIOR", _two(p.warriors), delay=param("picture_after_click_s"))
+        # the reel turns later the further the victim's number is after the curser's,
+        # counted round four (params ``curse_reel_after_click_s``; all 12 corpus curses)
+        lead = param("curse_reel_after_click_s")[(victim.number - p.number) % 4]
+        yield from self.show("WARRIOR", _two(p.warriors), delay=lead)
         yield from self.show("GOLD", _two(p.gold))
 
     def _cursed(self, p: Player):
@@ -756,9 +779,18 @@ class Game:
     def _tomb(self, p: Player):
         """TOMB/RUIN: the creaking door, then nothing (the door creaks shut), a battle, or a
         treasure: the gold total and maybe one more (corpus: l2_p2_s33 113.08 deserted,
-        l1_p1_s01 90.58 battle, 223.97 gold)."""
+        l1_p1_s01 90.58 battle, 223.97 gold).
+
+        The creak has two other recorded forms (cleanroom/cues.py): right after the low-food
+        warning its first note is missing (l2_p1_s02 365.73, l4_p3_s20 400.50: 2 of 2 tombs
+        after the warning), and when this visit clears the player's Citadel doubling the
+        sweep's first period is longer, read as 98.4 Hz (l4_p3_s20 114.12, l4_p4_s16 84.68,
+        l4_p4_s24 380.10: the 3 tombs after a doubling, and none of the 14 others of level 4).
+        """
         odds = param("tomb_odds")
-        yield from self.sound("creak_open", delay=after_click("creak_open"))
+        cue = ("creak_open_after_low_food" if self._warned else
+               "creak_open_slow_start" if self._citadel_cleared else "creak_open")
+        yield from self.sound(cue, delay=after_click("creak_open"))
         event = self.choose("tomb", list(odds), list(odds.values()))
         if event == "deserted":
             yield from self.sound("creak_close")

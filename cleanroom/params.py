@@ -104,8 +104,16 @@ _ROWS = [
     Param("tune_after_click_s", 0.013, "s", "level4_bazaar/riddle: bazaar and tower tunes",
           "measured"),
     Param("battle_pause_s", 1.612, "s", "level4_riddle 67.910->69.522", "measured"),
-    Param("skirmish_gap_s", 0.479, "s", "corpus: a skirmish's cue end -> the next WARRIORS "
-          "lamp (265 skirmishes, mean 0.479)", "measured"),
+    Param("skirmish_gap_s", 0.479, "s", "corpus: a won skirmish's cue end -> the next WARRIORS "
+          "lamp (264 skirmishes, mean 0.4790, 0.4766-0.4828)", "measured"),
+    Param("skirmish_lost_gap_s", 0.4803, "s", "corpus: a lost skirmish's cue end -> the next "
+          "WARRIORS lamp (100 skirmishes, median 0.4803, 0.4769-0.4843 but for 4 at 0.4485)",
+          "measured"),
+    Param("skirmish_picture_s", 1.5970, "s", "corpus: each skirmish's WARRIORS and BRIGANDS "
+          "pictures are lit 1.5970 s (912 of 912), 0.7 ms longer than picture_s (the battle's "
+          "first BRIGANDS: 1.5963 s, 96 of 96)", "measured"),
+    Param("skirmish_cue_after_lamp_s", 0.0006, "s", "corpus: the won or lost cue starts "
+          "0.56-0.59 ms after the BRIGANDS lamp goes dark (466 skirmishes)", "measured"),
     Param("gold_after_battle_s", 0.451, "s", "corpus: the last won skirmish's cue end -> the "
           "reel turning to GOLD (91 battles, 0.450-0.452)", "measured"),
     Param("victory_gap_s", 0.442, "s", "level4_riddle: last skirmish sound end -> VICTORY",
@@ -127,6 +135,12 @@ _ROWS = [
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
     Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
+    Param("curse_reel_after_click_s", {1: 0.0445, 2: 0.0379, 3: 0.0307}, "s",
+          "corpus, all 12 curses: YES/BUY's click -> the reel turning to WARRIOR depends on "
+          "how far the victim's number is after the curser's, counted round 4 ((victim - "
+          "curser) mod 4): 1 -> 44.2-44.7 ms (6 curses, e.g. l2_p4_s14 128.85 P1 curses P2), "
+          "2 -> 37.6-38.1 (4, l3_p4_s15 222.28 P1 curses P3), 3 -> 30.6-30.8 (2, l1_p2_s05 "
+          "290.97 P2 curses P1)", "measured"),
     Param("motor_after_dragon_s", 0.012, "s", "corpus: the reel turns on to WARRIOR 12-13 ms "
           "after the DRAGON lamp goes dark (l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)",
           "measured"),
@@ -141,12 +155,24 @@ _ROWS = [
     Param("food_per_15_warriors", 15, "warriors", "rulebook: Rations Of Food (1 per 15)",
           "rulebook"),
     Param("low_food_turns", 4, "turns", "rulebook: Low food warning ('4 or less turns of food "
-          "left'); chosen: counted after this turn's rations are eaten", "rulebook"),
+          "left'), counting this turn: the warning sounds when the rations left after this "
+          "turn's meal are fewer than 4 turns' worth (corpus: l2_p1_s26, FOOD 06 shown at "
+          "277.55, then no warning at 297.30 with 4 rations left and the warning at 301.32 "
+          "with 3; l2_p1_s02 348.60 none with 4, 365.73 with 3; l4_p3_s20 400.50, 40 warriors "
+          "eating 3 a turn: the warning with 10 left, none the turn before with 13)",
+          "rulebook; corpus"),
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
     Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), for the gold; the "
           "warriors lose a fifth, rounded, at least one (corpus: cleanroom.game.dragon_takes)",
           "rulebook; corpus (evidence rows)"),
+    Param("dragon_hoard_start", dict(warriors=2, gold=6), "",
+          "decided by evidence: the Dragon's hoard holds 2 warriors and 6 bags before its "
+          "first attack and again after a sword has won it (corpus: every slaying, 5 of 5: "
+          "l3_p1_s03 149.32 and l4_p3_s38 177.77 10 -> 12 warriors, 30 -> 36 bags with no "
+          "attack before; l3_p1_s37 237.65 attacks took 3 and 14, the sword won 5 and 20; "
+          "l4_p4_s39 166.32 and again 267.02); rulebook (Dragon Attacks) names no start",
+          "corpus"),
     Param("curse_share", 4, "divisor", "rulebook: Cursed By A Wizard (1/4)", "rulebook"),
     Param("sanctuary_warriors_below", 4, "", "rulebook: Sanctuary (4 or less)", "rulebook"),
     Param("sanctuary_gold_below", 7, "bags", "rulebook: Sanctuary (7 or less)", "rulebook"),

@@ -63,11 +63,46 @@ def test_the_dragon_takes_a_quarter_of_the_gold_rounded_down():
 def test_the_sword_slays_the_dragon_and_the_hoard_is_won():
     """l4_p3_s38 177.77: DRAGON, then SWORD lit during the glide, then WARRIOR and GOLD."""
     tw = tower(1, 1, inventory=dict(warriors=10, gold=30, sword=True), move=["dragon"])
-    tw.game.dragon_warriors, tw.game.dragon_gold = 2, 6
     obs = press(tw, "MOVE")
     assert shown(obs, "picture") == ["DRAGON", "SWORD", "WARRIOR", "GOLD"]
     assert "dragon_slain" in shown(obs, "sound")
     assert (player(tw).warriors, player(tw).gold, player(tw).sword) == (12, 36, False)
+
+
+def test_the_dragons_hoard_holds_2_warriors_and_6_bags_before_any_attack():
+    """l3_p1_s03 149.32: the first dragon of the game is slain; 10 warriors become 12 and 60
+    bags 66 (l4_p3_s38 177.77 and l4_p4_s39 166.32 the same, from 10 and 30)."""
+    tw = tower(1, 1, inventory=dict(warriors=10, gold=60, sword=True), move=["dragon"])
+    obs = press(tw, "MOVE")
+    assert shown(obs, "display")[-3:-1] == ["12", "66"]
+
+
+def test_the_dragons_hoard_is_its_start_plus_what_its_attacks_took():
+    """l3_p1_s37: two attacks take 2 + 1 warriors and 7 + 7 bags (42.50, 118.86); the sword
+    wins them with the start, 9 warriors become 14 and 24 bags 44 (238.84)."""
+    tw = tower(1, 1, inventory=dict(warriors=10, gold=30), move=["dragon", "dragon", "dragon"])
+    press(tw, "MOVE", "NO/END")
+    p = player(tw)
+    assert (p.warriors, p.gold) == (8, 23)
+    p.warriors, p.gold = 5, 30
+    press(tw, "MOVE", "NO/END")
+    assert (p.warriors, p.gold) == (4, 23)
+    p.warriors, p.gold, p.sword = 9, 24, True
+    press(tw, "MOVE")
+    assert (p.warriors, p.gold, p.sword) == (14, 44, False)
+
+
+def test_a_won_hoard_starts_again_at_2_warriors_and_6_bags():
+    """l4_p4_s39: player 2 slays the dragon at 166.32 (20 -> 22, 30 -> 36), player 4 again at
+    267.02 with no attack between: 10 -> 12, 30 -> 36."""
+    tw = tower(1, 2, inventory=dict(warriors=20, gold=30, sword=True),
+               move=["dragon", "dragon"])
+    press(tw, "MOVE", "NO/END")
+    assert (player(tw).warriors, player(tw).gold) == (22, 36)
+    p2 = player(tw, 2)
+    p2.sword = True
+    press(tw, "MOVE")
+    assert (p2.warriors, p2.gold) == (12, 36)
 
 
 def test_battle_brigands_are_the_warriors_give_or_take_two():
@@ -174,3 +209,24 @@ def test_clear_after_the_action_sounds_the_siren_and_passes_the_turn():
     press(tw, "MOVE")
     obs = press(tw, "CLEAR")
     assert "siren" in shown(obs, "sound") and shown(obs, "display")[-1] == " 2"
+
+
+def test_a_tomb_that_clears_the_citadels_doubling_creaks_with_a_longer_first_period():
+    """l4_p3_s20 114.12, l4_p4_s16 84.68, l4_p4_s24 380.10: the first TOMB/RUIN after a
+    Citadel doubling starts its creak at 98.4 Hz (creak_open_slow_start); the next one at
+    106.5 Hz again."""
+    tw = tower(1, 1, inventory=dict(warriors=10, keys=3, frontiers=4),
+               tomb=["deserted", "deserted"])
+    press(tw, "SANCTUARY/CITADEL", "NO/END")
+    assert player(tw).warriors == 20
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open_slow_start"
+    press(tw, "NO/END")
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open"
+
+
+def test_a_tomb_right_after_the_low_food_warning_creaks_without_its_first_note():
+    """l2_p1_s02 365.73, l4_p3_s20 400.50: the warning, then the creak from its 79.9 Hz note
+    (creak_open_after_low_food)."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=4), tomb=["deserted"])
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[:2] == ["low_food",
+                                                         "creak_open_after_low_food"]

@@ -62,11 +62,12 @@ def test_clear_after_a_dragon_attack_takes_its_share_back_from_the_dragon():
     """The Clear Button: CLEAR undoes an illegal move; the Dragon's hoard ('all the warriors
     and gold that the fire-spitting beast has collected') must not keep what it took."""
     tw = tower(1, 2, inventory=dict(warriors=8, gold=28), move=["dragon"])
+    start = (tw.game.dragon_warriors, tw.game.dragon_gold)
     press(tw, "MOVE")
-    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (2, 7)
+    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (start[0] + 2, start[1] + 7)
     press(tw, "CLEAR")
     assert (player(tw).warriors, player(tw).gold) == (8, 28)
-    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (0, 0)
+    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == start
 
 
 def test_clear_after_slaying_the_dragon_gives_back_the_sword_and_the_hoard():
@@ -74,12 +75,13 @@ def test_clear_after_slaying_the_dragon_gives_back_the_sword_and_the_hoard():
     used it is undone whole by CLEAR."""
     tw = tower(1, 2, inventory=dict(warriors=8, gold=28), move=["dragon", "dragon"])
     player(tw, 2).sword = True
+    w0, g0 = tw.game.dragon_warriors, tw.game.dragon_gold
     press(tw, "MOVE", "NO/END", "MOVE")
-    assert (player(tw, 2).warriors, player(tw, 2).gold) == (12, 37)
+    assert (player(tw, 2).warriors, player(tw, 2).gold) == (10 + w0 + 2, 30 + g0 + 7)
     press(tw, "CLEAR")
     p = player(tw, 2)
     assert (p.warriors, p.gold, p.sword) == (10, 30, True)
-    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (2, 7)
+    assert (tw.game.dragon_warriors, tw.game.dragon_gold) == (w0 + 2, g0 + 7)
 
 
 def test_clear_does_not_undo_a_wizards_curse():
@@ -92,8 +94,23 @@ def test_clear_does_not_undo_a_wizards_curse():
     press(tw, "MOVE", "YES/BUY")
     obs = press(tw, "CLEAR")
     assert "siren" in shown(obs, "sound") and shown(obs, "display")[-1] == " 2"
-    assert (player(tw).warriors, player(tw).gold) == (15, 20)
     assert (victim.warriors, victim.gold, victim.cursed_by) == (15, 30, 1)
+
+
+def test_clear_after_a_curse_gives_back_the_cursers_gain_but_not_the_victims_loss():
+    """Corpus l3_p4_s15: player 3 curses player 4 (12 warriors, 56 bags shown at 126.66) and
+    presses CLEAR at 131.68; player 4 is still cursed (CURSED 08 23 at 138.59), player 3 is
+    back at the 10 warriors and 30 bags it had before the battle (player 1's curse at 222.28
+    takes 2 and 7 from it: 10 -> 8, 30 -> 23 shown at 269.1)."""
+    tw = tower(1, 2, inventory=dict(warriors=10, gold=30), move=["battle"], brigands=[1],
+               skirmish=[True], battle_gold=[19], treasure=["wizard"])
+    victim = player(tw, 2)
+    press(tw, "MOVE")
+    obs = press(tw, "YES/BUY")
+    assert shown(obs, "display")[-3:-1] == ["12", "56"]
+    press(tw, "CLEAR")
+    assert (player(tw).warriors, player(tw).gold) == (10, 30)
+    assert (victim.warriors, victim.gold, victim.cursed_by) == (8, 23, 1)
 
 
 def test_dark_tower_without_the_last_frontier_only_sounds_the_sad_signal():

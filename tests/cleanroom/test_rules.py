@@ -30,12 +30,31 @@ def test_losing_warriors_drops_the_gold_they_cannot_carry():
 
 
 def test_low_food_warning_sounds_with_the_turns_first_action_key_with_4_turns_left():
-    """Corpus l2_p1_s26 301.32: SANCTUARY/CITADEL at ` 1`, the three whoops, then the trill."""
-    tw = tower(1, 1, inventory=dict(warriors=10, food=5), move=["safe"])
+    """Corpus l2_p1_s26 301.32: SANCTUARY/CITADEL at ` 1` with 4 rations before the turn's
+    meal, the three whoops, then the trill."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=4), move=["safe"])
     assert "low_food" not in shown(observations(tw.events()), "sound")
-    assert player(tw).food == 4
+    assert player(tw).food == 3
     sounds = shown(press(tw, "MOVE"), "sound")
     assert sounds[:2] == ["low_food", "beep"]
+
+
+def test_no_warning_with_4_turns_of_rations_left_after_the_meal():
+    """Corpus l2_p1_s26 297.30 (INVENTORY showed FOOD 06 two turns before): MOVE with 4
+    rations left after the meal plays the safe beep alone; l2_p1_s02 348.60 the same before
+    BAZAAR's tune."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=5), move=["safe"])
+    assert player(tw).food == 4
+    assert shown(press(tw, "MOVE"), "sound") == ["beep"]
+
+
+@pytest.mark.parametrize("food, warned", [(13, True), (16, False)])
+def test_low_food_warning_counts_turns_at_the_forces_rate(food, warned):
+    """Corpus l4_p3_s20 400.50: 40 warriors eat 3 rations a turn; 10 left after the meal
+    (3.3 turns) warn, 13 (4.3 turns) the turn before did not."""
+    tw = tower(1, 1, inventory=dict(warriors=40, food=food), move=["safe"])
+    assert player(tw).food == food - 3
+    assert ("low_food" in shown(press(tw, "MOVE"), "sound")) == warned
 
 
 def test_no_warning_with_more_than_4_turns_of_food():

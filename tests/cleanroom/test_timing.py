@@ -319,3 +319,75 @@ def test_the_first_turns_key_scan_follows_the_overture_in_every_recording():
     assert len(errors) == 32
     # a scan is 26 ms: a wrong scan phase would put clicks up to 26 ms off
     assert max(abs(x) for x in errors) < FRAME
+
+
+def _skirmish_lamps(events) -> list[float]:
+    """Return when each WARRIORS lamp of a skirmish lights (card 1, middle lamp)."""
+    return [e["t"] for e in events if e["type"] == "lamp" and e["lamp"] == "middle"
+            and e["on"]]
+
+
+def test_a_skirmish_lasts_as_long_as_in_the_corpus():
+    """l2_p4_s22 185.2-204.3: skirmishes lost, lost, won, lost (10 warriors, 10 brigands) start
+    4.8871, 4.8852, 4.4033, 4.8865 s apart; each picture is lit 1.5970 s, the cue follows
+    0.6 ms after it, the next WARRIORS lamp 0.479 s (won) or 0.480 s (lost) after the cue.
+    Before, with every picture 1.5963 s and no lead, the game ran 3-4 ms short per skirmish
+    and drifted out of the 50 ms tolerance after about a dozen."""
+    from .util import press, tower
+
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["battle"], brigands=[10],
+               skirmish=[False, False, True, False, False, True, True, True],
+               battle_gold=[13], treasure=["none"])
+    start = len(tw.events())
+    press(tw, "MOVE")
+    lamps = _skirmish_lamps(tw.events()[start:])
+    gaps = [b - a for a, b in zip(lamps, lamps[1:])][:4]
+    _, ref = _reference("l2_p4_s22")
+    rec = [t for t in _skirmish_lamps(ref) if 185.0 < t < 205.0]
+    rec_gaps = [b - a for a, b in zip(rec, rec[1:])]
+    # the gap after a cue varies by +-3 ms in the corpus (won 0.4766-0.4828 s)
+    assert gaps == pytest.approx(rec_gaps, abs=0.003)
+
+
+def test_after_a_plague_the_reel_starts_as_long_after_the_picture_goes_dark_as_recorded():
+    """l1_p1_s01 72.26 (and 29 more of 38 plagues): PLAGUE's lamp goes dark 0.442 s after the
+    Death March, the motor starts 6.5 ms later to turn to WARRIOR."""
+    from .util import press, tower
+
+    tw = tower(1, 1, inventory=dict(warriors=10), move=["plague"])
+    start = len(tw.events())
+    press(tw, "MOVE")
+    ev = tw.events()[start:]
+    off = next(e["t"] for e in ev if e["type"] == "lamp" and not e["on"])
+    motor = next(e["t"] for e in ev if e["type"] == "motor" and e["on"] and e["t"] >= off)
+    _, ref = _reference("l1_p1_s01")
+    r_motor = next(e["t"] for e in ref if e["type"] == "motor" and e["on"] and e["t"] > 72.2)
+    r_off = max(e["t"] for e in ref if e["type"] == "lamp" and not e["on"] and e["t"] < r_motor)
+    assert motor - off == pytest.approx(r_motor - r_off, abs=0.0002)
+
+
+@pytest.mark.parametrize("players, curser, victim, session, t", [
+    (2, 1, 2, "l1_p2_s05", 359.37),     # the victim is the next player: 44.5 ms
+    (4, 1, 3, "l3_p4_s15", 222.28),     # two after: 37.7 ms
+    (2, 2, 1, "l1_p2_s05", 290.97),     # three after, counted round four: 30.6 ms
+])
+def test_after_a_curse_the_reel_turns_later_the_further_the_victim_is_after_the_curser(
+        players, curser, victim, session, t):
+    from .util import press, tower
+
+    tw = tower(1, players, move=["safe"] * (curser - 1) + ["battle"], brigands=[1],
+               skirmish=[True], battle_gold=[13], treasure=["wizard"])
+    for _ in range(curser - 1):
+        press(tw, "MOVE", "NO/END")
+    press(tw, "MOVE")
+    for _ in range((victim - curser - 1) % players):
+        press(tw, "NO/END")
+    start = len(tw.events())
+    press(tw, "YES/BUY")
+    ev = tw.events()[start:]
+    click = next(e["t"] for e in ev if e["type"] == "tone")
+    motor = next(e["t"] for e in ev if e["type"] == "motor" and e["on"])
+    _, ref = _reference(session)
+    r_click = next(e["t"] for e in ref if e["type"] == "tone" and e["t"] > t)
+    r_motor = next(e["t"] for e in ref if e["type"] == "motor" and e["on"] and e["t"] > t)
+    assert motor - click == pytest.approx(r_motor - r_click, abs=0.0008)
