@@ -62,9 +62,14 @@ def _minimal_terms(words: tuple[int, ...], inputs: int) -> list[tuple[int, int, 
     size = 1 << inputs
     candidates = []
     for care in range(size):
+        free = (size - 1) & ~care
+        spread = [0]    # every subset of the free bits, ascending
+        for bit in _bits(free):
+            spread += [s | 1 << bit for s in spread]
+        spread.sort()
         value = care
         while True:  # every assignment of the cared-for bits
-            members = [x for x in range(size) if x & care == value]
+            members = [value | s for s in spread]     # the inputs x with x & care == value
             common = -1
             for x in members:
                 common &= words[x]
@@ -104,8 +109,9 @@ def _minimal_terms(words: tuple[int, ...], inputs: int) -> list[tuple[int, int, 
     return [(care, value, common) for care, value, common, _ in chosen]
 
 
-def _bits(word: int) -> list[int]:
-    return [k for k in range(word.bit_length()) if word >> k & 1]
+@lru_cache(maxsize=1 << 16)
+def _bits(word: int) -> tuple[int, ...]:
+    return tuple(k for k in range(word.bit_length()) if word >> k & 1)
 
 
 def _covered(word: int, x: int, cubes: list) -> bool:
