@@ -107,6 +107,8 @@ class Cpu:
     (fetch + 1).
     """
 
+    core = "reference"
+
     def __init__(self, chip: Chip, rom: bytes, mpla: Pla | None = None,
                  opla: Pla | None = None) -> None:
         if len(rom) != chip.rom_size:
@@ -186,6 +188,51 @@ class Cpu:
             self.on_r(cycle, 0)
         if self.on_o is not None:
             self.on_o(cycle, self.o)
+
+    def power_on(self, cycle: int = 0) -> None:
+        """Apply a power-on reset at clock ``cycle``: RAM, A, X, Y, SL and the return
+        registers zeroed (MAME zero-fills the whole state, facts §11), then INIT."""
+        self.a = self.x = self.y = self.sl = 0
+        self.ram[:] = bytes(len(self.ram))
+        self.stack = [(0, 0, 0)] * self.chip.stack_depth
+        self.reset(cycle)
+
+    @property
+    def pins(self) -> tuple[int, int]:
+        """Return the pins the chip drives now: (the visible R bits, the 8 O pins)."""
+        return self.r & ((1 << self.chip.r_count) - 1), self.o
+
+    def take_edges(self) -> list[tuple[int, int, int]]:
+        """Return the buffered pin changes: none, this core calls ``on_r``/``on_o`` at once."""
+        return []
+
+    def state(self) -> dict:
+        """Return a snapshot of every register, the RAM and the clock, for ``set_state``.
+
+        The same dict as the compiled kernel's (``emulator.fastcore.FastCpu.state``): ``pc`` is the PC register after the fetch of the next instruction (its
+        successor in the LFSR order) and ``op`` that instruction; ``sr``/``ps``/``cs`` are the
+        return PCs, pages and chapters, top first, 3 each; ``ram`` is 128 nibbles.
+        """
+        pad = [(0, 0, 0)] * (3 - len(self.stack))
+        stack = list(self.stack[:3]) + pad
+        return {
+            "a": self.a, "x": self.x, "y": self.y, "pc": LFSR_NEXT[self.pc], "pa": self.pa,
+            "pb": self.pb, "ca": self.ca, "cb": self.cb, "cl": self.cl, "status": self.status,
+            "sl": self.sl, "r": self.r, "o": self.o, "o_index": self.o_index,
+            "op": self.rom[self.ca << 10 | self.pa << 6 | self.pc], "cycle": self.cycle,
+            "sr": tuple(e[0] for e in stack), "ps": tuple(e[1] for e in stack),
+            "cs": tuple(e[2] for e in stack), "ram": bytes(self.ram).ljust(128, b"\0"),
+        }
+
+    def set_state(self, state: dict) -> None:
+        """Restore every register, the RAM and the clock from a dict made by ``state()``."""
+        for name in ("a", "x", "y", "pa", "pb", "ca", "cb", "cl", "status", "sl", "r", "o",
+                     "o_index", "cycle"):
+            setattr(self, name, state[name])
+        self.pc = LFSR_NEXT.index(state["pc"])
+        depth = self.chip.stack_depth
+        self.stack = list(zip(state["sr"], state["ps"], state["cs"]))[:depth]
+        self.ram[:] = bytes(state["ram"])[: len(self.ram)]
 
     def step(self) -> None:
         """Execute one instruction (6 oscillator clocks)."""

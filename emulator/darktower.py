@@ -43,6 +43,7 @@ Example::
 from __future__ import annotations
 
 import heapq
+import struct
 from typing import Callable
 
 from captures.events import make_event
@@ -97,6 +98,10 @@ _R_SHIFT = _CH["R0"]
 _O_SHIFT = _CH["O0"]
 _K_SHIFT = _CH["K1"]
 _SENSOR_BIT = 1 << _CH["SENSOR"]
+# Records exchanged with the kernel's board (emulator/_fastcore.c, Core_board_run).
+_KEY_REC = struct.Struct("<qBBB5x")
+_SPK_REC = struct.Struct("<QB7x")
+_EV_REC = struct.Struct("<QBB6x")
 
 
 def glyph_o_table() -> list[int]:
@@ -258,11 +263,66 @@ class DarkTowerBoard(ScriptedKeys):
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
         if self.cpu is not None:
-            if hasattr(self.cpu, "set_k_orform"):
+            if self.cpu.core != "fast":
+                self.cpu.run_until(cycle)
+            elif self._listeners:
                 self._run_fast(cycle)
             else:
-                self.cpu.run_until(cycle)
+                self._run_kernel(cycle)
         self.advance_to(cycle)
+
+    def _run_kernel(self, cycle: int) -> None:
+        """Run an accelerated core and this board together in the compiled kernel.
+
+        The kernel holds a copy of this board model (emulator/_fastcore.c, "the Dark Tower
+        board"): the quanta of ``_run_fast`` with every pin change, reel tick, display frame
+        and scheduled key handled in C, so only the recorded pins, speaker edges and events
+        come back. Identical to ``_run_fast`` and to the reference core
+        (tests/fastcore/test_fast_board.py).
+        """
+        core = self.cpu.board_kernel()
+        core.board_setup(_UNITS, self._tick_units, self._frame_units, _R_SHIFT, _O_SHIFT,
+                         _K_SHIFT, _SENSOR_BIT, _BRI_CAP, _BRI_ON)
+        self.cpu.on_r = self.cpu.on_o = None
+        self.cpu.set_k_orform(0)     # the kernel's board sets the form at every quantum
+        pending = sorted(self._sched)
+        sched = b"".join(_KEY_REC.pack(units, kind == "press", *KEY_MATRIX[button])
+                         for units, _, _, kind, button, _ in pending)
+        state = (self.r, self.o, self.keys[0], self.keys[1], self.keys[2], self.pos,
+                 self.decay, self.running, self.blind, self._led_level,
+                 self.speaker[-1][1], self._card_pos, self.led_bri, self.led_on_units,
+                 self._led_since, self._now, self._tick, self._frame, self._word,
+                 self.pins[-1][0])
+        state, pins, replace, speaker, events, used = core.board_run(cycle, state, sched)
+        (self.r, self.o, self.keys[0], self.keys[1], self.keys[2], self.pos, self.decay,
+         running, blind, self._led_level, _, self._card_pos, self.led_bri, self.led_on_units,
+         self._led_since, self._now, self._tick, self._frame, self._word, _) = state
+        self.running, self.blind = bool(running), bool(blind)
+        taken = [heapq.heappop(self._sched) for _ in range(used)]
+        if replace is not None:
+            self.pins[-1] = (self.pins[-1][0], replace)
+        if pins:
+            flat = memoryview(pins).cast("Q")
+            self.pins.extend(zip(flat[0::2].tolist(), flat[1::2].tolist()))
+        for i in range(0, len(speaker), 16):
+            c, level = _SPK_REC.unpack_from(speaker, i)
+            self.speaker.append((c, level))
+        for i in range(0, len(events), 16):
+            value, kind, aux = _EV_REC.unpack_from(events, i)
+            if kind == 0:
+                self.events.append(make_event(value / _UNITS / self.clock_hz, "reel",
+                                              card_pos=aux))
+            else:
+                units, _, _, kind_, button, secs = taken[value]
+                down = kind_ == "press"
+                if down:
+                    self.pressed.add(button)
+                else:
+                    self.pressed.discard(button)
+                c = self._unit_cycle(units)
+                t = c / self.clock_hz if secs is None else secs
+                self.events.append(make_event(t, "button", button=button,
+                                              action="press" if down else "release"))
 
     def _run_fast(self, cycle: int) -> None:
         """Run an accelerated core (emulator.fastcore) in quanta between board events.

@@ -359,7 +359,7 @@ class Debugger:
             self.cpu = make_cpu(chip, image, mpla, opla, core=core)
         except ValueError as exc:
             raise DebugError(str(exc)) from None
-        self.core = "fast" if hasattr(self.cpu, "set_watch") else "reference"
+        self.core = self.cpu.core
         self.board = (make_board(board, self.cpu, clock_hz) if board != NO_BOARD
                       else BareChip(self.cpu, clock_hz or chip.clock_hz))
         self.clock_hz = self.board.clock_hz
@@ -1451,8 +1451,7 @@ class BareChip:
         cpu = self.cpu
         while cpu.cycle < cycle:
             cpu.run_until(cycle)
-            if hasattr(cpu, "take_edges"):
-                cpu.take_edges()
+            cpu.take_edges()
 
     def schedule(self, script) -> None:
         """Refuse a script: there are no keys."""

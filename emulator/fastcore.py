@@ -83,6 +83,8 @@ class FastCpu:
     them). ``cycle`` is the clock of the next fetch (6n + 5 after reset).
     """
 
+    core = "fast"
+
     def __init__(self, chip: Chip, rom: bytes, mpla: Pla | None = None,
                  opla: Pla | None = None) -> None:
         if _fastcore is None:
@@ -149,6 +151,10 @@ class FastCpu:
         else:
             self._core.set_stop(*self._stops)
 
+    def board_kernel(self):
+        """Return the kernel object, for a board model that runs in it (emulator.darktower)."""
+        return self._core
+
     def take_edges(self) -> list[tuple[int, int, int]]:
         """Return and clear the buffered pin changes ``(cycle, kind, value)`` (kind 0 R, 1 O)."""
         return self._core.take_edges()
@@ -213,6 +219,22 @@ class FastCpu:
     @property
     def cycle(self) -> int:
         return self._core.cycle
+
+    @property
+    def pins(self) -> tuple[int, int]:
+        """Return the pins the chip drives now: (the visible R bits, the 8 O pins)."""
+        st = self._core.state()
+        return st["r"] & ((1 << self.chip.r_count) - 1), st["o"]
+
+    @property
+    def fast_forwarded(self) -> int:
+        """Return how many instructions the kernel skipped in wait loops (same result as
+        stepping them; ``set_fast_forward(False)`` turns it off)."""
+        return self._core.ff_skipped
+
+    def set_fast_forward(self, on: bool) -> None:
+        """Let the kernel skip pure wait loops to their exit (on by default)."""
+        self._core.set_fast_forward(bool(on))
 
     def state(self) -> dict:
         """Return every register, the RAM and the clock as a dict."""

@@ -141,7 +141,7 @@ class EmulatorTower:
             self.cpu = make_cpu(chip, image, micro, out, core=core)
         except ValueError as exc:
             raise TargetError(str(exc)) from None
-        self.core = "fast" if hasattr(self.cpu, "set_k_orform") else "reference"
+        self.core = self.cpu.core
         self.board = make_board(board, self.cpu, clock_hz)
         self.clock_hz = self.board.clock_hz
         self._cycle = 0
@@ -172,12 +172,7 @@ class EmulatorTower:
         self.board.advance_to(self._cycle)
         cpu = self.cpu
         if on:
-            if hasattr(cpu, "power_on"):
-                cpu.power_on(self._cycle)
-            else:
-                cpu.a = cpu.x = cpu.y = cpu.sl = 0
-                cpu.ram[:] = bytes(len(cpu.ram))
-                cpu.reset(self._cycle)
+            cpu.power_on(self._cycle)
         else:
             self.board.write_r(self._cycle, 0)
             self.board.write_o(self._cycle, 0)
