@@ -179,3 +179,43 @@ def test_state_restores_on_either_core():
         cpu.set_state(saved)
         cpu.run_until(60_000)
         assert cpu.state() == after, cls.__name__
+
+
+def test_a_wait_loop_whose_instruction_stores_status_in_sl_leaves_sl_as_stepped():
+    # A micro PLA where A15ACC also has STSL: the loop's last STATUS (0) is left in SL, which
+    # the TDO after the loop sends to O7.
+    from emulator.decode import MICRO_BIT, MICRO_XOR, standard_micro_table
+    from emulator.pla import Pla, terms_from_table
+
+    words = list(standard_micro_table(TMS1400))
+    words[0x77] |= MICRO_BIT["STSL"]
+    mpla = Pla(8, 16, terms_from_table(8, 16, [w ^ MICRO_XOR for w in words]))
+    source = """
+        .chip   tms1400
+        .page   15
+start:  TCY     3
+        YNEC    3
+        TCY     7
+        CLA
+        A9ACC
+wa:     A15ACC
+        BRANCH  wa
+        TDO
+        TCY     2
+        YNEA
+        TDO
+        BRANCH  start
+"""
+    rom = bytes(assemble(source, TMS1400).rom)
+    ref, fast = Cpu(TMS1400, rom, mpla), FastCpu(TMS1400, rom, mpla)
+    got = []
+    ref.on_o = lambda c, v: got.append((c, 1, v))
+    ref.power_on()
+    fast.power_on()
+    fast.set_k_orform(0)
+    ref.run_until(50_000)
+    fast.run_until(50_000)
+    assert ref.state() == fast.state()
+    edges = [e for e in fast.take_edges() if e[1] == 1]
+    assert _changes(got) == _changes(edges)
+    assert fast.fast_forwarded > 1000
