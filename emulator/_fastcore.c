@@ -1232,6 +1232,115 @@ static PyObject *Core_trace(Core *self, PyObject *args)
     return out;
 }
 
+
+/* ---------------------------------------------------------------- trace output */
+
+/* The canonical trace line (emulator/trace.py, format_line) and the binary record
+ * (docs/trace-format.md) written here from the kernel's trace records, with the filter of
+ * emulator.trace.TraceFilter: a record is kept when its ROM address CA<<10|PA<<6|PC is in
+ * [addr_lo, addr_hi], its opcode in [op_lo, op_hi] and, with pins_only, its R or O pins differ
+ * from the record before it (the first record of a trace always counts as a change). */
+static inline char *put_hex(char *p, uint64_t v, int width)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    char tmp[16];
+    int n = 0;
+    do { tmp[n++] = digits[v & 15]; v >>= 4; } while (v);
+    while (n < width) tmp[n++] = '0';
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+static inline char *put_str(char *p, const char *s)
+{
+    while (*s) *p++ = *s++;
+    return p;
+}
+
+#define BIN_RECORD 32
+
+static char *format_text(char *p, uint64_t n, const trace_t *t)
+{
+    p = put_hex(p, n, 1); *p++ = ' ';
+    p = put_hex(p, t->cycle, 1); *p++ = ' ';
+    p = put_hex(p, t->ca, 1); *p++ = ':';
+    p = put_hex(p, t->pa, 1); *p++ = ':';
+    p = put_hex(p, t->pc, 2); *p++ = ' ';
+    p = put_hex(p, t->op, 2);
+    p = put_str(p, " A="); p = put_hex(p, t->a, 1);
+    p = put_str(p, " X="); p = put_hex(p, t->x, 1);
+    p = put_str(p, " Y="); p = put_hex(p, t->y, 1);
+    p = put_str(p, " S="); p = put_hex(p, t->s, 1);
+    p = put_str(p, " SL="); p = put_hex(p, t->sl, 1);
+    p = put_str(p, " PB="); p = put_hex(p, t->pb, 1);
+    p = put_str(p, " CB="); p = put_hex(p, t->cb, 1);
+    p = put_str(p, " R="); p = put_hex(p, t->r, 4);
+    p = put_str(p, " O="); p = put_hex(p, t->o, 2);
+    *p++ = '\n';
+    return p;
+}
+
+static char *format_binary(char *p, uint64_t n, const trace_t *t)
+{
+    for (int i = 0; i < 8; i++) *p++ = (char)(n >> (8 * i));
+    for (int i = 0; i < 8; i++) *p++ = (char)(t->cycle >> (8 * i));
+    *p++ = (char)(t->r & 0xFF); *p++ = (char)(t->r >> 8);
+    *p++ = (char)t->ca; *p++ = (char)t->pa; *p++ = (char)t->pc; *p++ = (char)t->op;
+    *p++ = (char)t->a; *p++ = (char)t->x; *p++ = (char)t->y; *p++ = (char)t->s;
+    *p++ = (char)t->sl; *p++ = (char)t->pb; *p++ = (char)t->cb; *p++ = (char)t->o;
+    *p++ = 0; *p++ = 0;
+    return p;
+}
+
+/* trace_out(count, first_n, binary, (addr_lo, addr_hi, op_lo, op_hi, pins_only), prev)
+ * -> (bytes, prev): execute ``count`` instructions and return the kept records as text lines
+ * or binary records, numbered from ``first_n``; ``prev`` is (r, o) of the record before the
+ * first one, or None at the start of a trace, and the returned one continues it. */
+static PyObject *Core_trace_out(Core *self, PyObject *args)
+{
+    Py_ssize_t count;
+    unsigned long long first_n;
+    int binary, addr_lo, addr_hi, op_lo, op_hi, pins_only;
+    PyObject *prev;
+    if (!PyArg_ParseTuple(args, "nKp(iiiip)O", &count, &first_n, &binary, &addr_lo, &addr_hi,
+                          &op_lo, &op_hi, &pins_only, &prev))
+        return NULL;
+    if (count < 0) { PyErr_SetString(PyExc_ValueError, "count must be >= 0"); return NULL; }
+    int have_prev = prev != Py_None;
+    int prev_r = 0, prev_o = 0;
+    if (have_prev && !PyArg_ParseTuple(prev, "ii", &prev_r, &prev_o)) return NULL;
+    PyMem_Free(self->trace);
+    self->trace = PyMem_Malloc(sizeof(trace_t) * (size_t)(count ? count : 1));
+    if (!self->trace) return PyErr_NoMemory();
+    self->trace_cap = count;
+    self->n_trace = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (self->n_edges >= EDGE_CAP - 2) self->n_edges = 0;  /* trace mode keeps no edges */
+        if (step_one(self) < 0) { PyMem_Free(self->trace); self->trace = NULL; return NULL; }
+    }
+    const size_t width = binary ? BIN_RECORD : 96;
+    char *buf = PyMem_Malloc(width * (size_t)(count ? count : 1));
+    if (!buf) { PyMem_Free(self->trace); self->trace = NULL; return PyErr_NoMemory(); }
+    char *p = buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const trace_t *t = &self->trace[i];
+        int changed = !have_prev || t->r != prev_r || t->o != prev_o;
+        have_prev = 1; prev_r = t->r; prev_o = t->o;
+        int addr = (t->ca << 10) | (t->pa << 6) | t->pc;
+        if (addr < addr_lo || addr > addr_hi || t->op < op_lo || t->op > op_hi) continue;
+        if (pins_only && !changed) continue;
+        p = binary ? format_binary(p, first_n + (uint64_t)i, t)
+                   : format_text(p, first_n + (uint64_t)i, t);
+    }
+    PyMem_Free(self->trace);
+    self->trace = NULL;
+    PyObject *out = PyBytes_FromStringAndSize(buf, p - buf);
+    PyMem_Free(buf);
+    if (!out) return NULL;
+    if (!have_prev) return Py_BuildValue("(NO)", out, Py_None);
+    return Py_BuildValue("(N(ii))", out, prev_r, prev_o);
+}
+
 /* state() -> dict of registers; set_state(dict) restores them (the reference core's names) */
 static PyObject *Core_state(Core *self, PyObject *args)
 {
@@ -1381,6 +1490,7 @@ static PyMethodDef Core_methods[] = {
     {"set_k_callback", (PyCFunction)Core_set_k_callback, METH_VARARGS, "Read K from a Python callable(cycle) instead of the OR-form (None to clear)."},
     {"set_stop", (PyCFunction)Core_set_stop, METH_VARARGS, "Return from run() when an R pin in rmask or an O pin in omask changes."},
     {"trace", (PyCFunction)Core_trace, METH_VARARGS, "Execute n instructions and return their packed before-states."},
+    {"trace_out", (PyCFunction)Core_trace_out, METH_VARARGS, "Execute n instructions; return their filtered trace as text lines or binary records."},
     {"state", (PyCFunction)Core_state, METH_NOARGS, "Return the registers as a dict."},
     {"set_state", (PyCFunction)Core_set_state, METH_VARARGS, "Restore registers from a dict made by state()."},
     {"set_watch", (PyCFunction)Core_set_watch, METH_VARARGS, "Arm the debugger watch: set_watch(brk512, ram_read16, ram_write16, k, r_mask, o_mask); set_watch(None) disarms."},

@@ -29,15 +29,14 @@ from emulator.core import LFSR_NEXT, Cpu, CpuError, _cki_constant
 from emulator.decode import fixed_table, micro_table, output_table
 from emulator.opcodes import FIXED_ACTIONS
 from emulator.pla import Pla
-from emulator.trace import format_line
 
 try:  # the kernel is optional: built by setup.py where a compiler exists
     from emulator import _fastcore
 except ImportError:  # pragma: no cover - depends on the install
     _fastcore = None
 
-__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "CORES", "HIT_KINDS",
-           "hit_dict"]
+__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "fast_trace_chunks",
+           "CORES", "HIT_KINDS", "hit_dict"]
 
 FAST_AVAILABLE = _fastcore is not None
 CORES = ("reference", "fast")
@@ -322,8 +321,27 @@ def hit_dict(f: tuple) -> dict:
     return h
 
 
+def fast_trace_chunks(cpu: FastCpu, steps: int, binary: bool = False,
+                      flt=None, chunk: int = 1 << 16) -> Iterator[bytes]:
+    """Yield the trace of ``steps`` instructions as bytes, formatted in the kernel: canonical
+    text lines (emulator.trace) or binary records (docs/trace-format.md, without the header),
+    keeping what ``flt`` (an ``emulator.trace.TraceFilter``) keeps. Numbering starts at 0."""
+    limits = flt.astuple() if flt is not None else (0, 0xFFF, 0, 0xFF, False)
+    core = cpu._core
+    done, prev = 0, None
+    while done < steps:
+        n = min(steps - done, chunk)
+        data, prev = core.trace_out(n, done, binary, limits, prev)
+        core.take_edges()  # trace mode delivers no pin callbacks
+        done += n
+        if data:
+            yield data
+
+
 def fast_trace_lines(cpu: FastCpu, steps: int) -> Iterator[str]:
     """Yield ``steps`` canonical trace lines (emulator.trace format), executed by the kernel."""
+    from emulator.trace import format_line
+
     rec = _TRACE
     done = 0
     while done < steps:
