@@ -26,7 +26,8 @@ enum { M_STSL = 1 << 0, M_AUTY = 1 << 1, M_AUTA = 1 << 2, M_CIN = 1 << 3, M_C8 =
        M_ATN = 1 << 10, M_MTP = 1 << 11, M_YTP = 1 << 12, M_CKP = 1 << 13, M_CKM = 1 << 14,
        M_STO = 1 << 15 };
 
-/* hard-wired actions; the numbering is shared with emulator/fastcore.py (FIXED_CODES) */
+/* hard-wired actions, numbered as emulator.decode.FIXED_CODES
+ * (checked by tests/fastcore/test_action_numbering.py) */
 enum { F_NONE = 0, F_BR, F_CALL, F_RETN, F_LDP, F_LDX, F_COMX, F_COMX8, F_SBIT, F_RBIT,
        F_SETR, F_RSTR, F_TDO, F_CLO, F_COMC, F_TPC };
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 from typing import Callable
 
 from emulator.chips import Chip
-from emulator.decode import MICRO_BIT, fixed_table, micro_table, output_table
-from emulator.opcodes import bitrev
+from emulator.decode import (FIXED_CODES, K_READ_CODE, MICRO_BIT, cki_constant, fixed_table,
+                             micro_table, output_table)
 from emulator.pla import Pla
 
 __all__ = ["Cpu", "CpuError", "LFSR_NEXT", "lfsr_order"]
@@ -67,24 +67,12 @@ def lfsr_order() -> list[int]:
     return order
 
 
-# Fixed-action codes used by the run loop (names as in emulator.opcodes.FIXED_ACTIONS). The loop
-# spells them as literals, each commented with its name (a constant is cheaper than a global);
-# BR, CALL and RETN must stay 1-3 (the loop tests ``fx <= 3``); _KREAD marks opcodes such as
-# TKA and KNEZ that have no fixed action but read K.
-_NONE, _BR, _CALL, _RETN, _LDP, _LDX, _COMX, _COMX8, _SBIT, _RBIT, _SETR, _RSTR, _TDO, _CLO, \
-    _COMC, _TPC, _KREAD = range(17)
-_FIXED_CODE = {None: _NONE, "BR": _BR, "CALL": _CALL, "RETN": _RETN, "LDP": _LDP, "LDX": _LDX,
-               "COMX": _COMX, "COMX8": _COMX8, "SBIT": _SBIT, "RBIT": _RBIT, "SETR": _SETR,
-               "RSTR": _RSTR, "TDO": _TDO, "CLO": _CLO, "COMC": _COMC, "TPC": _TPC}
-
-
-def _cki_constant(op: int) -> int:
-    """Return the CKI bus value of ``op`` when it is not K (facts §5.2.1)."""
-    if op < 0x08 or 0x40 <= op <= 0x7F:
-        return bitrev(op & 0xF, 4)
-    if 0x30 <= op <= 0x3F:
-        return 0xF ^ (1 << bitrev(op & 3, 2))
-    return 0
+# The run loop spells the fixed-action codes (emulator.decode.FIXED_CODES) as literals, each
+# commented with its name (a constant is cheaper than a global; tests/fastcore/
+# test_action_numbering.py checks every literal against the table); BR, CALL and RETN are 1-3
+# (the loop tests ``fx <= 3``); K_READ_CODE marks opcodes such as TKA and KNEZ that have no
+# fixed action but read K.
+_NONE = FIXED_CODES[None]
 
 
 class Cpu:
@@ -148,10 +136,10 @@ class Cpu:
         (0/1), the status test (bit 0 C8, bit 1 NE), the RAM write source (0 none, 1 STO = A,
         2 CKM = CKI; STO wins) and the register stores (bit 0 AUTA, bit 1 AUTY, bit 2 STSL).
         """
-        code = _FIXED_CODE[fixed]
-        cki = -1 if 0x08 <= op <= 0x0F else _cki_constant(op)
+        code = FIXED_CODES[fixed]
+        cki = -1 if 0x08 <= op <= 0x0F else cki_constant(op)
         if cki < 0 and code == _NONE:
-            code = _KREAD  # no fixed action, but the K read must run (facts §9.2)
+            code = K_READ_CODE  # no fixed action, but the K read must run (facts §9.2)
         alu = None
         if micro:
             def on(name: str) -> int:

@@ -21,13 +21,14 @@ from functools import lru_cache
 from typing import IO, Iterable
 
 from emulator.chips import TMS1400, Chip
-from emulator.opcodes import MICRO_OPS, opcode_map
+from emulator.opcodes import FIXED_ACTIONS, MICRO_OPS, bitrev, opcode_map
 from emulator.pla import MAME_PLA_SIZES, Pla, PlaError, terms_from_table, write_pla
 
 __all__ = [
     "MICRO_XOR", "MICRO_BIT", "micro_mask", "standard_micro_table", "standard_micro_pla",
     "micro_table", "fixed_table", "ident_output_pla", "output_table", "check_micro_pla",
-    "check_output_pla", "output_pla_from_table", "write_standard_micro_pla",
+    "check_output_pla", "output_pla_from_table", "write_standard_micro_pla", "FIXED_CODES",
+    "K_READ_CODE", "cki_constant",
 ]
 
 # MAME XORs the raw micro-PLA word with this before testing bits (facts §4.2): CIN, CKN, 15TN,
@@ -36,6 +37,24 @@ MICRO_XOR = 0x3FC8
 
 # Bit of each micro-op in the decoded word (MAME's order, facts §4.2).
 MICRO_BIT = {name: 1 << k for k, name in enumerate(MICRO_OPS)}
+
+
+# The fixed-action numbering every core executes by: 0 = none, then FIXED_ACTIONS in order
+# (the reference core's loop literals, the kernel's tables and its enum F_* in
+# emulator/_fastcore.c; tests/fastcore/test_action_numbering.py checks both against this).
+FIXED_CODES: dict[str | None, int] = {None: 0, **{name: i + 1
+                                                  for i, name in enumerate(FIXED_ACTIONS)}}
+# The reference core's extra code: no fixed action, but the opcode reads K (0x08-0x0F).
+K_READ_CODE = len(FIXED_ACTIONS) + 1
+
+
+def cki_constant(op: int) -> int:
+    """Return the CKI bus value of ``op`` when it is not K (facts §5.2.1)."""
+    if op < 0x08 or 0x40 <= op <= 0x7F:
+        return bitrev(op & 0xF, 4)
+    if 0x30 <= op <= 0x3F:
+        return 0xF ^ (1 << bitrev(op & 3, 2))
+    return 0
 
 
 def micro_mask(names: Iterable[str]) -> int:

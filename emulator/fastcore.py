@@ -25,9 +25,8 @@ import sys
 from typing import Callable, Iterator
 
 from emulator.chips import Chip
-from emulator.core import LFSR_NEXT, Cpu, CpuError, _cki_constant
-from emulator.decode import fixed_table, micro_table, output_table
-from emulator.opcodes import FIXED_ACTIONS
+from emulator.core import LFSR_NEXT, Cpu, CpuError
+from emulator.decode import FIXED_CODES, cki_constant, fixed_table, micro_table, output_table
 from emulator.pla import Pla
 
 try:  # the kernel is optional: built by setup.py where a compiler exists
@@ -41,8 +40,6 @@ __all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "fast_tr
 FAST_AVAILABLE = _fastcore is not None
 CORES = ("reference", "fast")
 
-# Fixed-action codes shared with _fastcore.c (enum F_*): 0 = none, then FIXED_ACTIONS in order.
-FIXED_CODES = {None: 0, **{name: i + 1 for i, name in enumerate(FIXED_ACTIONS)}}
 
 # struct trace_t of _fastcore.c: u64 cycle, u16 r, then 12 bytes, padded to 24 bytes.
 _TRACE = struct.Struct("<QH12B2x")
@@ -67,7 +64,7 @@ def _tables(chip: Chip, mpla: Pla | None, opla: Pla | None) -> dict:
         name, value = fixed[op]
         codes[op] = FIXED_CODES[name]
         operand[op] = (value or 0) & 0xFF
-        cki[op] = 0xFF if 0x08 <= op <= 0x0F else _cki_constant(op)
+        cki[op] = 0xFF if 0x08 <= op <= 0x0F else cki_constant(op)
     return {
         "micro": struct.pack("<256H", *micro), "fixed": bytes(codes),
         "operand": bytes(operand), "cki": bytes(cki),
