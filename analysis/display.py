@@ -33,6 +33,8 @@ start, end, number of flashes, flash period in seconds).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from analysis.base import Decoder
 
 __all__ = ["DisplayDecoder", "GLYPHS", "glyph", "segments_from_o", "flash_summary",
@@ -60,6 +62,11 @@ def segments_from_o(o: int) -> int:
     return s
 
 
+# segments_from_o of each O0-O6 value, looked up per change by the decoder
+_SEGMENTS = tuple(segments_from_o(o) for o in range(128))
+
+
+@lru_cache(maxsize=256)
 def glyph(segments: int) -> tuple[str, bool]:
     """Return the character for a segment byte and whether it is in the glyph table."""
     if segments in GLYPHS:
@@ -103,7 +110,7 @@ class DisplayDecoder(Decoder):
         self._run_to(t, out)
         r4 = value >> 8 & 1
         self._digit = -1 if r4 else value >> 7 & 1
-        self._seg = segments_from_o(value & 0x7F)
+        self._seg = _SEGMENTS[value & 0x7F]
 
     def advance(self, t: int, out: list[dict]) -> None:
         self._run_to(t, out)

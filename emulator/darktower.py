@@ -100,6 +100,7 @@ _K_SHIFT = _CH["K1"]
 _SENSOR_BIT = 1 << _CH["SENSOR"]
 # Records exchanged with the kernel's board (emulator/_fastcore.c, Core_board_run).
 _KEY_REC = struct.Struct("<qBBB5x")
+_PIN_REC = struct.Struct("<QQ")
 _SPK_REC = struct.Struct("<QB7x")
 _EV_REC = struct.Struct("<QBB6x")
 
@@ -301,12 +302,8 @@ class DarkTowerBoard(ScriptedKeys):
         taken = [heapq.heappop(self._sched) for _ in range(used)]
         if replace is not None:
             self.pins[-1] = (self.pins[-1][0], replace)
-        if pins:
-            flat = memoryview(pins).cast("Q")
-            self.pins.extend(zip(flat[0::2].tolist(), flat[1::2].tolist()))
-        for i in range(0, len(speaker), 16):
-            c, level = _SPK_REC.unpack_from(speaker, i)
-            self.speaker.append((c, level))
+        self.pins.extend(_PIN_REC.iter_unpack(pins))
+        self.speaker.extend(_SPK_REC.iter_unpack(speaker))
         for i in range(0, len(events), 16):
             value, kind, aux = _EV_REC.unpack_from(events, i)
             if kind == 0:

@@ -125,10 +125,9 @@ class EmulatorTower:
             self.summary = loaded.summary()
             micro, out = loaded.mpla, loaded.opla
             self.source = str(path)
-        if micro is None:
-            from emulator.decode import standard_micro_pla
-
-            micro = standard_micro_pla(chip)
+        # No micro PLA given: the cores decode by the TI standard table itself
+        # (emulator.decode.standard_micro_table, what standard_micro_pla covers exactly,
+        # tests/emulator/test_pla.py), without building the PLA's terms at every start-up.
         if out is None:
             if board != "darktower":
                 raise TargetError(f"the {board} board needs its output PLA (a romset with "
