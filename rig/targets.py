@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import os
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import Callable
 
@@ -308,8 +309,8 @@ class EmulatorTower:
 
 
 def _changes(pins: list[tuple[int, int]]) -> Changes:
-    return Changes(np.array([c for c, _ in pins], dtype=np.int64),
-                   np.array([w for _, w in pins], dtype=np.uint64))
+    flat = np.fromiter(chain.from_iterable(pins), np.uint64, 2 * len(pins))
+    return Changes(flat[0::2].astype(np.int64), flat[1::2].copy())
 
 
 class ReplayTower:
