@@ -14,6 +14,11 @@
  * wired OR of the selected matrix rows):  K = kconst | OR(kr[i] for R bit i set)
  *                                                      | OR(ko[j] for O pin j set).
  * Pin changes are buffered as (cycle, kind, value) with kind 0 = R pins, 1 = O pins.
+ *
+ * The OR-form path (run_fast) keeps the registers in locals and fast-forwards pure wait loops
+ * (ff_analyse, ff_exit); board_run runs the Dark Tower board of emulator/darktower.py around
+ * it; trace_out formats the trace (docs/trace-format.md). All of them are checked against the
+ * reference core by tests/fastcore/.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -14,9 +14,22 @@ call and returns to Python only at the pin events the caller asks for:
   (when set) receive them. With a Python ``read_k`` the kernel stops after every pin change so the
   callback always sees current pins, exactly as with the reference core.
 
-Identity with the reference core (instruction traces and pin-change streams) is a test
-(``tests/emulator/test_fastcore_identity.py``). Where the kernel is not built (no compiler at
-install time) ``make_cpu(..., core="fast")`` falls back to the reference core with a notice.
+With the OR-form (and no debugger watch) the kernel runs its fast path: the registers in C
+locals, and pure wait loops fast-forwarded. A wait loop is an instruction that takes neither
+K nor RAM into the adder, stores nothing and has no hard-wired action, followed by a BRANCH
+back to it that keeps the page: a function of (A, Y) alone that reads no input and writes no
+pin, so its exit (iterations, A, Y) is simulated once per entry value and the loop is skipped
+to it when its last instruction is fetched before the cycle asked for; the clock, the pins,
+the K reads after it and every register are what stepping gives (``fast_forwarded`` counts
+the skipped instructions). ``board_kernel()`` hands the kernel to a board model that runs in
+it (the Dark Tower's, ``emulator.darktower``).
+
+Both cores share one interface: ``power_on``, ``reset``, ``run_until``, ``step``, ``state`` /
+``set_state`` (the same dict on either core), ``pins``, ``take_edges`` and ``core`` ("fast" or
+"reference"). Identity with the reference core (instruction traces, pin-change streams, states
+at any stopping cycle, with and without the fast-forward) is a test (``tests/fastcore/``).
+Where the kernel is not built (no compiler at install time) ``make_cpu(..., core="fast")``
+falls back to the reference core with a notice.
 """
 from __future__ import annotations
 
