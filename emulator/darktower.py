@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 import struct
+from itertools import chain
 from typing import Callable
 
 from captures.events import make_event
@@ -192,12 +193,13 @@ class DarkTowerBoard(ScriptedKeys):
         self._sched: list[tuple] = []
         self._seq = 0
         self._card_pos = -1
-        self.pins: list[tuple[int, int]] = []
+        self._pins: list[tuple[int, int]] = []
+        self._pin_blocks: list[bytes] = []   # kernel pin records (_PIN_REC) not yet in _pins
         self.speaker: list[tuple[int, int]] = [(0, 0)]
         self.events: list[dict] = []
         self._listeners: list[Callable[[int, int], None]] = []
         self._word = 0
-        self.pins.append((0, 0))
+        self._pins.append((0, 0))
         if cpu is not None:
             cpu.on_r = self.write_r
             cpu.on_o = self.write_o
@@ -293,7 +295,7 @@ class DarkTowerBoard(ScriptedKeys):
                  self.decay, self.running, self.blind, self._led_level,
                  self.speaker[-1][1], self._card_pos, self.led_bri, self.led_on_units,
                  self._led_since, self._now, self._tick, self._frame, self._word,
-                 self.pins[-1][0])
+                 self._last_pin()[0])
         state, pins, replace, speaker, events, used = core.board_run(cycle, state, sched)
         (self.r, self.o, self.keys[0], self.keys[1], self.keys[2], self.pos, self.decay,
          running, blind, self._led_level, _, self._card_pos, self.led_bri, self.led_on_units,
@@ -301,8 +303,14 @@ class DarkTowerBoard(ScriptedKeys):
         self.running, self.blind = bool(running), bool(blind)
         taken = [heapq.heappop(self._sched) for _ in range(used)]
         if replace is not None:
-            self.pins[-1] = (self.pins[-1][0], replace)
-        self.pins.extend(_PIN_REC.iter_unpack(pins))
+            if self._pin_blocks:
+                last = bytearray(self._pin_blocks[-1])
+                last[-8:] = replace.to_bytes(8, "little")
+                self._pin_blocks[-1] = bytes(last)
+            else:
+                self._pins[-1] = (self._pins[-1][0], replace)
+        if pins:
+            self._pin_blocks.append(pins)
         self.speaker.extend(_SPK_REC.iter_unpack(speaker))
         for i in range(0, len(events), 16):
             value, kind, aux = _EV_REC.unpack_from(events, i)
@@ -355,6 +363,54 @@ class DarkTowerBoard(ScriptedKeys):
                     last = c
             if last:
                 self._now = max(self._now, last * _UNITS)
+
+    @property
+    def pins(self) -> list[tuple[int, int]]:
+        """Return every change of the pin word so far as ``(cycle, word)``, in order."""
+        if self._pin_blocks:
+            blocks, self._pin_blocks = self._pin_blocks, []
+            for block in blocks:
+                self._pins.extend(_PIN_REC.iter_unpack(block))
+        return self._pins
+
+    @pins.setter
+    def pins(self, value: list[tuple[int, int]]) -> None:
+        self._pin_blocks = []
+        self._pins = value
+
+    def pin_arrays(self, start: int = 0):
+        """Return the pin changes from index ``start`` on as numpy arrays (cycles as int64,
+        words as uint64), without making a tuple of each (long sessions)."""
+        import numpy as np
+
+        times, words = [], []
+        listed = len(self._pins)
+        if start < listed:
+            flat = np.fromiter(chain.from_iterable(self._pins[start:]), np.uint64,
+                               2 * (listed - start))
+            times.append(flat[0::2])
+            words.append(flat[1::2])
+        skip = max(0, start - listed)
+        for block in self._pin_blocks:
+            rec = np.frombuffer(block, np.uint64).reshape(-1, 2)
+            if skip >= len(rec):
+                skip -= len(rec)
+                continue
+            times.append(rec[skip:, 0])
+            words.append(rec[skip:, 1])
+            skip = 0
+        if not times:
+            return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+        return np.concatenate(times).astype(np.int64), np.concatenate(words)
+
+    def pin_count(self) -> int:
+        """Return how many pin changes ``pins`` holds."""
+        return len(self._pins) + sum(len(b) for b in self._pin_blocks) // _PIN_REC.size
+
+    def _last_pin(self) -> tuple[int, int]:
+        if self._pin_blocks:
+            return _PIN_REC.unpack_from(self._pin_blocks[-1], len(self._pin_blocks[-1]) - 16)
+        return self._pins[-1]
 
     def advance_to(self, cycle: int) -> None:
         """Process reel ticks, display frames and scheduled keys due at or before ``cycle``."""

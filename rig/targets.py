@@ -235,9 +235,11 @@ class EmulatorTower:
 
     def capture(self) -> MemoryCapture:
         """Return the pins so far as a MemoryCapture (samplerate = the chip clock)."""
-        pins = self.board.pins
-        times = np.array([c for c, _ in pins], dtype=np.int64)
-        words = np.array([w for _, w in pins], dtype=np.uint64)
+        if self.board_name == "darktower":
+            times, words = self.board.pin_arrays()
+        else:
+            pins = _changes(self.board.pins)
+            times, words = pins.times, pins.words
         info = CaptureInfo(list(self.board.channels), self.clock_hz, max(self._cycle, 1),
                            {"source": f"TowerLab emulator, {self.source}",
                             "board": self.board_name})
@@ -289,23 +291,26 @@ class EmulatorTower:
                                           only=("speaker",))
         return self._dec
 
-    def _feed(self) -> list[tuple[int, int]]:
+    def _feed(self) -> Changes:
         """Feed the pin changes since the last call to the incremental decoders, all but the
-        newest (a later pin change at the same cycle may still replace it)."""
-        pins = self._pins()
+        newest (a later pin change at the same cycle may still replace it); return the
+        changes from there on."""
         dec = self._decoder()
-        end = len(pins) - 1
-        if end > self._fed:
-            self._decoded += dec.feed(_changes(pins[self._fed:end]))
-            self._fed = end
-        return pins
+        if self.board_name == "darktower":
+            rest = Changes(*self.board.pin_arrays(self._fed))
+        else:
+            rest = _changes(self._pins()[self._fed:])
+        if len(rest) > 1:
+            self._decoded += dec.feed(Changes(rest.times[:-1], rest.words[:-1]))
+            self._fed += len(rest) - 1
+            rest = Changes(rest.times[-1:], rest.words[-1:])
+        return rest
 
-    def _flush(self, pins: list[tuple[int, int]]) -> list[dict]:
+    def _flush(self, rest: Changes) -> list[dict]:
         """Return the events still held in the decoders, leaving them untouched."""
         dec = copy.deepcopy(self._dec)
-        rest = pins[self._fed:]
-        return dec.feed(_changes(rest)) + dec.finish(max(self._cycle, rest[-1][0] + 1
-                                                         if rest else self._cycle))
+        return dec.feed(rest) + dec.finish(max(self._cycle, int(rest.times[-1]) + 1
+                                               if len(rest) else self._cycle))
 
 
 def _changes(pins: list[tuple[int, int]]) -> Changes:
