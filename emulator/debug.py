@@ -67,6 +67,9 @@ _PREV_PC = {nxt: pc for pc, nxt in enumerate(LFSR_NEXT)}     # raw post-fetch pc
 _PC_INDEX = {pc: i for i, pc in enumerate(PC_ORDER)}
 _LOGS = ("pins", "speaker", "events")      # append-only board logs: kept by length
 _SKIP = ("cpu", "_listeners", "_error")    # board attributes a snapshot does not copy
+# Attributes a snapshot reaches through another name: the Dark Tower board keeps its pin log
+# behind the ``pins`` property (the kernel's records wait as blocks until it is read).
+_STORED_AS = {"_pins": "pins", "_pin_blocks": None}
 _STATE_FORMAT = "towerlab-debug-state"
 _STATE_VERSION = 1
 
@@ -1470,7 +1473,8 @@ def _board_fields(board) -> tuple[str, ...]:
     attributes up more slowly for the rest of the run (about 20% of the board's time here).
     """
     spare = type(board)(None, board.clock_hz)
-    return tuple(k for k in vars(spare) if k not in _SKIP)
+    names = [_STORED_AS.get(k, k) for k in vars(spare)]
+    return tuple(k for k in names if k is not None and k not in _SKIP)
 
 
 _ATOMS = (int, float, bool, str, bytes, type(None))
