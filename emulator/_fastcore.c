@@ -464,6 +464,7 @@ static int run_fast(Core *c, uint64_t until)
     const uint16_t stop_r = c->stop_r_mask;
     const uint8_t stop_o = c->stop_o_mask;
     const int ff = c->ff_enabled;
+    const int pc_watch = c->watching & W_PC;   /* PC breakpoints: tested here, before each */
     uint8_t a = c->a, x = c->x, y = c->y, pc = c->pc, pa = c->pa, pb = c->pb, ca = c->ca,
             cb = c->cb, cl = c->cl, status = c->status, sl = c->sl, o = c->o,
             o_index = c->o_index, op = c->op;
@@ -473,12 +474,28 @@ static int run_fast(Core *c, uint64_t until)
     int n_edges = c->n_edges;
 
     while (cyc < until && n_edges < EDGE_CAP - 2) {
-        if (ff) {
-            /* a wait loop at this instruction: skip whole iterations to its exit when the
-             * last of them is fetched before ``until`` and BR keeps the page and chapter */
+        if (pc_watch) {
             const uint32_t addr = (((uint32_t)ca << 10) | ((uint32_t)pa << 6) | prev_pc[pc])
                                   & rmask;
-            if (c->ff_ok[addr] && cb == ca && ((one_level && cl) || pb == pa)) {
+            if (BIT_SET(c->w_brk, addr)) {
+                /* the debugger's record of a PC hit: the state before the instruction */
+                c->a = a; c->x = x; c->y = y; c->pc = pc; c->pa = pa; c->pb = pb; c->ca = ca;
+                c->cb = cb; c->cl = cl; c->status = status; c->sl = sl; c->o = o;
+                c->o_index = o_index; c->op = op; c->r = r; c->cycle = cyc; c->steps = steps;
+                c->n_edges = n_edges;
+                c->w_from = (uint16_t)addr;
+                record_hit(c, H_PC, (uint16_t)addr);
+            }
+        }
+        if (ff) {
+            /* a wait loop at this instruction: skip whole iterations to its exit when the
+             * last of them is fetched before ``until``, BR keeps the page and chapter and
+             * no PC breakpoint is on either instruction */
+            const uint32_t addr = (((uint32_t)ca << 10) | ((uint32_t)pa << 6) | prev_pc[pc])
+                                  & rmask;
+            const uint32_t br = (((uint32_t)ca << 10) | ((uint32_t)pa << 6) | pc) & rmask;
+            if (c->ff_ok[addr] && cb == ca && ((one_level && cl) || pb == pa)
+                && !(pc_watch && (BIT_SET(c->w_brk, addr) || BIT_SET(c->w_brk, br)))) {
                 const uint32_t e = ff_exit(c, addr, a, y);
                 const uint64_t iter = (e >> 8) & 0xFFFF;
                 if (!(e & FF_NOEXIT) && cyc + 12 * iter - 6 < until) {
@@ -879,7 +896,7 @@ static int board_loop(Core *c, uint64_t until)
         c->kr[0] = b->keys[0]; c->kr[1] = b->keys[1]; c->kr[2] = b->keys[2];
         const uint64_t stop_at = (uint64_t)(first_seen - 1) < until ? (uint64_t)(first_seen - 1)
                                                                      : until;
-        if (c->watching) {          /* the debugger's record needs the general step */
+        if (c->watching & W_AFTER) {   /* RAM, K and pin watches need the general step */
             while (c->cycle < stop_at && c->n_edges < EDGE_CAP - 2)
                 if (step_one(c)) break;
         } else if (c->cycle < stop_at) {
@@ -1137,7 +1154,7 @@ static PyObject *Core_run(Core *self, PyObject *args)
     unsigned long long until;
     if (!PyArg_ParseTuple(args, "K", &until)) return NULL;
     const uint64_t start = self->steps;
-    if (!self->watching && !self->k_callback) {
+    if (!(self->watching & W_AFTER) && !self->k_callback) {
         run_fast(self, until);
         return PyLong_FromUnsignedLongLong(self->steps - start);
     }

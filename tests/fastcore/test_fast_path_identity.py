@@ -219,3 +219,30 @@ wa:     A15ACC
     edges = [e for e in fast.take_edges() if e[1] == 1]
     assert _changes(got) == _changes(edges)
     assert fast.fast_forwarded > 1000
+
+
+def _hits_with(brk_addresses, fast_forward: bool):
+    program = demo_program()
+    cpu = FastCpu(TMS1400, bytes(program.rom))
+    cpu.set_fast_forward(fast_forward)
+    cpu.set_k_orform(0)
+    brk = bytearray(512)
+    for addr in brk_addresses:
+        brk[addr >> 3] |= 1 << (addr & 7)
+    cpu.set_watch(bytes(brk))
+    cpu.run_until(60_000)
+    hits, dropped = cpu.take_hits()
+    return hits, dropped, cpu.fast_forwarded, cpu.state()
+
+
+def test_pc_breakpoints_on_a_wait_loop_see_every_iteration_the_stepped_run_sees():
+    from emulator.core import LFSR_NEXT
+
+    chapter, page, pc = demo_program().symbols["sd1"]
+    loop = [chapter << 10 | page << 6 | pc, chapter << 10 | page << 6 | LFSR_NEXT[pc]]
+    elsewhere = [0x3FF]   # a breakpoint outside the loop leaves the loop's fast-forward on
+    on = _hits_with(loop, True)
+    off = _hits_with(loop, False)
+    assert on[0] == off[0] and len(on[0]) > 500 and on[1] == off[1] == 0
+    assert on[3] == off[3]
+    assert _hits_with(elsewhere, True)[2] > 0
