@@ -9,11 +9,12 @@ One job, the same image and PLAs on both sides (the open demo firmware, or ``--r
   matrix, pin recording), the event decoders and writing the events. The sources are
   byte-compiled once beforehand into a scratch cache (``PYTHONPYCACHEPREFIX``), as an installed
   package has them; best of ``--repeat`` runs (default 5), all of which must write the same
-  events;
+  events; also its CPU time (user + system), which other jobs on a shared machine disturb less
+  than the wall time;
 - MAME 0.251's mbdtower driver with the same image and PLAs (``-video none -sound none
   -nothrottle -seconds_to_run N``, no debugger, no Lua, so no keys: MAME's cost barely depends
   on what the firmware does), wall time from launch to exit, best of two
-  (``emulator.mame.MameOracle.speed``);
+  (``emulator.mame.MameOracle.speed``), and the CPU time of one more such run;
 - then one run of the same session inside this process, timed by phase, to say where our time
   goes; and, with ``--reference S``, the plain-Python reference core for S emulated seconds.
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -49,16 +51,33 @@ def _env(cache: str) -> dict:
     return env
 
 
-def time_process(cmd: list[str], env: dict) -> float:
-    """Return the wall seconds of one run of ``cmd`` (launch to exit); raise on failure."""
+def _children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def time_process(cmd: list[str], env: dict | None, cwd=ROOT) -> tuple[float, float]:
+    """Return (wall seconds, CPU seconds user + system) of one run of ``cmd``, launch to exit
+    (the CPU of every process it started and waited for); raise on failure."""
+    c0 = _children_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd[:4])} ...: exit status {proc.returncode}: "
                            f"{proc.stderr.strip()[-300:]}")
-    return wall
+    return wall, _children_cpu() - c0
+
+
+def mame_cpu(oracle, rom: bytes, mpla_text: str, opla_text: str, seconds: int) -> float:
+    """Return the CPU seconds (user + system) of one MAME run of ``seconds``, whole process
+    (the same command line as ``MameOracle.speed``)."""
+    with oracle._scratch() as tmp:
+        work = Path(tmp)
+        romdir = oracle._romset(work, rom, mpla_text, opla_text)
+        return time_process(oracle._command(work, romdir, None, seconds, debug=False), None,
+                            cwd=work)[1]
 
 
 def phases(seconds: int, source: dict) -> tuple[dict, int, int]:
@@ -154,20 +173,24 @@ def main(argv: list[str] | None = None) -> int:
                "--seconds", str(args.seconds), "--events", str(out), "--quiet"]
         time_process(cmd, env)                       # byte-compiles into the scratch cache
         first = out.read_bytes()
-        interp = min(time_process([sys.executable, "-c", "pass"], env) for _ in range(3))
-        ours = []
+        interp = min(time_process([sys.executable, "-c", "pass"], env)[0] for _ in range(3))
+        ours, ours_cpu = [], []
         for _ in range(args.repeat):
-            ours.append(time_process(cmd, env))
+            wall, cpu = time_process(cmd, env)
+            ours.append(wall)
+            ours_cpu.append(cpu)
             if out.read_bytes() != first:
                 print("tower_speed: the runs wrote different events", file=sys.stderr)
                 return 1
     best = min(ours)
-    mame = None
+    mame = mame_cpu_s = None
     if not args.no_mame:
+        oracle = MameOracle(timeout=900)
+        texts = (pla_text(mpla, pad_to_bytes=MPLA_SIZE, term_count=30),
+                 pla_text(opla, pad_to_bytes=OPLA_SIZE, term_count=32))
         try:
-            mame = MameOracle(timeout=900).speed(
-                rom, pla_text(mpla, pad_to_bytes=MPLA_SIZE, term_count=30),
-                pla_text(opla, pad_to_bytes=OPLA_SIZE, term_count=32), args.seconds)
+            mame = oracle.speed(rom, *texts, args.seconds)
+            mame_cpu_s = mame_cpu(oracle, rom, *texts, args.seconds)
         except MameError as exc:
             print(f"tower_speed: MAME not timed: {exc}", file=sys.stderr)
     ratio = f"  {mame.wall_s / best:6.2f}x MAME" if mame else ""
@@ -187,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tower_speed: phase run failed: {child.stderr.strip()[-300:]}", file=sys.stderr)
         return 1
     t, steps, skipped = json.loads(child.stdout)
+    if mame_cpu_s:
+        print(f"  CPU seconds (user + system), whole process: ours {min(ours_cpu):.3f} s "
+              f"(best of {args.repeat}), MAME {mame_cpu_s:.3f} s: "
+              f"{mame_cpu_s / min(ours_cpu):.2f}x")
     print(f"  ours by phase (one run in this process; interpreter start-up {interp:.3f} s): "
           + ", ".join(f"{k} {v:.3f} s" for k, v in t.items()))
     print(f"  kernel: {steps:,} instructions, {skipped:,} of them ({100 * skipped / steps:.1f} %) "
