@@ -4,8 +4,9 @@ The open demo firmware (or ``--rom``) traced for N emulated seconds (default 60,
 N x 70,833 instructions at 425 kHz), no board (the kernel traces, filters and formats alone):
 
 - ``towerlab trace ... -o FILE`` as a separate process, whole process (start-up included),
-  writing the text trace to a scratch file, and the same with ``--format binary`` and with
-  ``--filter pins``;
+  writing the text trace to a scratch file, and to memory (``/dev/shm``, where there is one),
+  then with ``--format binary`` and with ``--filter pins``; and the rate at which the scratch
+  file system takes plain writes of the same size (what bounds the text trace to a file);
 - the formatter alone: the same trace written to ``os.devnull`` in this process (what the
   kernel and the formatter cost without the file system).
 
@@ -91,6 +92,22 @@ def main(argv: list[str] | None = None) -> int:
         wall = _run(base + ["--steps", str(steps), "-o", str(text)], env)
         _row("text, whole process, to a file", steps, wall,
              f"  {text.stat().st_size / 1e6:.0f} MB")
+        shm = Path("/dev/shm")
+        if shm.is_dir() and os.access(shm, os.W_OK):
+            mem = shm / f"towerlab-trace-speed-{os.getpid()}.txt"
+            try:
+                wall = _run(base + ["--steps", str(steps), "-o", str(mem)], env)
+            finally:
+                mem.unlink(missing_ok=True)
+            _row("text, whole process, to memory (/dev/shm)", steps, wall)
+        t0 = time.perf_counter()
+        with open(Path(tmp) / "raw.bin", "wb") as f:
+            block = b"\n" * (1 << 22)
+            for _ in range(text.stat().st_size >> 22):
+                f.write(block)
+        print(f"  (this file system takes plain writes at "
+              f"{text.stat().st_size / (time.perf_counter() - t0) / 1e6:.0f} MB/s)")
+        (Path(tmp) / "raw.bin").unlink()
         wall = _run(base + ["--steps", str(steps), "--format", "binary", "-o", str(binary)],
                     env)
         _row("binary, whole process, to a file", steps, wall,
