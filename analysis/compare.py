@@ -1,8 +1,8 @@
 """Compare two event sequences by meaning, with tolerances and a clock ratio.
 
 Real towers run on an RC oscillator (the driver's 425 kHz is an approximation, spreads of up to
-about 50 kHz are reported, tms1400-facts.md §10), so two recordings of the same session differ
-by a time scale. ``compare_events`` therefore:
+about 50 kHz are reported, docs/dark-tower-wiring.md §9), so two recordings of the same session
+differ by a time scale. ``compare_events`` therefore:
 
 1. keeps the compared types (display, lamp, motor, reel, tone by default; inputs such as
    button events are not outputs of the tower and are left out);
@@ -34,12 +34,13 @@ from typing import Sequence
 import numpy as np
 
 from analysis.base import AnalysisError
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
 __all__ = ["Tolerance", "Difference", "Comparison", "compare_events", "fit_clock_ratio",
            "estimate_clock", "ClockEstimate", "format_comparison", "TONE_PERIODS",
            "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit", "RATIO_RANGE"]
 
-REFERENCE_CLOCK_HZ = 425_000.0
+REFERENCE_CLOCK_HZ = float(NOMINAL_CLOCK_HZ)
 COMPARED = ("display", "lamp", "motor", "reel", "tone")
 
 # Tone period in instructions (6 clocks each) by pulse count, from the tones of the shared

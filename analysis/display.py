@@ -2,7 +2,7 @@
 
 Channels read: O0-O6 (segments), O7 (digit select: 0 = left digit, 1 = right digit), R4 (the
 SN75494 enable, active low: R4 high blanks both digits). Segment wiring of the Dark Tower board
-(tms1400-facts.md §12.2): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
+(docs/dark-tower-wiring.md §3): a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0.
 
 Events emitted (rules of ``tests/data/captures/README.md``, which derived ``events.jsonl``)::
 
@@ -24,7 +24,7 @@ Events emitted (rules of ``tests/data/captures/README.md``, which derived ``even
 - A gap in the capture drops the window it cuts (part of a window is not what a person sees
   in 1/60 s: a multiplexed digit may not have had its turn yet) and the windows start again
   from the gap's end; the first text after a gap is always written.
-- Glyphs 0-9, C, P, L, -, blank (the Dark Tower glyph table, mame-oracle.md §3). A pattern
+- Glyphs 0-9, C, P, L, -, blank (the Dark Tower glyph table, docs/mame-oracle.md §3). A pattern
   outside the table shows as the nearest glyph (fewest differing segments) and the event gets
   ``"segments": [left, right]`` (segment bytes, bit 0 = a ... bit 6 = g).
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from analysis.base import Decoder
+from captures.darktower_facts import GLYPH_BY_PATTERN, SEGMENT_PINS, SEGMENTS
 
 __all__ = ["DisplayDecoder", "GLYPHS", "glyph", "segments_from_o", "flash_summary",
            "WINDOW_S", "MIN_SHARE"]
@@ -44,13 +45,9 @@ WINDOW_S = 1 / 60     # what a person sees: one 1/60 s window (seconds)
 MIN_SHARE = 0.02      # a pattern must be driven for more than 2 % of a window to show
 
 # Segment byte (bit 0 = a ... bit 6 = g) -> character; alternative forms of 6, 7 and 9 too.
-GLYPHS: dict[int, str] = {
-    0x3F: "0", 0x06: "1", 0x5B: "2", 0x4F: "3", 0x66: "4", 0x6D: "5", 0x7D: "6", 0x7C: "6",
-    0x07: "7", 0x27: "7", 0x7F: "8", 0x6F: "9", 0x67: "9", 0x39: "C", 0x73: "P", 0x38: "L",
-    0x40: "-", 0x00: " ",
-}
-# O line feeding each segment a..g (tms1400-facts.md §12.2).
-_SEGMENT_O = (5, 6, 1, 2, 3, 4, 0)
+GLYPHS: dict[int, str] = GLYPH_BY_PATTERN
+# O line feeding each segment a..g.
+_SEGMENT_O = tuple(SEGMENT_PINS[s] for s in SEGMENTS)
 
 
 def segments_from_o(o: int) -> int:

@@ -2,7 +2,7 @@
 
 Channels read: R0, R1, R2 (column strobes), K1, K2, K4, K8 (rows as the chip sees them), and
 SENSOR if captured (the reel sensor, OR-ed into K8 on the board). Key matrix from MAME's
-mbdtower driver (tms1400-facts.md §12.3); keys are active high::
+mbdtower driver (docs/dark-tower-wiring.md §5); keys are active high::
 
     column   K1            K2       K4       K8
     R0       INVENTORY     NO/END   CLEAR    SANCTUARY/CITADEL
@@ -29,15 +29,14 @@ press by up to one scan period (about 25 ms at 425 kHz in the shared captures).
 from __future__ import annotations
 
 from analysis.base import Decoder, seconds
+from captures.darktower_facts import KEY_MATRIX
 
-__all__ = ["KeypadDecoder", "KEY_MATRIX"]
+__all__ = ["KeypadDecoder"]
 
-# KEY_MATRIX[column][row bit] -> button name (row bits: K1=0, K2=1, K4=2, K8=3).
-KEY_MATRIX = (
-    ("INVENTORY", "NO/END", "CLEAR", "SANCTUARY/CITADEL"),
-    ("FRONTIER", "REPEAT", "BAZAAR", "MOVE"),
-    ("DARK TOWER", "YES/BUY", "HAGGLE", "TOMB/RUIN"),
-)
+# _BUTTON_AT[column][row bit] -> button name (row bits: K1=0, K2=1, K4=2, K8=3).
+_BUTTON_AT = tuple(
+    tuple(next(b for b, at in KEY_MATRIX.items() if at == (col, 1 << row)) for row in range(4))
+    for col in range(3))
 
 
 class KeypadDecoder(Decoder):
@@ -95,6 +94,6 @@ class KeypadDecoder(Decoder):
             was, now = old >> row & 1, seen >> row & 1
             if was != now:
                 out.append({"t": seconds(self._start, self.rate), "type": "button",
-                            "button": KEY_MATRIX[col][row],
+                            "button": _BUTTON_AT[col][row],
                             "action": "press" if now else "release", "source": "keypad"})
         self._state[col] = seen

@@ -1,9 +1,9 @@
 """Decode the three card lamps behind the reel: R5 (lower), R6 (middle), R7 (upper), lit while R4
 is low.
 
-Channels read: R5, R6, R7, R4 (R4 high blanks the SN75494 outputs, tms1400-facts.md §12.2).
+Channels read: R5, R6, R7, R4 (R4 high blanks the SN75494 outputs, docs/dark-tower-wiring.md §2).
 
-Events emitted (rules of ``../shared/captures/README.md``)::
+Events emitted (rules of ``tests/data/captures/README.md``)::
 
     {"t": 6.536009, "type": "lamp", "lamp": "upper", "on": 1}
 
@@ -18,11 +18,12 @@ Events emitted (rules of ``../shared/captures/README.md``)::
 from __future__ import annotations
 
 from analysis.base import Decoder, seconds
+from captures.darktower_facts import LAMP_PINS as DT_LAMP_PINS
 
 __all__ = ["LampDecoder", "LevelFilter", "MIN_PULSE_S", "LAMP_PINS"]
 
 MIN_PULSE_S = 0.010
-LAMP_PINS = (("upper", "R7"), ("middle", "R6"), ("lower", "R5"))
+LAMP_PINS = tuple((lamp, f"R{pin}") for lamp, pin in DT_LAMP_PINS.items())
 
 
 class LevelFilter:

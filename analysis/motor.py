@@ -1,8 +1,8 @@
 """Decode the reel motor: R9.
 
-Channels read: R9 (motor on, tms1400-facts.md §12.2; not gated by R4).
+Channels read: R9 (motor on, docs/dark-tower-wiring.md §2; not gated by R4).
 
-Events emitted (rules of ``../shared/captures/README.md``)::
+Events emitted (rules of ``tests/data/captures/README.md``)::
 
     {"t": 3.067247, "type": "motor", "on": 1}
 

@@ -36,6 +36,7 @@ import numpy as np
 from analysis.base import AnalysisError
 from analysis.display import glyph, segments_from_o
 from analysis.speaker import note_name
+from captures.darktower_facts import CARD_IMAGES, LAMP_PINS
 from captures.model import Capture
 
 __all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans",
@@ -277,7 +278,7 @@ def _timing_rows(channels: Sequence[str], display: bool) -> list[tuple[str, str 
         rows.append(("digit bus", None))
     rows += [(label, ch) for label, ch in TIMING_ROWS if ch is not None and ch in channels]
     drawn = {ch for _, ch in TIMING_ROWS} | ({f"O{i}" for i in range(8)} if digit_bus else set())
-    # R3 is not wired on the Dark Tower board (tms1400-facts.md §12.2): no row.
+    # R3 is not wired on the Dark Tower board (docs/dark-tower-wiring.md §2): no row.
     rows += [(c, c) for c in channels if c not in drawn and c != "R3"]
     return rows
 
@@ -419,13 +420,9 @@ def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 15
 # ---- the overview: what the tower showed over a whole session, lane by lane --------------
 
 # Picture names per reel card position (top, middle, bottom window), lit by the upper, middle
-# and lower lamp; the layout of MAME's mbdtower reel, the same table as cleanroom/reel.py
-# (which this package may not import).
+# and lower lamp.
 REEL_CARDS: dict[int, tuple[str, str, str]] = {
-    0: ("CURSED", "LOST", "PLAGUE"), 1: ("VICTORY", "WARRIORS", "BRIGANDS"),
-    2: ("WIZARD", "BAZAAR CLOSED", "KEY MISSING"), 3: ("DRAGON", "SWORD", "PEGASUS"),
-    4: ("GOLD KEY", "SILVER KEY", "BRASS KEY"), 5: ("SCOUT", "HEALER", "GOLD"),
-    6: ("WARRIOR", "FOOD", "BEAST"), 7: ("", "", ""),
+    card: tuple(CARD_IMAGES[lamp][card] for lamp in LAMP_PINS) for card in range(8)
 }
 # Short button names for the buttons lane (as the corpus README abbreviates them).
 BUTTON_SHORT = {"YES/BUY": "Y", "NO/END": "N", "REPEAT": "Rep", "HAGGLE": "H",

@@ -45,14 +45,15 @@ from __future__ import annotations
 import math
 
 from analysis.base import AnalysisError, Decoder
+from captures.darktower_facts import CARD_STEPS, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_S, reel_card
 
 __all__ = ["ReelDecoder", "STEP_S", "STEPS", "LED_SETTLE_S"]
 
-STEP_S = 0.027          # MAME: 3500 ms / 128 steps, integer division (docs/k-sampling.md)
-STEPS = 128
+STEP_S = REEL_TICK_S    # MAME: 3500 ms / 128 steps, integer division
+STEPS = REEL_STEPS
 LED_SETTLE_S = 0.050    # LED lit this long before sensor edges are trusted
 BIG_HOLE_STEPS = 8      # lit spans at least this long are the big hole (12 steps)
-MAX_DECAY = 4
+MAX_DECAY = REEL_COAST_MAX
 
 
 class ReelDecoder(Decoder):
@@ -189,7 +190,7 @@ class ReelDecoder(Decoder):
             self.pos = STEPS - 1
         elif self.pos is not None:
             # Nearest trailing-edge position 16j - 1 of a small hole (j = 1..7).
-            ends = [16 * j - 1 for j in range(1, 8)]
+            ends = [CARD_STEPS * j - 1 for j in range(1, STEPS // CARD_STEPS)]
             self.pos = min(ends, key=lambda e: min((e - self.pos) % STEPS,
                                                    (self.pos - e) % STEPS))
         if t - self._last_tick >= self.period / 2:
@@ -206,4 +207,4 @@ class ReelDecoder(Decoder):
         frame = max(math.ceil(t / self._frame - 1e-9), 1)
         if self._pending is not None and self._pending[0] != frame:
             self._publish(self._pending[0] * self._frame, out)
-        self._pending = (frame, (self.pos >> 4) & 7, assumed)
+        self._pending = (frame, reel_card(self.pos), assumed)

@@ -1,7 +1,7 @@
 """Render the 1-bit speaker as audio, the way MAME's speaker device does, and write WAV files.
 
 Channels read: R10 (speaker) and R4 (SN75494 enable); the speaker level is R10 AND NOT R4
-(MAME mbdtower ``write_r``, tms1400-facts.md §12.8).
+(MAME mbdtower ``write_r``, docs/dark-tower-wiring.md §8).
 
 Pipeline (MAME ``spkrdev.cpp`` as described in capture-formats.md §5):
 

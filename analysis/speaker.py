@@ -1,7 +1,7 @@
 """Decode the speaker: rising edges of R10 while R4 is low, grouped into tones and clicks.
 
 Channels read: R10 (speaker), R4 (the SN75494 enable, active low: R4 high silences the
-speaker, tms1400-facts.md §12.2).
+speaker, docs/dark-tower-wiring.md §2).
 
 Events emitted (the rules of ``tests/data/captures/README.md``, which derived the reference
 captures' ``events.jsonl``)::

@@ -1,4 +1,4 @@
-"""Measure our TMS1400 core's speed against MAME 0.251 running the same image (issue 2, item 9).
+"""Measure our TMS1400 core's speed against MAME 0.251 running the same image.
 
 One job, one image, emulated seconds on each side:
 

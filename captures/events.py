@@ -1,7 +1,7 @@
 """Write and read what the tower shows, as events (JSON-lines, one event per line, ``t`` in seconds).
 
 This is the vocabulary shared by the emulator's board model, the pin decoders in ``analysis``,
-the clean-room game and the rig. It follows ``../shared/captures/README.md``:
+the clean-room game and the rig. It follows ``tests/data/captures/README.md``:
 
     {"t": 11.817, "type": "display", "text": "L1"}           two characters, space = blank digit
     {"t": 6.536, "type": "lamp", "lamp": "upper", "on": 1}  upper = R7, middle = R6, lower = R5

@@ -15,16 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import IO, Iterator
 
+from captures.darktower_facts import BUTTONS
+
 __all__ = ["BUTTONS", "Press", "Power", "Script", "ScriptError", "parse_script",
            "read_script", "write_script", "timeline"]
 
-# The 12 keys, in the panel's reading order (left to right, top to bottom).
-BUTTONS = (
-    "YES/BUY", "REPEAT", "NO/END",
-    "HAGGLE", "BAZAAR", "CLEAR",
-    "TOMB/RUIN", "MOVE", "SANCTUARY/CITADEL",
-    "DARK TOWER", "FRONTIER", "INVENTORY",
-)
+# BUTTONS: the Dark Tower's 12 keys (captures.darktower_facts), the default script vocabulary.
 
 
 MAX_SCRIPT_BYTES = 1 << 20   # a script is text of a few kB; more is not a script

@@ -11,15 +11,16 @@ MAME's frame poll), lamps, motor and tones at their own times.
 
 The tower's time base is a display tick (one digit refresh; cleanroom/README.md, "Timing
 observed in the genuine recordings"): in the key-wait loop ``tick_lit_s`` while a digit is lit
-and ``tick_dark_s`` while the display is dark, elsewhere ``tick_busy_s`` (``tick_reel_s`` while
-the reel turns), and no ticks at all while a tone or a cue sounds (the chip is busy making the
-square wave).  The flash timer counts these ticks: every ``flash_ticks`` ticks its state bit
-toggles, and a flashing text is shown while the bit is on.  The timer is never restarted: a
-new flashing text (the next menu entry, the next prompt after a sound) takes the running
-phase, is shown at once while the bit is on and at the next toggle while it is off.  The key
-scan runs every ``scan_ticks`` ticks from the moment the game starts waiting for a key (the
-first scan one loop pass after it); a key is taken at the second scan that sees it closed
-(a debounce).
+and ``tick_dark_s`` while the display is dark, and no ticks at all while a tone or a cue sounds
+(the chip is busy making the square wave).  The flash timer counts these ticks in the key-wait
+loop only: outside it (pictures, reel turns, tunes, pauses) the timer stands still.  Every
+``flash_ticks`` ticks its state bit toggles, and a flashing text is shown while the bit is on.
+The timer is never restarted: a new flashing text (the next menu entry, the next prompt after
+a picture or a sound) takes the running phase, is shown at once while the bit is on and at the
+next toggle while it is off.  The flows that play one of ``flash_toggling_cues`` (the sad cue,
+a tomb's creak) toggle it once (``force_toggle``).  The key scan runs every ``scan_ticks``
+ticks from the moment the game starts waiting for a key (the first scan one loop pass after
+it); a key is taken at the second scan that sees it closed (a debounce).
 
 Commands a flow may yield::
 
@@ -87,8 +88,9 @@ class Engine:
         self._ticks = 0.0                   # display ticks since power-on, at time _tk_t
         self._tk_t = 0.0
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
-        self._in_loop = False               # in the key-wait loop (else tick_busy_s ticks)
+        self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
+        self._taken_ticks: float | None = None  # tick count at the scan that takes the key
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
@@ -177,8 +179,10 @@ class Engine:
 
     # ---- the tick clock (module doc) ---------------------------------------------------
     def _tick_s(self) -> float:
+        """Return the length of a flash-timer tick now (inf outside the key-wait loop: the
+        timer stands still there)."""
         if not self._in_loop:
-            return param("tick_reel_s" if self.reel.motor else "tick_busy_s") / self.clock_ratio
+            return math.inf
         return param("tick_lit_s" if self._lit else "tick_dark_s") / self.clock_ratio
 
     def _run_until(self, t0: float, running: float) -> float:
@@ -207,20 +211,34 @@ class Engine:
 
     def _sync_ticks(self, t: float) -> None:
         if t > self._tk_t:
-            self._ticks += self._running_between(self._tk_t, t) / self._tick_s()
+            tick_s = self._tick_s()
+            if tick_s != math.inf:
+                self._ticks += self._running_between(self._tk_t, t) / tick_s
             self._tk_t = t
         n = param("flash_ticks")
         # the toggle itself is handled in advance(); never run past it here
         self._ticks = min(self._ticks, (math.floor(self._ticks / n + 1e-9) + 1) * n)
 
     def _time_at_ticks(self, target: float) -> float:
-        """Return when the tick count reaches ``target`` (within the current flash phase)."""
-        return self._run_until(self._tk_t, max(0.0, target - self._ticks) * self._tick_s())
+        """Return when the tick count reaches ``target`` (within the current flash phase);
+        inf when the timer stands still (outside the key-wait loop)."""
+        left = max(0.0, target - self._ticks)
+        tick_s = self._tick_s()
+        if tick_s == math.inf:
+            return math.inf
+        return self._run_until(self._tk_t, left * tick_s)
 
     def _next_toggle(self) -> float:
         n = param("flash_ticks")
         boundary = (math.floor(self._ticks / n + 1e-9) + 1) * n
         return self._time_at_ticks(boundary)
+
+    def force_toggle(self) -> None:
+        """Toggle the flash timer's bit now and start its next phase (the timer jumps to the
+        phase boundary): what the genuine tower does in the flows that play the sad cue or
+        open a tomb (cleanroom/README.md, "The flash timer")."""
+        self._sync_ticks(self.now)
+        self._toggle(self.now)
 
     def _toggle(self, t: float) -> None:
         n = param("flash_ticks")
@@ -249,6 +267,7 @@ class Engine:
             tk_t = self._run_until(tk_t, step * tick_s)
             ticks += step
             if ticks >= target - 1e-9:
+                self._taken_ticks = target
                 return tk_t + param("click_after_scan_s") / self.clock_ratio
             if self._ftext is not None and self._ftext.strip():
                 lit = not lit
@@ -279,10 +298,6 @@ class Engine:
         self.emit(t, "tone", **fields)
         self._pause(t, t + dur_s)
 
-    def hold_ticks(self, seconds: float) -> None:
-        """Stop the flash timer for ``seconds`` from now (the chip is busy elsewhere)."""
-        self._pause(self.now, self.now + seconds / self.clock_ratio)
-
     def _pause(self, a: float, b: float) -> None:
         """Record that the tick clock stops from ``a`` to ``b`` (a tone or a whole cue)."""
         self._sync_ticks(self.now)
@@ -302,6 +317,8 @@ class Engine:
         the reference clock, as flows sleep."""
         snd = SOUNDS[name]
         t0 = self.now if at is None else at
+        if name in param("flash_toggling_cues"):
+            self.force_toggle()
         for off, freq, dur in snd.notes:
             self.tone(freq, dur, at=t0 + off / self.clock_ratio, cue=name)
         # no ticks between a cue's notes either: the tune routine holds the chip throughout
@@ -396,6 +413,9 @@ class Engine:
                 continue
             if self._wake is not None and abs(t - self._wake) < _EPS:
                 self._sync_ticks(t)
+                if self._taken_ticks is not None:
+                    # the loop ends at the scan that took the key: a whole number of ticks
+                    self._ticks, self._taken_ticks = self._taken_ticks, None
                 self._in_loop = False
                 self._wake = None
                 value, self._key_value = self._key_value, None

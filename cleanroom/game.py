@@ -1,6 +1,6 @@
 """Play the 1981 Dark Tower game, written from the rulebook and observed behaviour only.
 
-Sources: ../shared/reference/dark-tower-rulebook-1981.txt for every rule (sections named in the
+Sources: the 1981 rulebook for every rule (sections named in the
 comments) and the four shared MAME captures of the genuine tower for what the tower shows and
 when (timings and sound cues in cleanroom.params).  Nothing here comes from the MP7332 ROM.
 
@@ -179,7 +179,6 @@ class Game:
         self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
-        self._action_t = 0.0        # when this turn's action key was taken
 
     # ---- helpers ----------------------------------------------------------------------
     def choose(self, name: str, options: Sequence, weights: Sequence[float] | None = None):
@@ -210,19 +209,16 @@ class Game:
         length = e.sound(name, at=e.now + delay / e.clock_ratio)
         yield ("sleep", delay + length)
 
-    def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False,
-               phase: bool = False):
+    def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False):
         """Flash ``text`` from ``delay`` s on and wait for one of ``keys``; click; return it.
 
-        With ``phase`` the text takes the flash timer's running phase (cleanroom.engine): shown
-        at once while the timer's bit is on, else from its next toggle; without it an on phase
-        starts after ``delay`` (the timer is re-phased: the fitted delays of the action flows,
-        whose running phase the game does not yet follow closely enough).  The key is taken
-        at the second key scan that sees it, with a click; then the display goes dark, unless
-        ``keep`` (a menu: the next entry replaces the text in the same phase,
-        ``text_after_click_s`` later)."""
+        The key-wait loop begins now and the text takes the flash timer's running phase
+        (cleanroom.engine): shown at once while the timer's bit is on, else from its next
+        toggle.  The key is taken at the second key scan that sees it, with a click; then the
+        display goes dark, unless ``keep`` (a menu: the next entry replaces the text in the
+        same phase, ``text_after_click_s`` later)."""
         e = self.engine
-        e.flash(text, at=e.now + delay / e.clock_ratio, restart=not phase)
+        e.flash(text, at=e.now + delay / e.clock_ratio)
         key = yield ("key", frozenset(keys))
         e.tone(param("click_hz"), param("click_dur_s"), cue="click")
         if not keep:
@@ -274,7 +270,7 @@ class Game:
         e.emit(e.now + param("frame_s"), "reel", card_pos=e.reel.card)
         e.set_last_card(e.reel.card)
         # the flash timer starts dark: '--' shows 32 ticks after power-on (cleanroom.engine)
-        yield from self.prompt("--", set(BUTTONS), phase=True)
+        yield from self.prompt("--", set(BUTTONS))
         yield from self.sleep(param("motor_after_click_s"))
         yield ("reel", "index")
         e.motor(False)
@@ -295,7 +291,7 @@ class Game:
         delay = 0.0
         while True:
             key = yield from self.prompt(f"L{level}", {"YES/BUY", "NO/END"}, delay=delay,
-                                         keep=True, phase=True)
+                                         keep=True)
             delay = param("text_after_click_s")
             if key == "YES/BUY":
                 break
@@ -303,7 +299,7 @@ class Game:
         count = 1
         while True:
             key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay,
-                                         keep=True, phase=True)
+                                         keep=True)
             if key == "YES/BUY":
                 break
             count = count % 4 + 1
@@ -344,18 +340,10 @@ class Game:
         # the first turn: the key loop begins 10.6 ms after the overture (all 34 recordings:
         # first key scan 36-37 ms after its last note)
         delay = param("first_turn_after_tune_s")
-        first = True
         while not self.over:
             p = self.player
             p.turns += 1
-            if not first:
-                # after the end cue the flash timer stands still a little longer (557 turn
-                # changes in the corpus: ' N' 8-40 ms after the cue, or that much after the
-                # rest of the off phase)
-                self.engine.hold_ticks(delay)
-            first = False
             yield from self.sleep(delay)
-            delay = param("next_player_after_sound_s")
             yield from self._feed(p)
             if self.over:
                 return
@@ -367,8 +355,7 @@ class Game:
             outcome = "again"
             while outcome == "again":
                 # after the end cue or the overture: the running phase (557 turn changes)
-                key = yield from self.prompt(f" {p.number}", ACTION_KEYS, phase=True)
-                self._action_t = self.engine.now
+                key = yield from self.prompt(f" {p.number}", ACTION_KEYS)
                 outcome = yield from self._action(p, key)
             if self.over:
                 return
@@ -385,7 +372,10 @@ class Game:
                 if self.over:
                     return
             self.current = (self.current + 1) % len(self.players)
-            delay = param("next_player_after_sound_s")
+            # the tower looks through its four player slots for the next player: each empty
+            # slot passed over delays the next key loop (cleanroom/params.py)
+            skipped = 4 - len(self.players) if self.current == 0 else 0
+            delay = param("next_player_after_sound_s")[skipped]
 
     def _feed(self, p: Player):
         """Eat one turn's food; starve one warrior when there is none (rulebook: Food)."""
@@ -421,29 +411,24 @@ class Game:
         """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key."""
         if delay is None:
             delay = param("end_signal_after_picture_s")
-        # an action that only sounded (no picture: a safe move, a frontier, a deserted tomb)
-        # leaves the flash timer running from ' N': '-N' takes that phase (l3_p1_s03 37.250,
-        # l2_p4_s14 32.717: '-1' right after the safe beep, off on the old phase)
+        # the signal's key loop begins as the action ends, in the flash timer's running phase
+        # (cleanroom.engine; l3_p1_s03 37.250: '-1' right after a safe move's beep)
         e = self.engine
-        phase = not any(ev["type"] == "lamp" and ev["on"] and ev["t"] >= self._action_t
-                        for ev in e.events[-400:])
-        if phase:
-            delay = 0.0
         while True:
             key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT",
                                                           "INVENTORY"},
-                                         delay=delay, keep=True, phase=phase)
+                                         delay=delay, keep=True)
             if key == "INVENTORY" or (key == "REPEAT" and not self._repeatable()):
                 # INVENTORY, or REPEAT with nothing to repeat, at the end-of-turn signal: the
                 # click alone, the signal flashes on in its phase (corpus l1_p1_s01 42.18,
                 # 39.37; l2_p1_s02 37.33, 40.2)
-                delay, phase = 0.0, True
+                delay = 0.0
                 continue
             e.end_flash()
             if key != "REPEAT":
                 break
             yield from self._repeat()
-            delay, phase = param("end_signal_after_picture_s"), False
+            delay = param("end_signal_after_picture_s")
         if key == "CLEAR":
             yield from self.sound("siren", delay=param("sound_after_click_s"))
         else:
@@ -551,6 +536,7 @@ class Game:
             e.lamp(PICTURES["SWORD"][1], True, at=sword_at)
             yield ("sleep", end - e.now)
             e.lamps_off()
+            yield from self.sleep(param("reel_after_cue_s")["dragon_slain"])
             p.sword = False
             p.warriors = min(param("max_count"), p.warriors + self.dragon_warriors)
             p.gold = p.gold + self.dragon_gold
@@ -582,6 +568,7 @@ class Game:
         off = start + e.sound(cue, at=start)
         yield ("sleep", off - e.now)
         e.lamps_off()
+        yield from self.sleep(param("reel_after_cue_s").get(cue, 0.0))
         return param("end_signal_after_cue_s")
 
     @staticmethod

@@ -1,6 +1,6 @@
 """Hold every number the clean-room game uses, each with its source and how well it is supported.
 
-Sources: "rulebook" = ../shared/reference/dark-tower-rulebook-1981.txt (section named);
+Sources: "rulebook" = the 1981 rulebook (section named);
 "capture X" = the shared MAME capture X (events.jsonl), with what was measured; "chosen" = the
 rulebook gives no number, so we chose one (the ``support`` column says whether any capture
 constrains it).  ``towerlab conform --stats`` checks the chosen odds against recordings.
@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from captures.darktower_facts import NOMINAL_CLOCK_HZ, REEL_TICK_S
 
 from .cues import CUES, sound_rows
 
@@ -45,29 +47,28 @@ _ROWS = [
     Param("motor_off_after_tick_s", 0.00055, "s", "level4_bazaar/riddle: sensor edge -> R9 off",
           "measured (tower_test 1.5 ms)"),
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
-    Param("reel_tick_s", 0.027, "s", "tms1400-facts.md §12.4 (MAME reel model)", "definition"),
+    Param("reel_tick_s", REEL_TICK_S, "s", "docs/dark-tower-wiring.md §6 (MAME reel model)",
+          "definition"),
     Param("picture_s", 1.5963, "s", "tower_test: each lamp 1.596 s; all captures", "measured"),
     Param("number_after_lamp_s", 0.046, "s", "all 34 recordings: the number is first driven "
           "0.046 s after its picture's lamp (1842 pictures; 5 at 0.054)", "measured"),
-    Param("tick_lit_s", 11073 / 3 / 425000, "s", "all 34 recordings: the key-wait loop "
+    Param("tick_lit_s", 11073 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: the key-wait loop "
           "(one key scan + 3 digit refreshes) takes 11064-11082 cycles at 425 kHz while a digit "
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
-    Param("tick_dark_s", 10821 / 3 / 425000, "s", "all 34 recordings: 10812-10830 cycles per "
+    Param("tick_dark_s", 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
-    Param("tick_busy_s", 3440 / 425000, "s", "level4_bazaar 29.1-30.6 s ('07'), tower_test "
-          "7.0-9.5 s ('88'): outside the key-wait loop a digit refresh (O7 toggle) takes "
-          "3432-3450 cycles",
-          "measured"),
-    Param("tick_reel_s", 3829 / 425000, "s", "all 34 recordings: while the reel turns the "
-          "flash timer ticks every 3829 cycles: with it and tick_busy_s the tower test's L1 "
-          "is predicted within 24 ms (mean 7 ms) in every recording",
-          "fitted over the 34 tower tests"),
+    Param("flash_toggling_cues", ("sad", "creak_open"), "cue names", "corpus, 1768 waits "
+          "for a key after another: outside the key loop the flash timer stands still, except "
+          "in the flows that play the sad cue (LOST, KEY MISSING, the Dark Tower's sad end) or "
+          "open a tomb (creak): there the next prompt begins a new phase of the other state "
+          "(129 of 136 such waits; the 7 others fall within a tick of a toggle)",
+          "measured on the pins"),
     Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
           "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "
           "them); period 0.5495 s, not 33 frames", "measured: 4,400 phases"),
-    Param("flash_on_s", 32 * 11073 / 3 / 425000, "s", "= flash_ticks x tick_lit_s",
+    Param("flash_on_s", 32 * 11073 / 3 / NOMINAL_CLOCK_HZ, "s", "= flash_ticks x tick_lit_s",
           "derived"),
-    Param("flash_off_s", 32 * 10821 / 3 / 425000, "s", "= flash_ticks x tick_dark_s",
+    Param("flash_off_s", 32 * 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "= flash_ticks x tick_dark_s",
           "derived"),
     Param("scan_ticks", 3, "ticks", "all 34 recordings: R2, R1, R0 strobed once every 3 "
           "digit refreshes while waiting for a key", "measured"),
@@ -78,20 +79,25 @@ _ROWS = [
           "measured"),
     Param("text_after_click_s", 0.0047, "s", "l4_p4_s16: click 14.2314 -> L2 14.2361, "
           "15.8329 -> L3 15.8376 (the next digit refresh after the click)", "measured"),
-    Param("prompt_after_picture_s", 0.095, "s", "level4_bazaar: '--' 0.09-0.12 s after lamp "
-          "off (a re-phased flash; the genuine prompt takes the flash timer's running phase: "
-          "0-0.28 s after the lamp, 230 prompts in the corpus)", "measured"),
-    Param("end_signal_after_picture_s", 0.082, "s", "level4_bazaar 45.068->45.150 (re-phased; "
-          "genuine: the running phase, 0-0.28 s)", "measured"),
-    Param("count_after_click_s", 0.11, "s", "level4_bazaar: '01' 0.107 s, '02' 0.121 s "
-          "(re-phased)", "measured"),
+    Param("prompt_after_picture_s", 0.0, "s", "corpus, measured on the pins: a prompt's key "
+          "loop begins as the picture's lamp goes off (its first key scan one pass later) and "
+          "the text takes the flash timer's running phase: shown at once while the bit is on, "
+          "else at its next toggle (0-0.28 s after the lamp, 230 prompts)", "measured on the pins"),
+    Param("end_signal_after_picture_s", 0.0, "s", "as prompt_after_picture_s: the end signal's "
+          "key loop begins as the picture ends, in the running phase", "measured on the pins"),
+    Param("count_after_click_s", 0.0, "s", "a bazaar count's key loop begins at the click "
+          "(level4_bazaar '01' 0.107 s, '02' 0.121 s later: the running phase)", "measured"),
     Param("first_turn_after_tune_s", 0.0106, "s", "all 34 recordings: the first key scan "
           "of player 1's turn comes 15162-15738 cycles (36-37 ms) after the overture's last "
           "note, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it",
           "measured"),
-    Param("next_player_after_sound_s", 0.025, "s", "all recordings, 557 turn changes: ' N' "
-          "0.008-0.04 s after the end cue when the flash timer's bit is on, else at its next "
-          "toggle (the timer does not tick while a tone sounds)", "measured"),
+    Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
+                                              for c in (2667, 6285, 8913, 11841)), "s",
+          "corpus, 553 turn changes measured on the pins: the next player's key loop begins "
+          "after the end cue plus a pause that grows with the empty player slots skipped "
+          "(of four): its first key scan comes 13740, 17358, 19986 or 22914 cycles (medians) "
+          "after the cue's last edge for 0, 1, 2 or 3 slots skipped; the loop's first scan "
+          "is one pass (3 ticks, 11073 cycles lit) after its start", "measured on the pins"),
     Param("reel_after_click_s", 0.015, "s", "level4_bazaar 43.184->43.199", "measured"),
     Param("lamp_after_click_s", 0.015, "s", "level4_bazaar 31.731->31.745", "measured"),
     Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
@@ -108,10 +114,15 @@ _ROWS = [
           "measured"),
     Param("key2_after_click_s", 0.0078, "s", "level4_riddle 60.977->60.984 (key 2 offer)",
           "measured"),
+    Param("reel_after_cue_s", {"death_march": 0.0066, "dragon_slain": 0.0075},
+          "s", "corpus: after a picture that plays one of these cues, the next reel turn starts "
+          "this long after its lamp goes off (death march 38 pictures, 6.5-7.0 ms; dragon "
+          "slain 5, 7-8 ms; the dragon's own: motor_after_dragon_s; after other pictures "
+          "0-3 ms)", "measured"),
     Param("cue_after_lamp_s", 0.0019, "s", "level4_bazaar 69.310->69.312 (BAZAAR CLOSED, sad)",
           "measured"),
-    Param("end_signal_after_cue_s", 0.27, "s", "level4_bazaar 71.229->71.500 (re-phased)",
-          "measured"),
+    Param("end_signal_after_cue_s", 0.0, "s", "the end signal's key loop begins as the cue "
+          "ends (level4_bazaar 71.229->71.500: the rest of the off phase)", "measured"),
     Param("victory_tune_after_lamp_s", 0.001, "s", "level4_riddle 101.267->101.268",
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),

@@ -66,7 +66,7 @@ def observations(events: list[dict], start: int = 0) -> list[tuple[str, str]]:
                     break
                 if later["type"] == "reel":
                     now = later["card_pos"]
-            # card 7 is the reel's blank card, lit by the tower test (tms1400-facts.md §12.4)
+            # card 7 is the reel's blank card, lit by the tower test (docs/dark-tower-wiring.md §6)
             out.append(("picture", CARDS.get((now, ev["lamp"]), "(void)")))
             last_text = None
         elif kind == "display" and ev["text"].strip():

@@ -1,7 +1,7 @@
 """Model the tower's picture reel: 8 card positions, 3 cards each, turned by the motor.
 
 The reel geometry and timing follow MAME 0.251's ``mbdtower`` simulation as described in
-tms1400-facts.md §12.4, because the shared reference captures were recorded in MAME and
+docs/dark-tower-wiring.md §6, because the shared reference captures were recorded in MAME and
 report its ``card_pos`` output: 128 positions, one step every 27 ms (position decrements),
 the sensor sees light through a big index hole at positions 0-11 and small holes where
 ``pos & 15 < 4``; after the motor stops the reel coasts 5 more steps.
@@ -12,7 +12,7 @@ of the hole in front of the wanted card (position ``16 * card + 15``), then stop
 coasts into the card's window (position ``16 * card + 10``).  After power-on the game knows
 nothing, so the tower test turns the reel until it has seen the long index hole.
 
-Card names (top, middle, bottom lamp) per ``card_pos``, tms1400-facts.md §12.4::
+Card names (top, middle, bottom lamp) per ``card_pos``, docs/dark-tower-wiring.md §6::
 
     0 CURSED/LOST/PLAGUE         4 GOLD KEY/SILVER KEY/BRASS KEY
     1 VICTORY/WARRIORS/BRIGANDS  5 SCOUT/HEALER/GOLD
@@ -23,31 +23,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from captures.darktower_facts import (CARD_IMAGES, CARD_STEPS, LAMP_PINS, REEL_COAST_MAX,
+                                      REEL_STEPS, reel_card, sensor_sees_light)
+
 __all__ = ["CARDS", "PICTURES", "Reel", "stop_position", "sensor_lit"]
 
-# (card_pos, lamp) for each picture; lamp upper = R7, middle = R6, lower = R5.
+# (card_pos, lamp) for each picture, card by card, top to bottom; lamp upper = R7, middle = R6,
+# lower = R5.
 PICTURES: dict[str, tuple[int, str]] = {
-    "CURSED": (0, "upper"), "LOST": (0, "middle"), "PLAGUE": (0, "lower"),
-    "VICTORY": (1, "upper"), "WARRIORS": (1, "middle"), "BRIGANDS": (1, "lower"),
-    "WIZARD": (2, "upper"), "BAZAAR CLOSED": (2, "middle"), "KEY MISSING": (2, "lower"),
-    "DRAGON": (3, "upper"), "SWORD": (3, "middle"), "PEGASUS": (3, "lower"),
-    "GOLD KEY": (4, "upper"), "SILVER KEY": (4, "middle"), "BRASS KEY": (4, "lower"),
-    "SCOUT": (5, "upper"), "HEALER": (5, "middle"), "GOLD": (5, "lower"),
-    "WARRIOR": (6, "upper"), "FOOD": (6, "middle"), "BEAST": (6, "lower"),
+    CARD_IMAGES[lamp][card]: (card, lamp)
+    for card in range(8) for lamp in LAMP_PINS if CARD_IMAGES[lamp][card]
 }
 CARDS: dict[tuple[int, str], str] = {v: k for k, v in PICTURES.items()}
 
-STEPS = 128
+STEPS = REEL_STEPS
 
 
 def sensor_lit(pos: int) -> bool:
     """Return True when the reel sensor sees light through a hole at ``pos`` (MAME model)."""
-    return (pos & 15) < 4 or pos < 12
+    return sensor_sees_light(pos)
 
 
 def stop_position(card: int) -> int:
     """Return the reel position at which the game stops the motor for ``card`` (0-7)."""
-    return (16 * card + 15) % STEPS
+    return (CARD_STEPS * card + CARD_STEPS - 1) % STEPS
 
 
 @dataclass
@@ -61,7 +60,7 @@ class Reel:
     @property
     def card(self) -> int:
         """Return the card position (0-7) in the window."""
-        return (self.pos >> 4) & 7
+        return reel_card(self.pos)
 
     def set_motor(self, on: bool) -> None:
         """Switch the motor (R9); switching it on starts the reel at the next tick."""
@@ -70,12 +69,13 @@ class Reel:
             self.running = True
 
     def tick(self) -> bool:
-        """Advance one 27 ms step; return True if the position changed (MAME §12.4)."""
+        """Advance one 27 ms step; return True if the position changed (MAME's model,
+        docs/dark-tower-wiring.md §6)."""
         if not self.running:
             return False
         self.pos = (self.pos - 1) % STEPS
         if self.motor:
-            self.decay = min(self.decay + 1, 4)
+            self.decay = min(self.decay + 1, REEL_COAST_MAX)
         elif self.decay > 0:
             self.decay -= 1
         else:

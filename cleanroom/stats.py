@@ -70,7 +70,6 @@ class StatsError(CleanroomError):
 HORN_HZ = (520.8, 787.0)
 WON_HZ = (276.7, 407.1)
 LOST_HZ = (278.9, 203.5)
-CREAK_HZ = 106.0
 BAZAAR_ITEMS = ("WARRIOR", "FOOD", "BEAST", "SCOUT", "HEALER")
 PRICE_NAMES = {"WARRIOR": "warrior_price", "FOOD": "food_price", "BEAST": "beast_price",
                "SCOUT": "scout_price", "HEALER": "healer_price"}
@@ -189,13 +188,6 @@ class _Recording:
     def tones_in(self, a: float, b: float) -> list[tuple[float, float | None, float]]:
         """Return the tones in [a, b)."""
         return self.tones[bisect.bisect_left(self._tt, a):bisect.bisect_left(self._tt, b)]
-
-    def first_tone(self, freq: float, a: float, b: float) -> float | None:
-        """Return the time of the first tone within 1 % of ``freq`` in [a, b), or None."""
-        for t, f, _ in self.tones_in(a, b):
-            if f is not None and abs(f - freq) <= 0.01 * freq:
-                return t
-        return None
 
     def has_cue(self, notes: tuple[float, float], a: float, b: float) -> float | None:
         """Return the time of a cue whose first two notes are ``notes`` in [a, b), or None."""

@@ -3,7 +3,7 @@
  * It executes the same chip model as the reference core (emulator/core.py): the decode
  * (micro-op bitmask, hard-wired action, CKI constant per opcode, output PLA) is computed once
  * in Python by emulator.decode and handed over as tables; this file only executes by lookup.
- * Behaviour follows tms1400-facts.md (sections 3, 5, 7, 8, 9, 11), exactly as the reference core.
+ * Behaviour follows docs/tms1400.md (sections 3, 5, 7, 8, 9, 11), exactly as the reference core.
  *
  * It runs many instructions per call and returns to Python only when
  *   - the requested cycle is reached,
@@ -687,6 +687,8 @@ typedef struct board {
     int r_shift, o_shift, k_shift;
     uint64_t sensor_bit;
     double bri_cap, bri_on;
+    int reel_steps, coast_max;           /* the reel's geometry (captures.darktower_facts) */
+    uint8_t blind_at[256], card_at[256]; /* per reel position: sensor blind, card position */
     /* state (DarkTowerBoard attribute names) */
     uint16_t r;
     uint8_t o, keys[3], pos, decay, running, blind, led_level, spk;
@@ -811,7 +813,7 @@ static void b_frame_tick(board_t *b)
     double bri = 0.5 * b->led_bri + 0.5 * ((double)on / (double)b->frame_units);
     b->led_bri = bri <= b->bri_cap ? bri : b->bri_cap;   /* Python min(bri, cap) */
     b->frame++;
-    int card_pos = (b->pos >> 4) & 7;
+    int card_pos = b->card_at[b->pos];
     if (card_pos != b->card_pos) {
         b->card_pos = card_pos;
         b_event(b, 0, (uint8_t)card_pos, (uint64_t)now);
@@ -822,16 +824,16 @@ static void b_frame_tick(board_t *b)
 static void b_reel_tick(board_t *b)
 {
     if (b->running) {
-        b->pos = (b->pos - 1) & 127;
+        b->pos = (uint8_t)((b->pos + b->reel_steps - 1) % b->reel_steps);
         if (b->r >> 9 & 1) {
-            if (b->decay < 4) b->decay++;
+            if (b->decay < b->coast_max) b->decay++;
         } else if (b->decay > 0) {
             b->decay--;
         } else {
             b->running = 0;
         }
     }
-    b->blind = !((b->pos & 15) < 4 || b->pos < 12);
+    b->blind = b->blind_at[b->pos];
     b->tick++;
     b_update_word(b, b_unit_cycle(b, b->now));
 }
@@ -917,18 +919,25 @@ static int board_loop(Core *c, uint64_t until)
 }
 
 /* board_setup(units, tick_units, frame_units, r_shift, o_shift, k_shift, sensor_bit, bri_cap,
- * bri_on): the Dark Tower board's constants (emulator/darktower.py) */
+ * bri_on, coast_max, blind, card): the Dark Tower board's constants (emulator/darktower.py);
+ * blind and card hold one byte per reel position (their length is the number of positions) */
 static PyObject *Core_board_setup(Core *self, PyObject *args)
 {
     long long units, tick_units, frame_units;
     int r_shift, o_shift, k_shift;
     unsigned long long sensor_bit;
     double bri_cap, bri_on;
-    if (!PyArg_ParseTuple(args, "LLLiiiKdd", &units, &tick_units, &frame_units, &r_shift,
-                          &o_shift, &k_shift, &sensor_bit, &bri_cap, &bri_on))
+    int coast_max;
+    Py_buffer blind, card;
+    if (!PyArg_ParseTuple(args, "LLLiiiKddiy*y*", &units, &tick_units, &frame_units, &r_shift,
+                          &o_shift, &k_shift, &sensor_bit, &bri_cap, &bri_on, &coast_max,
+                          &blind, &card))
         return NULL;
-    if (units <= 0 || tick_units <= 0 || frame_units <= 0) {
-        PyErr_SetString(PyExc_ValueError, "board time units must be > 0");
+    if (units <= 0 || tick_units <= 0 || frame_units <= 0 || blind.len < 1 || blind.len > 256
+        || card.len != blind.len) {
+        PyBuffer_Release(&blind); PyBuffer_Release(&card);
+        PyErr_SetString(PyExc_ValueError, "board_setup: time units must be > 0 and the reel "
+                                          "tables 1-256 bytes, one per position, both alike");
         return NULL;
     }
     if (!self->board) {
@@ -939,6 +948,10 @@ static PyObject *Core_board_setup(Core *self, PyObject *args)
     b->units = units; b->tick_units = tick_units; b->frame_units = frame_units;
     b->r_shift = r_shift; b->o_shift = o_shift; b->k_shift = k_shift;
     b->sensor_bit = sensor_bit; b->bri_cap = bri_cap; b->bri_on = bri_on;
+    b->reel_steps = (int)blind.len; b->coast_max = coast_max;
+    memcpy(b->blind_at, blind.buf, (size_t)blind.len);
+    memcpy(b->card_at, card.buf, (size_t)card.len);
+    PyBuffer_Release(&blind); PyBuffer_Release(&card);
     Py_RETURN_NONE;
 }
 

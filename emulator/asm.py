@@ -2,7 +2,7 @@
 
 The mnemonics, operand forms and encodings come from the one opcode table
 (:mod:`emulator.opcodes`, MAME 0.251's TMS1100/TMS1400 disassembler); this module holds no list
-of its own. Placement follows ``tms1400-facts.md`` §2: ROM offset = chapter*1024 + page*64 + pc
+of its own. Placement follows ``docs/tms1400.md`` §2: ROM offset = chapter*1024 + page*64 + pc
 with pc the raw 6-bit LFSR program counter, and consecutive instructions of a page sit at
 successive LFSR values (00 01 03 07 0F 1F 3F 3E ... 10 20, then back to 00 in the same page).
 
@@ -36,10 +36,10 @@ Statements:
   chapter buffer CB) hold at that point, as tracked below, and reports "branch target in
   another page" otherwise. ``pc(label)`` is the label's raw pc without that check, for the
   cases the tracking cannot see (a TMS1100 branch inside a subroutine stays in the current
-  page whatever PB holds, facts §7.1).
+  page whatever PB holds, docs/tms1400.md §7.1).
 - ``LBR label`` / ``LCALL label`` (long branch / long call) emit what the tracked buffers need,
   so their size varies from 1 to 4 bytes: on the TMS1400 ``LDP c; TPC`` when the chapter
-  differs (facts §7.2), on the TMS1100 ``COMC`` when it differs (facts §7.1), then ``LDP p``
+  differs (docs/tms1400.md §7.2), on the TMS1100 ``COMC`` when it differs (§7.1), then ``LDP p``
   when the page differs, then ``BRANCH``/``CALL``. Because LDP/TPC/COMC set STATUS to 1, an
   expanded LBR/LCALL is unconditional; the assembler rejects one that follows an instruction
   whose standard decode tests (C8 or NE), since the condition would be lost. For a
@@ -59,7 +59,7 @@ Directives:
   (collected in :attr:`Program.opla`).
 - ``.equ NAME, value`` (or ``.equ NAME value``) defines a constant.
 
-Placement starts at the reset address 0:F:00 (facts §0 item 5). Within a page, instructions
+Placement starts at the reset address 0:F:00 (docs/tms1400.md §11). Within a page, instructions
 follow the LFSR order and wrap from pc 20 to pc 00 like the chip does; a 65th byte in one run
 is "page overflow" and a byte placed twice is an error.
 
@@ -71,7 +71,7 @@ a not-taken CALL resyncs it; the TMS1100 CALL saves the caller's page in PB) and
 TMS1400, CB = the current chapter; on the TMS1100 CB keeps its value (CALL/RETN do not touch
 it; the callee is assumed to leave it alone). A not-taken ``BRANCH`` leaves the buffers as
 they were. TMS1100 subroutines: a CALL or LCALL inside a subroutine stays in the current page
-(facts §7.1), so LCALL assumes it is executed from the main level (call latch clear); a
+(docs/tms1400.md §7.1), so LCALL assumes it is executed from the main level (call latch clear); a
 TMS1400 LCALL assumes fewer than 3 return addresses are pending (a 4th drops the oldest).
 
 Listing (:attr:`Program.listing`): one line per placed byte, ``c:p:pc  offset  opcode  source``
@@ -101,7 +101,7 @@ _LABEL_RE = re.compile(rf"\s*({_NAME})\s*:")
 _PC_RE = re.compile(rf"pc\(\s*({_NAME})\s*\)$", re.IGNORECASE)
 _FUNC_RE = re.compile(rf"(page|chapter)\(\s*({_NAME})\s*\)$", re.IGNORECASE)
 MAX_SOURCE_BYTES = 16 << 20   # a 4 KB ROM's source is far smaller
-_RESET = (0, 15, 0)  # chapter, page, pc of the first fetch after reset (facts §0 item 5)
+_RESET = (0, 15, 0)  # chapter, page, pc of the first fetch after reset (docs/tms1400.md §11)
 
 
 PC_ORDER: tuple[int, ...] = tuple(lfsr_order())  # the 64 raw pc values in execution order
@@ -109,7 +109,7 @@ _PC_INDEX = {pc: i for i, pc in enumerate(PC_ORDER)}
 
 
 def rom_offset(chapter: int, page: int, pc: int) -> int:
-    """Return the ROM byte offset of ``chapter:page:pc`` (facts §2.2: no unscrambling)."""
+    """Return the ROM byte offset of ``chapter:page:pc`` (docs/tms1400.md §2: no unscrambling)."""
     return chapter << 10 | page << 6 | pc
 
 
@@ -165,7 +165,7 @@ class PageBuffers:
         self.cb, self.pb = chapter, page
 
     def apply(self, byte: int) -> None:
-        """Update the buffers for one executed-in-sequence opcode (facts §7)."""
+        """Update the buffers for one executed-in-sequence opcode (docs/tms1400.md §7)."""
         op, value = decode(self.chip, byte)
         if op.fixed == "LDP":
             self.pb = value

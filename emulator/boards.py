@@ -24,7 +24,8 @@ Board = DarkTowerBoard | LabyrinthBoard
 
 BOARDS = {"darktower": DarkTowerBoard, "labyrinth": LabyrinthBoard}
 
-# The chip each board carries (facts §12, §13) and MAME's clock for it.
+# The chip each board carries (docs/dark-tower-wiring.md, docs/labyrinth-wiring.md) and MAME's
+# clock for it.
 BOARD_CHIPS: dict[str, tuple[Chip, int]] = {
     "darktower": (TMS1400, 425_000),
     "labyrinth": (TMS1100, 475_000),

@@ -1,7 +1,7 @@
 """Describe the TMS1000-family variants as data: one frozen row per chip.
 
 Sources: TI TMS1000 Series Data Manual (1976) for the TMS1000/1100 organisation; MAME's device
-parameters as summarised in ``tms1400-facts.md`` §1 (TMS1100/1400), §7 (stack), §9.1 (SETR/RSTR).
+parameters as summarised in ``docs/tms1400.md`` §1 (TMS1100/1400), §7 (stack), §9.1 (SETR/RSTR).
 """
 from __future__ import annotations
 

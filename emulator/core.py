@@ -4,19 +4,19 @@ The chip is seen only through its pins: R and O changes go to the ``on_r`` / ``o
 the K inputs come from ``read_k``; each is ``None`` (and costs nothing) when unused.
 
 Behaviour and sources:
-- Instruction cycle, STATUS, RAM, R/O/K timing: ``tms1400-facts.md`` §3 (MAME 0.251's 6 sub-cycle
-  model, collapsed to instruction granularity as in §15): one instruction = 6 oscillator clocks,
+- Instruction cycle, STATUS, RAM, R/O/K timing: ``docs/tms1400.md`` §3 (MAME 0.251's 6 sub-cycle
+  model, collapsed to instruction granularity): one instruction = 6 oscillator clocks,
   the fetch of instruction n is at clock ``6n + 5`` after reset; K is sampled at fetch + 1, R/O
   pins and RAM change at fetch + 3, A/Y/SL at fetch + 4.
-- Program counter: 6-bit LFSR (facts §2.1); ROM byte address ``CA<<10 | PA<<6 | PC``, no
+- Program counter: 6-bit LFSR (docs/tms1400.md §2.1); ROM byte address ``CA<<10 | PA<<6 | PC``, no
   unscrambling (§2.2).
-- Branch, call and return: facts §7.1 (1-level call latch, TMS1100 and TMS1000 — TI TMS1000
-  Series Data Manual: one subroutine level, return page kept in the page buffer) and §7.2
+- Branch, call and return: docs/tms1400.md §7.1 (1-level call latch, TMS1100 and TMS1000 — TI
+  TMS1000 Series Data Manual: one subroutine level, return page kept in the page buffer) and §7.2
   (TMS1400 3-level stack), with the MAME 0.251 edge cases listed there.
-- Micro-ops and the CKI bus: facts §4 and §5.2.1; fixed instructions: §5.2 (TMS1000: COMX
-  complements X, CLO clears O to index 0, LDX loads 2 bits — TI data manual).
-- Reset: facts §11 (PA = PB = 15, PC = 0, chapters and call latch 0, R = 0, O = OPLA(0); A, X,
-  Y, SL, RAM and the return registers keep their value, 0 at power-on).
+- Micro-ops and the CKI bus: docs/tms1400.md §4 and §5.2.1; fixed instructions: §5.2 (TMS1000:
+  COMX complements X, CLO clears O to index 0, LDX loads 2 bits — TI data manual).
+- Reset: docs/tms1400.md §11 (PA = PB = 15, PC = 0, chapters and call latch 0, R = 0, O =
+  OPLA(0); A, X, Y, SL, RAM and the return registers keep their value, 0 at power-on).
 
 Example::
 
@@ -44,7 +44,8 @@ class CpuError(ValueError):
 
 
 def _lfsr_next(pc: int) -> int:
-    """Return the program counter after ``pc`` (facts §2.1: feedback = XNOR of bits 5 and 4)."""
+    """Return the program counter after ``pc`` (docs/tms1400.md §2: feedback = XNOR of bits 5
+    and 4)."""
     if pc == 0x1F:
         feedback = 1
     elif pc == 0x3F:
@@ -59,7 +60,7 @@ LFSR_NEXT = tuple(_lfsr_next(pc) for pc in range(64))
 
 
 def lfsr_order() -> list[int]:
-    """Return the 64 PC values in execution order starting at 0 (facts §2.1 table)."""
+    """Return the 64 PC values in execution order starting at 0 (docs/tms1400.md §2.1 table)."""
     order, pc = [], 0
     for _ in range(64):
         order.append(pc)
@@ -117,7 +118,7 @@ class Cpu:
         self.on_r: Callable[[int, int], object] | None = None
         self.on_o: Callable[[int, int], object] | None = None
         self.read_k: Callable[[int], int] | None = None
-        # Power-on: MAME zero-fills the whole state (facts §11).
+        # Power-on: MAME zero-fills the whole state (docs/tms1400.md §11).
         self.a = self.x = self.y = 0
         self.sl = 0
         self.ram = bytearray(chip.ram_size)
@@ -139,7 +140,7 @@ class Cpu:
         code = FIXED_CODES[fixed]
         cki = -1 if 0x08 <= op <= 0x0F else cki_constant(op)
         if cki < 0 and code == _NONE:
-            code = K_READ_CODE  # no fixed action, but the K read must run (facts §9.2)
+            code = K_READ_CODE  # no fixed action, but the K read must run (docs/tms1400.md §9.2)
         alu = None
         if micro:
             def on(name: str) -> int:
@@ -160,14 +161,14 @@ class Cpu:
         """Apply INIT at oscillator clock ``cycle``: the first fetch follows at ``cycle + 5``.
 
         Sets PA = PB = 15, PC = 0, CA = CB = 0, call latch 0, R = 0 and O = OPLA(0), and tells
-        ``on_r`` / ``on_o`` at ``cycle`` (facts §11). A, X, Y, SL, RAM and SR are kept.
+        ``on_r`` / ``on_o`` at ``cycle`` (docs/tms1400.md §11). A, X, Y, SL, RAM and SR are kept.
         """
         self.pa = self.pb = 15
         self.pc = 0
         self.ca = self.cb = 0
         self.cl = 0
         self.stack = [(pc, page, 0) for pc, page, _ in self.stack]
-        self.status = 1  # the first instruction sees STATUS 1 (facts §3)
+        self.status = 1  # the first instruction sees STATUS 1 (docs/tms1400.md §3)
         self.r = 0
         self.o_index = 0
         self.o = self.output_table[0]
@@ -179,7 +180,7 @@ class Cpu:
 
     def power_on(self, cycle: int = 0) -> None:
         """Apply a power-on reset at clock ``cycle``: RAM, A, X, Y, SL and the return
-        registers zeroed (MAME zero-fills the whole state, facts §11), then INIT."""
+        registers zeroed (MAME zero-fills the whole state, docs/tms1400.md §11), then INIT."""
         self.a = self.x = self.y = self.sl = 0
         self.ram[:] = bytes(len(self.ram))
         self.stack = [(0, 0, 0)] * self.chip.stack_depth
@@ -259,7 +260,7 @@ class Cpu:
             pc = nxt[pc]
             fx, arg, cki, alu = ops[op]
             if fx:
-                # sub-cycle 0: branch, call, return with the previous STATUS (facts §7)
+                # sub-cycle 0: branch, call, return with the previous STATUS (docs/tms1400.md §7)
                 if fx <= 3:
                     if fx == 1:                                     # BR
                         if status:
@@ -298,7 +299,7 @@ class Cpu:
                             pc, _, ca = stack[0]
                         pa = pb
                     base = ca << 10 | pa << 6
-                # K is sampled for every opcode 0x08-0x0F (facts §9.2)
+                # K is sampled for every opcode 0x08-0x0F (docs/tms1400.md §9.2)
                 if cki < 0:
                     if read_k is not None:
                         self.cycle = cyc

@@ -1,22 +1,23 @@
 """Wire a TMS1400 core into the Milton Bradley Dark Tower: keys, digits, lamps, reel, speaker.
 
-The wiring is MAME 0.251's ``mbdtower`` driver as described in ``tms1400-facts.md`` §12:
+The wiring is MAME 0.251's ``mbdtower`` driver as described in ``docs/dark-tower-wiring.md``
+(sections named below; the numbers are ``captures.darktower_facts``):
 
-    R0 R1 R2   key-matrix columns (§12.3)
+    R0 R1 R2   key-matrix columns (§5)
     R3         not connected
     R4         /EN of the SN75494 driver: digits, lamps, sensor LED and speaker only while R4 = 0
     R5 R6 R7   lower / middle / upper card lamp
     R8         reel-sensor LED
     R9         reel motor
-    R10        speaker (sounds as R10 AND NOT R4, §12.8)
+    R10        speaker (sounds as R10 AND NOT R4, §8)
     O0-O6      segments g c d e f a b (a=O5 b=O6 c=O1 d=O2 e=O3 f=O4 g=O0)
     O7         digit select (0 = left digit, 1 = right digit)
     K1 K2 K4 K8  key rows; K8 is OR-ed with the reel sensor
 
-The reel (§12.4): 128 positions, a 27 ms tick timer; while running the position decrements
+The reel (§6): 128 positions, a 27 ms tick timer; while running the position decrements
 once per tick and a decay counter lets it coast up to 5 steps after R9 drops. The sensor sees
 the LED through 8 holes (``(pos & 15) < 4 or pos < 12``), and the LED counts as lit through
-MAME's 1/60 s PWM-display brightness (§12.5), which this model accumulates in exact machine
+MAME's 1/60 s PWM-display brightness (§7), which this model accumulates in exact machine
 time. Timing is kept in integer units of 1/(3000 * clock) s so that 27 ms ticks, 1/60 s
 frames and CPU cycles compare exactly.
 
@@ -47,50 +48,20 @@ import struct
 from itertools import chain
 from typing import Callable
 
+from captures.darktower_facts import (
+    BUTTONS, KEY_MATRIX, LAMP_PINS, NOMINAL_CLOCK_HZ, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_MS,
+    GLYPHS, SEGMENTS, SEGMENT_PINS, o_pins, reel_card, sensor_sees_light)
 from captures.events import make_event
 from captures.model import DARKTOWER_CHANNELS
-from captures.script import BUTTONS
 from emulator.keyqueue import BoardError, ScriptedKeys
 
 __all__ = [
-    "BoardError", "DarkTowerBoard", "KEY_MATRIX", "CARD_IMAGES", "LAMP_PINS", "SEGMENT_PINS",
-    "GLYPHS", "glyph_o_table", "glyph_output_pla", "write_glyph_output_pla", "segments_from_o",
-    "card_image", "REEL_STEPS", "REEL_TICK_S", "reel_blind",
+    "BoardError", "DarkTowerBoard", "glyph_o_table", "glyph_output_pla", "write_glyph_output_pla",
+    "segments_from_o", "reel_blind",
 ]
 
 
-# Key matrix (facts §12.3): button -> (R column, K bit).
-KEY_MATRIX: dict[str, tuple[int, int]] = {
-    "INVENTORY": (0, 1), "NO/END": (0, 2), "CLEAR": (0, 4), "SANCTUARY/CITADEL": (0, 8),
-    "FRONTIER": (1, 1), "REPEAT": (1, 2), "BAZAAR": (1, 4), "MOVE": (1, 8),
-    "DARK TOWER": (2, 1), "YES/BUY": (2, 2), "HAGGLE": (2, 4), "TOMB/RUIN": (2, 8),
-}
-
-# Lamp name -> R pin (facts §12.2); the events vocabulary names them upper/middle/lower.
-LAMP_PINS = {"upper": 7, "middle": 6, "lower": 5}
-
-# Segment letter -> O pin (facts §12.2, mame-oracle.md §3).
-SEGMENT_PINS = {"a": 5, "b": 6, "c": 1, "d": 2, "e": 3, "f": 4, "g": 0}
-
-# Card images per card_pos (0-7) and lamp (facts §12.4); card_pos 7 is the void.
-CARD_IMAGES: dict[str, tuple[str, ...]] = {
-    "upper": ("CURSED", "VICTORY", "WIZARD", "DRAGON", "GOLD KEY", "SCOUT", "WARRIOR", ""),
-    "middle": ("LOST", "WARRIORS", "BAZAAR CLOSED", "SWORD", "SILVER KEY", "HEALER", "FOOD", ""),
-    "lower": ("PLAGUE", "BRIGANDS", "KEY MISSING", "PEGASUS", "BRASS KEY", "GOLD", "BEAST", ""),
-}
-
-# The public glyph table (mame-oracle.md §3: A = 0-9 digits, 11 'C', 12 'P', 13 'L', 14 '-',
-# 15 blank): A value -> character and its lit segments.
-GLYPHS: tuple[tuple[str, str], ...] = (
-    ("0", "abcdef"), ("1", "bc"), ("2", "abdeg"), ("3", "abcdg"), ("4", "bcfg"),
-    ("5", "acdfg"), ("6", "acdefg"), ("7", "abc"), ("8", "abcdefg"), ("9", "abcdfg"),
-    (" ", ""), ("C", "adef"), ("P", "abefg"), ("L", "def"), ("-", "g"), (" ", ""),
-)  # A = 10 is not in the table; it shows blank here
-
-REEL_STEPS = 128          # positions per turn (facts §12.4)
-REEL_TICK_S = 0.027       # one step per 27 ms (MAME: 3500 // 128 ms)
-_DECAY_MAX = 4            # coasting counter saturates at 4 (5 more steps after R9 drops)
-_BRI_CAP = 0.04           # PWM display brightness cap = 4 x the 0.01 "on" threshold (§12.5)
+_BRI_CAP = 0.04           # PWM display brightness cap = 4 x the 0.01 "on" threshold (docs/dark-tower-wiring.md §7)
 _BRI_ON = 0.01
 _UNITS = 3000             # time unit = 1 / (3000 * clock) s: lcm of 1/60 s and 1 ms steps
 
@@ -109,12 +80,12 @@ _EV_REC = struct.Struct("<QBB6x")
 def glyph_o_table() -> list[int]:
     """Return the 32 O-pin words of the Dark Tower output PLA, index = SL << 4 | A.
 
-    O0-O6 carry the glyph of A (mame-oracle.md §3 segment order), O7 = SL (digit select).
+    O0-O6 carry the glyph of A (docs/mame-oracle.md §3 segment order), O7 = SL (digit select).
     """
     table = []
     for index in range(32):
         sl, a = index >> 4, index & 15
-        word = sum(1 << SEGMENT_PINS[s] for s in GLYPHS[a][1])
+        word = o_pins(GLYPHS[a][1])
         table.append(word | (sl << 7))
     return table
 
@@ -140,17 +111,18 @@ def write_glyph_output_pla(fileobj) -> None:
 
 def segments_from_o(o: int) -> str:
     """Return the lit segment letters (``abcdefg`` order) of O pins ``o``."""
-    return "".join(s for s in "abcdefg" if o >> SEGMENT_PINS[s] & 1)
-
-
-def card_image(card_pos: int, lamp: str) -> str:
-    """Return the image name behind ``lamp`` at reel ``card_pos`` ('' for the void)."""
-    return CARD_IMAGES[lamp][card_pos & 7]
+    return "".join(s for s in SEGMENTS if o >> SEGMENT_PINS[s] & 1)
 
 
 def reel_blind(pos: int) -> bool:
-    """Return True when the sensor cannot see the LED at reel position ``pos`` (facts §12.4)."""
-    return not ((pos & 15) < 4 or pos < 12)
+    """Return True when the sensor cannot see the LED at reel position ``pos``
+    (docs/dark-tower-wiring.md §6)."""
+    return not sensor_sees_light(pos)
+
+
+# The reel's facts per position, for the kernel's copy of this board.
+_REEL_BLIND = bytes(reel_blind(p) for p in range(REEL_STEPS))
+_REEL_CARD = bytes(reel_card(p) for p in range(REEL_STEPS))
 
 
 class DarkTowerBoard(ScriptedKeys):
@@ -165,7 +137,7 @@ class DarkTowerBoard(ScriptedKeys):
     name = "darktower"
     channels = DARKTOWER_CHANNELS
 
-    def __init__(self, cpu=None, clock_hz: int = 425_000):
+    def __init__(self, cpu=None, clock_hz: int = NOMINAL_CLOCK_HZ):
         if clock_hz <= 0:
             raise BoardError(f"clock {clock_hz!r} Hz must be a positive number of Hz")
         self.clock_hz = int(clock_hz)
@@ -174,12 +146,12 @@ class DarkTowerBoard(ScriptedKeys):
         self.o = 0
         self.keys: dict[int, int] = {0: 0, 1: 0, 2: 0}   # R column -> pressed K bits
         self.pressed: set[str] = set()
-        # Reel state (facts §12.4).
+        # Reel state (docs/dark-tower-wiring.md §6).
         self.pos = 0
         self.decay = 0
         self.running = False
         self.blind = False
-        # PWM display brightness of the sensor LED element (facts §12.5).
+        # PWM display brightness of the sensor LED element (docs/dark-tower-wiring.md §7).
         self.led_bri = 0.0
         self.led_on_units = 0          # lit time in the current frame (units)
         self._led_level = 0
@@ -187,7 +159,7 @@ class DarkTowerBoard(ScriptedKeys):
         self._now = 0                  # units processed so far
         self._tick = 1                 # next reel tick index
         self._frame = 1                # next frame index
-        self._tick_units = 81 * self.clock_hz    # 27 ms in units (27/1000 s * 3000 * clock)
+        self._tick_units = REEL_TICK_MS * 3 * self.clock_hz   # 27 ms in units (1 ms = 3 x clock)
         self._frame_units = 50 * self.clock_hz   # 1/60 s in units
         # Pending key changes: (time in units, order, seq, kind, button, seconds or None).
         self._sched: list[tuple] = []
@@ -285,7 +257,8 @@ class DarkTowerBoard(ScriptedKeys):
         """
         core = self.cpu.board_kernel()
         core.board_setup(_UNITS, self._tick_units, self._frame_units, _R_SHIFT, _O_SHIFT,
-                         _K_SHIFT, _SENSOR_BIT, _BRI_CAP, _BRI_ON)
+                         _K_SHIFT, _SENSOR_BIT, _BRI_CAP, _BRI_ON, REEL_COAST_MAX, _REEL_BLIND,
+                         _REEL_CARD)
         self.cpu.on_r = self.cpu.on_o = None
         self.cpu.set_k_orform(0)     # the kernel's board sets the form at every quantum
         pending = sorted(self._sched)
@@ -438,7 +411,7 @@ class DarkTowerBoard(ScriptedKeys):
     @property
     def card_pos(self) -> int:
         """Return the reel card position 0-7 (``(pos >> 4) & 7``)."""
-        return (self.pos >> 4) & 7
+        return reel_card(self.pos)
 
     @property
     def sensor(self) -> int:
@@ -492,7 +465,8 @@ class DarkTowerBoard(ScriptedKeys):
             self._led_level = level
 
     def _frame_tick(self) -> None:
-        """Update the PWM brightness at a 1/60 s boundary (facts §12.5) and poll card_pos."""
+        """Update the PWM brightness at a 1/60 s boundary and poll card_pos
+        (docs/dark-tower-wiring.md §7)."""
         now = self._now
         on = self.led_on_units
         if self._led_level:
@@ -508,11 +482,11 @@ class DarkTowerBoard(ScriptedKeys):
         self._update_word(self._unit_cycle(now))
 
     def _reel_tick(self) -> None:
-        """Advance the reel by one 27 ms timer tick (facts §12.4)."""
+        """Advance the reel by one 27 ms timer tick (docs/dark-tower-wiring.md §6)."""
         if self.running:
             self.pos = (self.pos - 1) & (REEL_STEPS - 1)
             if self.r >> 9 & 1:
-                self.decay = min(self.decay + 1, _DECAY_MAX)
+                self.decay = min(self.decay + 1, REEL_COAST_MAX)
             elif self.decay > 0:
                 self.decay -= 1
             else:

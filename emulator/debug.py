@@ -1284,7 +1284,7 @@ class Debugger:
             pressed = " ".join(sorted(self.board.pressed)) or "none"
             return f"{self.board_name}: keys down: {pressed}"
         from captures.model import DARKTOWER_CHANNELS
-        from emulator.darktower import GLYPHS, card_image
+        from captures.darktower_facts import GLYPHS, LAMP_PINS, card_image
 
         o0 = DARKTOWER_CHANNELS.index("O0")
         r4 = 1 << DARKTOWER_CHANNELS.index("R4")
@@ -1303,9 +1303,8 @@ class Debugger:
         text = digits.get(0, " ") + digits.get(1, " ")
         lamps = self.board.lamps()
         card = self.board.card_pos
-        lit = [name for name in ("upper", "middle", "lower") if lamps[name]]
-        pictures = "/".join(card_image(card, name) or "-" for name in ("upper", "middle",
-                                                                        "lower"))
+        lit = [name for name in LAMP_PINS if lamps[name]]
+        pictures = "/".join(card_image(card, name) or "-" for name in LAMP_PINS)
         pressed = " ".join(sorted(self.board.pressed)) or "none"
         reel = "turning" if self.board.running else "still"
         return (f"display [{text}]  lamps: {' '.join(lit) or 'off'}  reel: card {card} "

@@ -1,13 +1,13 @@
 """Build the per-opcode decode tables the core executes from: micro-ops and fixed actions.
 
-- Micro-ops come from the micro-instruction PLA (``tms1400-facts.md`` §4.2): the PLA output word
+- Micro-ops come from the micro-instruction PLA (``docs/tms1400.md`` §4.2): the PLA output word
   for each opcode, XORed with 0x3FC8 (nine active-low lines), bit k = ``MICRO_OPS[k]``.
 - Without a micro PLA file the TI standard decode is used (TI TMS1000 Series Data Manual,
   table 3; the micro sets of ``emulator/opcodes.py``). :func:`standard_micro_pla` writes that
   decode as a PLA MAME can load (``.phase`` marks the nine active-low lines negative, so a ``1``
   in a term always means "micro-op on").
-- Fixed (hard-wired) actions come from the opcode table (facts §5.2).
-- The output PLA maps the 5-bit O index ``SL<<4 | A`` to the 8 O pins (facts §8).
+- Fixed (hard-wired) actions come from the opcode table (docs/tms1400.md §5.2).
+- The output PLA maps the 5-bit O index ``SL<<4 | A`` to the 8 O pins (docs/tms1400.md §8).
 
 Example::
 
@@ -31,11 +31,11 @@ __all__ = [
     "K_READ_CODE", "cki_constant",
 ]
 
-# MAME XORs the raw micro-PLA word with this before testing bits (facts §4.2): CIN, CKN, 15TN,
-# MTN, NATN, ATN, MTP, YTP and CKP are active-low on the die.
+# MAME XORs the raw micro-PLA word with this before testing bits (docs/tms1400.md §4.2): CIN,
+# CKN, 15TN, MTN, NATN, ATN, MTP, YTP and CKP are active-low on the die.
 MICRO_XOR = 0x3FC8
 
-# Bit of each micro-op in the decoded word (MAME's order, facts §4.2).
+# Bit of each micro-op in the decoded word (MAME's order, docs/tms1400.md §4.2).
 MICRO_BIT = {name: 1 << k for k, name in enumerate(MICRO_OPS)}
 
 
@@ -49,7 +49,7 @@ K_READ_CODE = len(FIXED_ACTIONS) + 1
 
 
 def cki_constant(op: int) -> int:
-    """Return the CKI bus value of ``op`` when it is not K (facts §5.2.1)."""
+    """Return the CKI bus value of ``op`` when it is not K (docs/tms1400.md §5.2.1)."""
     if op < 0x08 or 0x40 <= op <= 0x7F:
         return bitrev(op & 0xF, 4)
     if 0x30 <= op <= 0x3F:

@@ -3,7 +3,7 @@
 Mnemonics and operand text come from the one opcode table (:mod:`emulator.opcodes`, MAME
 0.251's disassembler output, checked against ``tests/data/mame_dasm``). Addresses are shown as
 MAME's debugger does, ``chapter:page:pc``, and every page is listed in execution (LFSR) order
-from pc 00 (``tms1400-facts.md`` §2).
+from pc 00 (``docs/tms1400.md`` §2).
 
 :func:`disassemble` writes every byte of the image, used or not, one instruction per line
 under ``.chapter``/``.page`` directives, so :func:`emulator.asm.assemble` gives back the

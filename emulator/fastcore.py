@@ -182,7 +182,7 @@ class FastCpu:
     # -- control ---------------------------------------------------------------------------
 
     def reset(self, cycle: int = 0) -> None:
-        """Apply INIT at clock ``cycle`` (facts §11); pins are reported at ``cycle``."""
+        """Apply INIT at clock ``cycle`` (docs/tms1400.md §11); pins are reported at ``cycle``."""
         self._core.reset(cycle, False)
         self._deliver()
 

@@ -25,10 +25,6 @@ class ScriptedKeys:
 
     clock_hz: int
 
-    def _init_keys(self) -> None:
-        self._sched: list[tuple] = []     # (cycle, order, seq, kind, key, seconds)
-        self._seq = 0
-
     def _check_key(self, key: str) -> None:  # pragma: no cover - each board defines it
         raise NotImplementedError
 

@@ -1,6 +1,6 @@
 """Wire a TMS1100 core into Mattel's D&D Computer Labyrinth Game: touch board, buttons, speaker.
 
-The wiring is MAME 0.251's ``mdndclab`` driver as described in ``tms1400-facts.md`` §13:
+The wiring is MAME 0.251's ``mdndclab`` driver as described in ``docs/labyrinth-wiring.md``:
 
     O0-O7      input-mux bits 0-7 (the O pins *after* the output PLA): bottom-half columns
     R0         input-mux bit 8: the button group Wall/Door, Illegal Move, Warrior 1, Warrior 2
@@ -32,7 +32,7 @@ __all__ = ["LabyrinthBoard", "LABYRINTH_CHANNELS", "LABYRINTH_KEYS", "LABYRINTH_
 LABYRINTH_CHANNELS = tuple([f"R{i}" for i in range(11)] + [f"O{i}" for i in range(8)]
                            + ["K1", "K2", "K4", "K8"])
 
-# Side buttons (facts §13.2, layout names): name -> (mux bit, K bit).
+# Side buttons (docs/labyrinth-wiring.md §2, layout names): name -> (mux bit, K bit).
 LABYRINTH_BUTTONS: dict[str, tuple[int, int]] = {
     "WALL/DOOR": (8, 1), "ILLEGAL MOVE": (8, 2), "WARRIOR 1": (8, 4), "WARRIOR 2": (8, 8),
     "SWITCH KEY": (17, 1), "NEXT TURN": (17, 2), "DRAGON FLYING": (17, 4),

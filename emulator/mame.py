@@ -6,8 +6,8 @@ scratch romset, e.g. ``roms/mbdtower/{mp7332, tms1100_common1_micro.pla,
 tms1400_mbdtower_output.pla}`` or ``roms/simon/{tms1000.u1, tms1000_common3_micro.pla,
 tms1000_simon_output.pla}``, from a ROM image and two PLA texts, starts ``/usr/games/mame mbdtower
 -debug -debugger none -autoboot_script X.lua`` under ``timeout -s KILL`` and parses what the Lua
-script (package data ``emulator/mame/*.lua``) writes. Method and pitfalls: ``mame-oracle.md`` §2,
-§4, §5; ROM set members: ``tms1400-facts.md`` §14.
+script (package data ``emulator/mame/*.lua``) writes. Method and pitfalls:
+``docs/mame-oracle.md`` §2, §4, §5; ROM set members: ``docs/tms1400.md`` §12.
 
 Modes:
 
@@ -15,7 +15,7 @@ Modes:
   trace line ``n cycle c:p:pc op A=a X=x Y=y S=s SL=l PB=pb CB=cb R=rrrr O=oo`` (all hex), plus
   the K value every 08-0F opcode read. Many images run in one MAME process: the script writes
   each further image into the ``:maincpu`` region, clears A, X, Y, SL, the stack and RAM (which
-  reset leaves alone, tms1400-facts.md §11) and soft-resets, so every image starts from the
+  reset leaves alone, docs/tms1400.md §11) and soft-resets, so every image starts from the
   power-on state; ``cycle`` counts from that reset. Key masks change once per 1/60 s frame.
 - **pins** (:meth:`MameOracle.run_pins`): every R/O pin change with its cycle, from power-on,
   with the keys of a Dark Tower button script (captures.script) pressed as MAME sees them: from
@@ -46,8 +46,8 @@ from importlib import resources
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
+from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from emulator.chips import TMS1000, TMS1100, TMS1400, Chip
-from emulator.darktower import KEY_MATRIX
 from emulator.trace import format_line  # noqa: F401 (re-exported)
 from emulator.pla import Pla, pla_text
 
@@ -60,9 +60,9 @@ __all__ = [
 
 MAME_BINARY = "/usr/games/mame"
 MAME_VERSION = "0.251"      # the version whose traces the cross-checks were verified against
-CLOCK_HZ = 425_000          # mbdtower CPU clock (tms1400-facts.md §10)
-FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (mame-oracle.md §5.8)
-ROM_SIZE = 4096             # mp7332 (tms1400-facts.md §14)
+CLOCK_HZ = NOMINAL_CLOCK_HZ  # mbdtower CPU clock (docs/dark-tower-wiring.md §9)
+FRAME_HZ = 60               # MAME polls inputs once per 1/60 s frame (docs/mame-oracle.md §5.8)
+ROM_SIZE = 4096             # mp7332 (docs/tms1400.md §12)
 MPLA_SIZE = 867             # tms1100_common1_micro.pla, tms1000_common3_micro.pla (all machines)
 OPLA_SIZE = 557             # tms1400_mbdtower_output.pla
 MPLA_FILE = "tms1100_common1_micro.pla"
@@ -73,7 +73,8 @@ R_PINS = 0x7FF              # R0-R10; the R latch has hidden bits 11-15
 class MameMachine:
     """One MAME machine the oracle runs: its chip, ROM-set members and inputs.
 
-    Sources: tms1400-facts.md §10 (clocks), §12.3 and §13.2 (input ports), §14 (ROM sets);
+    Sources: docs/tms1400.md §10 (clocks) and §12 (ROM sets), docs/dark-tower-wiring.md §5 and
+    docs/labyrinth-wiring.md §2 (input ports);
     simon: MAME 0.251 ``-listroms simon`` / ``-listdevices simon`` (TMS1000 @ 325 kHz, ROM
     ``tms1000.u1`` 1024 bytes, PLAs 867 / 365 bytes) and its input ports as MAME's Lua lists
     them (IN.0 R0 "Game Select" switch, IN.1 R1 the four colour buttons, IN.2 R2 Start/Last/
@@ -119,8 +120,8 @@ SIMON = MameMachine("simon", TMS1000, "tms1000.u1", "tms1000_simon_output.pla", 
                     325_000, 4, "tms1000_common3_micro.pla", (0, 3))
 MACHINES = {m.name: m for m in (MBDTOWER, MDNDCLAB, SIMON)}
 
-# KEY_MATRIX (emulator.darktower, tms1400-facts.md §12.3): button -> (R column, K bit). In
-# MAME's driver column p is input port IN.p, read while R line p is high.
+# KEY_MATRIX (captures.darktower_facts, docs/dark-tower-wiring.md §5): button -> (R column,
+# K bit). In MAME's driver column p is input port IN.p, read while R line p is high.
 
 # Script times closer than this to a frame boundary count as on it (seconds).
 _FRAME_TOLERANCE = 2e-4
@@ -187,7 +188,7 @@ class PinChange(NamedTuple):
     """One pin-latch change: at ``cycle`` (CPU clocks from power-on) ``port`` became ``value``.
 
     ``port`` is ``"R"`` (R0-R10 as bits 0-10) or ``"O"`` (O0-O7). Cycle 0 holds the values
-    after reset; later changes come 3 clocks after the output opcode's fetch (tms1400-facts.md §3).
+    after reset; later changes come 3 clocks after the output opcode's fetch (docs/tms1400.md §3).
     A plain tuple ``(cycle, port, value)`` compares equal.
     """
     cycle: int
@@ -230,7 +231,7 @@ def ram_hex(ram: bytes | bytearray | Sequence[int]) -> str:
 def frame_boundary(t: float) -> float:
     """Return the time (s) at which MAME's CPU first sees an input change requested at ``t``.
 
-    MAME hands input changes to the driver at 1/60 s frame boundaries (mame-oracle.md §5.8),
+    MAME hands input changes to the driver at 1/60 s frame boundaries (docs/mame-oracle.md §5.8),
     the first one at 1/60 s after power-on; a time on a boundary (within 0.2 ms) counts as that
     boundary, as in the shared captures' scripts ("times are when the chip first sees the key").
     """
@@ -284,7 +285,7 @@ def mame_pla_texts(mpla: Pla | None = None, opla: Pla | None = None,
     """Return the micro and output PLA file texts ``machine`` loads, padded to MAME's sizes.
 
     Sizes and term counts: micro PLA 867 bytes / 30 terms; output PLA 557 bytes / 32 terms
-    (mbdtower) or 365 / 20 (mdndclab, simon) (mame-oracle.md §3; ``mame -listroms simon``).
+    (mbdtower) or 365 / 20 (mdndclab, simon) (docs/mame-oracle.md §3; ``mame -listroms simon``).
     Defaults: the TI standard micro decode of the machine's chip
     (emulator.decode.standard_micro_pla) and, for mbdtower, the Dark Tower glyph output PLA
     (emulator.darktower.glyph_output_pla), for the others the identity output PLA. The
@@ -444,7 +445,7 @@ class MameOracle:
             if line.startswith("ERR "):
                 raise MameError(f"{script}: Lua error in MAME: {line[4:]}")
         # The script writes DONE as its last line and leaves with os.exit(0); anything else is a
-        # crash, a kill by timeout or an error MAME printed (mame-oracle.md §5.6).
+        # crash, a kill by timeout or an error MAME printed (docs/mame-oracle.md §5.6).
         if not lines or lines[-1] != "DONE":
             if proc.returncode in (-9, 124, 137):
                 why = f"killed after {self.timeout:g} s (timeout)"

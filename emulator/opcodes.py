@@ -7,15 +7,15 @@ coverage reports all read this table; there is no second list of mnemonics.
 Sources:
 - Mnemonics and operand forms are MAME 0.251's disassembler output for TMS1100/TMS1400
   (``tests/data/mame_dasm/*.txt``: MAME's ``dasm`` of a ROM holding the bytes 00-FF).
-- TMS1100/1400 hard-wired instructions and the standard micro decode: ``tms1400-facts.md``
-  §5.1-§5.3 and ``mame-oracle.md`` §3 (the TI standard instruction set, TI TMS1000 Series Data
-  Manual, table 3).
+- TMS1100/1400 hard-wired instructions and the standard micro decode: ``docs/tms1400.md``
+  §5.1-§5.3 and ``docs/mame-oracle.md`` §3 (the TI standard instruction set, TI TMS1000 Series
+  Data Manual, table 3).
 - TMS1000 map and micro-ops: TI TMS1000 Series Data Manual (1976), instruction table; the
   TMS1000 mnemonics are MAME 0.251's (``tests/data/mame_dasm/tms1000_opcodes.txt``, the
   ``simon`` machine's disassembler), which spells the data manual's A6AAC/A8AAC/A10AAC as
   A6ACC/A8ACC/A10ACC; the assembler accepts the data manual's spelling too.
 
-Operand encodings (all bit-reversed in the opcode, facts §0 item 7):
+Operand encodings (all bit-reversed in the opcode, docs/tms1400.md §5.1):
 ``c4`` 4-bit constant ``bitrev4(op & 0xF)``; ``x3`` 3-bit X ``bitrev3(op & 7)``;
 ``x2`` 2-bit X ``bitrev2(op & 3)`` (TMS1000 LDX); ``b2`` bit number ``bitrev2(op & 3)``;
 ``a6`` branch/call target = raw 6-bit PC value ``op & 0x3F``.
@@ -32,7 +32,8 @@ __all__ = [
     "FIXED_ACTIONS",
 ]
 
-# The 16 micro-instruction lines of the TMS1100/1400 micro PLA, in MAME's bit order (facts §4.2).
+# The 16 micro-instruction lines of the TMS1100/1400 micro PLA, in MAME's bit order
+# (docs/tms1400.md §4.2).
 MICRO_OPS = ("STSL", "AUTY", "AUTA", "CIN", "C8", "NE", "CKN", "15TN", "MTN", "NATN", "ATN",
              "MTP", "YTP", "CKP", "CKM", "STO")
 

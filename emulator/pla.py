@@ -3,7 +3,7 @@
 The TMS1000-family decode lives in two PLAs: the micro-instruction PLA (8 opcode inputs,
 16 micro-op outputs, 30 terms) and the output PLA (5 inputs SL/A, 8 O-pin outputs, 20 terms on
 the TMS1100, 32 on the TMS1400). The format and MAME's way of reading it are described in
-``tms1400-facts.md`` §4.3 and ``mame-oracle.md`` §3 (MAME's ``plaparse``):
+``docs/tms1400.md`` §4.3 and ``docs/mame-oracle.md`` §3 (MAME's ``plaparse``):
 
 - ``#`` lines are comments; keywords are ``.i N``, ``.o N``, ``.p N``, ``.phase BITS``, ``.e``;
 - a term line is the input columns (``0``, ``1``, ``-``, ``~``), blanks, the output columns;
@@ -27,7 +27,7 @@ from typing import IO, Iterable
 __all__ = ["Pla", "PlaError", "read_pla", "write_pla", "pla_text", "terms_from_table",
            "MAME_PLA_SIZES"]
 
-# File sizes of MAME's PLA files (tms1400-facts.md §14): micro PLA, TMS1400 and TMS1100 output PLA.
+# File sizes of MAME's PLA files (docs/tms1400.md §12): micro PLA, TMS1400 and TMS1100 output PLA.
 MAME_PLA_SIZES = {"micro": 867, "tms1400_output": 557, "tms1100_output": 365}
 
 _INPUT_CHARS = "01-~"
@@ -170,9 +170,9 @@ def pla_text(pla: Pla, title: str = "", pad_to_bytes: int | None = None,
     """Return ``pla`` as MAME-loadable Berkeley text.
 
     ``term_count`` pads the term list with never-matching ``~`` terms to the device's fixed count
-    (MAME reads the ``.phase`` fuses after exactly that many terms, facts §4.3); ``pad_to_bytes``
-    pads with ``#`` comment lines to that exact file size (never NUL). ValueError when the PLA
-    has more terms than ``term_count`` or does not fit ``pad_to_bytes``.
+    (MAME reads the ``.phase`` fuses after exactly that many terms, docs/tms1400.md §4.3);
+    ``pad_to_bytes`` pads with ``#`` comment lines to that exact file size (never NUL).
+    ValueError when the PLA has more terms than ``term_count`` or does not fit ``pad_to_bytes``.
     """
     terms = list(pla.terms)
     if term_count is not None:

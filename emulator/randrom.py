@@ -3,7 +3,7 @@ chapter.
 
 Used by the MAME cross-check (tests/mame/): the same image runs in MAME 0.251 and in our core,
 and their per-instruction traces must agree. A page is written as 64 instructions in execution
-order (the PC's LFSR order, ``tms1400-facts.md`` §2) from a mix of snippets:
+order (the PC's LFSR order, ``docs/tms1400.md`` §2) from a mix of snippets:
 
 - any of the 256 opcodes, uniformly (so every opcode and operand appears);
 - ALU/RAM work: the micro-programmed opcodes 00-08, 0E, 20-27, 38-3F, 40-7F, LDX, SBIT/RBIT
@@ -13,9 +13,9 @@ order (the PC's LFSR order, ``tms1400-facts.md`` §2) from a mix of snippets:
   0..2`` or ``TCY 9``, the columns of MAME's ``simon``), ``SETR``, ``TKA`` or ``KNEZ``,
   sometimes ``RSTR``; and R/O traffic: ``TCY n; SETR|RSTR``, ``TDO``, ``YNEA; TDO``;
 - control flow that keeps execution moving across pages and chapters: ``BR``/``CALL`` to a
-  random PC, ``LDP p; BR|CALL``, the far form ``LDP c; TPC; LDP p; BR|CALL`` (facts §7.2; on
-  the TMS1100 opcode 0B is COMC, which toggles the chapter buffer, §7.1; on the TMS1000 it is
-  CLO, which clears the O index), and ``RETN``.
+  random PC, ``LDP p; BR|CALL``, the far form ``LDP c; TPC; LDP p; BR|CALL``
+  (docs/tms1400.md §7.2; on the TMS1100 opcode 0B is COMC, which toggles the chapter buffer,
+  §7.1; on the TMS1000 it is CLO, which clears the O index), and ``RETN``.
 
 The same seed gives the same image on every machine (``random.Random(seed)``); TMS1000 images
 come from their own mix (the TMS1000 opcode map differs) and use the same seeds.

@@ -1,6 +1,6 @@
 """Load a ROM set: a raw ROM binary, a folder, or a MAME romset zip (mbdtower.zip, mdndclab.zip).
 
-Members are identified by SHA-1 against MAME 0.251's ``-listroms`` (``tms1400-facts.md`` §14).
+Members are identified by SHA-1 against MAME 0.251's ``-listroms`` (``docs/tms1400.md`` §12).
 An image with the right size but an unknown SHA-1 is loaded with a warning (it may be a
 different dump or a synthetic test image); a wrong size is refused, naming the file and the
 expected size. We never ship these files: users bring their own dumps.
@@ -54,7 +54,7 @@ KNOWN_SETS = {
                          "tms1100_mdndclab_output.pla"),
 }
 
-# SHA-1 of the known-good dumps (MAME 0.251 -listroms, facts §14).
+# SHA-1 of the known-good dumps (MAME 0.251 -listroms, docs/tms1400.md §12).
 KNOWN_SHA1 = {
     "mp7332": "7edbff437da371390fa8f28b3d183f833eaa9be9",
     "tms1100_common1_micro.pla": "d6297f2a4bc7a870b76cc498d19dbb0ce7d69fec",

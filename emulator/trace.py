@@ -6,9 +6,9 @@ Line format (every number hexadecimal, upper case)::
     0 5 0:F:00 0C A=0 X=0 Y=0 S=1 SL=0 PB=F CB=0 R=0000 O=00
 
 ``n`` is the instruction number since reset, ``cycle`` the oscillator clock of its fetch
-(``6n + 5`` as in MAME), ``c:p:pc`` chapter, page and PC as MAME's debugger prints them, ``op``
-the opcode, ``S`` STATUS, ``SL`` the status latch, ``R`` the R0-R10 pins (without the latch's
-hidden bits 11-15), ``O`` the O pins the output PLA gives.
+(``6n + 5`` as in MAME, ``docs/mame-oracle.md`` §6), ``c:p:pc`` chapter, page and PC as MAME's
+debugger prints them, ``op`` the opcode, ``S`` STATUS, ``SL`` the status latch, ``R`` the R0-R10
+pins (without the latch's hidden bits 11-15), ``O`` the O pins the output PLA gives.
 
 The same records can be written as fixed-size binary records (docs/trace-format.md: a
 24-byte header, then 32 bytes per instruction); ``read_binary_trace`` reads them back and

@@ -45,6 +45,7 @@ from typing import Callable
 
 import numpy as np
 
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.model import DARKTOWER_CHANNELS
 from rig.errors import RigError
 from rig.simbox import PinChange, SimulatedBox
@@ -175,7 +176,7 @@ class VirtualBench:
         self.pacer = pacer if pacer is not None else HostPacer()
         self._scheduled: list[tuple[float, int, Callable[[], None]]] = []
         self.tower = None
-        self.clock_hz = 425_000
+        self.clock_hz = NOMINAL_CLOCK_HZ
         self._born = 0.0          # world time at which the tower was first powered
         self.probe = tuple(probe)
         self._src = []
@@ -269,7 +270,7 @@ class VirtualBench:
         """Create the tower at its first power-on: its clock starts there, as a tower's
         oscillator (and MAME's reel timer) starts when it gets power."""
         self.tower = self._factory()
-        self.clock_hz = int(getattr(self.tower, "clock_hz", 425_000))
+        self.clock_hz = int(getattr(self.tower, "clock_hz", NOMINAL_CLOCK_HZ))
         self._born = world_s
         self._tower_cycle = 0
         self.tower.add_pin_listener(self._on_pins)
@@ -386,14 +387,6 @@ class VirtualBench:
                                             daemon=True)
             self._thread.start()
         return self
-
-    def run_for(self, seconds: float) -> None:
-        """Advance the world synchronously (only when the thread is not running)."""
-        if self._thread is not None:
-            raise RigError("the bench is running in its thread; use time instead")
-        end = self._t + seconds
-        while self._t < end - 1e-12:
-            self.step()
 
     def close(self) -> None:
         """Stop the world thread and the simulated AVR."""

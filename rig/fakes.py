@@ -2,10 +2,10 @@
 emulator: the button box, the simulated analyser and the decoders all see its pins.
 
 ``PinTower`` is not the game. It multiplexes the two digits like the real board (R4 low enables
-the SN75494; O7 selects the digit, O0-O6 carry the segments with the wiring of tms1400-facts.md
-§12.2), flashes ``--`` until a key is pressed, then shows the key's number (01-12) for one
-second, lights the lower lamp (R5) while a key is held and beeps 1 kHz on R10 for 50 ms at each
-press. It answers the Tower protocol and the pin-listener interface of rig.targets'
+the SN75494; O7 selects the digit, O0-O6 carry the segments with the wiring of
+docs/dark-tower-wiring.md §3), flashes ``--`` until a key is pressed, then shows the key's number
+(01-12) for one second, lights the lower lamp (R5) while a key is held and beeps 1 kHz on R10
+for 50 ms at each press. It answers the Tower protocol and the pin-listener interface of rig.targets'
 EmulatorTower (``add_pin_listener``, ``capture``, ``clock_hz``), so the virtual bench can use
 either.
 
@@ -24,16 +24,14 @@ from typing import Callable
 
 import numpy as np
 
+from captures.darktower_facts import GLYPH_SEGMENTS, NOMINAL_CLOCK_HZ, o_pins
 from captures.events import make_event
 from captures.model import DARKTOWER_CHANNELS, CaptureInfo, MemoryCapture
 from captures.script import BUTTONS
 
-__all__ = ["PinTower", "SEGMENTS", "o_word"]
+__all__ = ["PinTower", "o_word"]
 
 _CH = {name: i for i, name in enumerate(DARKTOWER_CHANNELS)}
-_SEG_PIN = {"a": 5, "b": 6, "c": 1, "d": 2, "e": 3, "f": 4, "g": 0}   # facts §12.2
-SEGMENTS = {"0": "abcdef", "1": "bc", "2": "abdeg", "3": "abcdg", "4": "bcfg", "5": "acdfg",
-            "6": "acdefg", "7": "abc", "8": "abcdefg", "9": "abcdfg", "-": "g", " ": ""}
 TICK_CYCLES = 106
 FLASH_S = 0.5
 SHOW_S = 1.0
@@ -42,16 +40,13 @@ BEEP_S = 0.05
 
 def o_word(char: str, right: bool) -> int:
     """Return the O0-O7 levels that show ``char`` on the left (O7 = 0) or right digit."""
-    o = 0
-    for seg in SEGMENTS[char]:
-        o |= 1 << _SEG_PIN[seg]
-    return o | (0x80 if right else 0)
+    return o_pins(GLYPH_SEGMENTS[char]) | (0x80 if right else 0)
 
 
 class PinTower:
     """A pin-level tower double (see the module docstring)."""
 
-    def __init__(self, clock_hz: int = 425_000):
+    def __init__(self, clock_hz: int = NOMINAL_CLOCK_HZ):
         self.clock_hz = int(clock_hz)
         self.cycle = 0
         self._next_tick = TICK_CYCLES

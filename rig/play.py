@@ -2,7 +2,7 @@
 
 The front-end speaks only the ``captures.tower.Tower`` protocol and its events, so the same
 screen serves the emulator (demo firmware or a user's ROM), the clean-room game and, later, a
-real tower. Keys follow MAME's ``mbdtower`` keyboard layout (tms1400-facts.md §12.3, §12.7)::
+real tower. Keys follow MAME's ``mbdtower`` keyboard layout (docs/dark-tower-wiring.md §5, §10)::
 
     1 YES/BUY     2 REPEAT     3 NO/END
     Q HAGGLE      W BAZAAR     E CLEAR
@@ -25,6 +25,7 @@ from typing import IO, Iterable
 
 import numpy as np
 
+from captures.darktower_facts import BUTTONS, CARD_IMAGES, GLYPH_SEGMENTS
 from captures.events import dumps_event
 
 __all__ = ["KEYMAP", "HOLD_S", "TowerView", "digit_rows", "render_lines", "timeline_lines",
@@ -38,24 +39,9 @@ SOUND_DEVICE = "/dev/snd"     # ALSA's device folder: live sound only when it ex
 # aplay reads raw PCM on stdin: signed 16-bit little-endian, mono, RATE Hz.
 APLAY_ARGS = ("-q", "-t", "raw", "-f", "S16_LE", "-r", str(RATE), "-c", "1")
 
-# Keyboard key -> tower button, in panel order (MAME's mbdtower input ports).
-KEYMAP: dict[str, str] = {
-    "1": "YES/BUY", "2": "REPEAT", "3": "NO/END",
-    "q": "HAGGLE", "w": "BAZAAR", "e": "CLEAR",
-    "a": "TOMB/RUIN", "s": "MOVE", "d": "SANCTUARY/CITADEL",
-    "z": "DARK TOWER", "x": "FRONTIER", "c": "INVENTORY",
-}
-
-# Character -> lit segments (the glyph table of emulator.darktower, as characters).
-_SEGMENTS = {"0": "abcdef", "1": "bc", "2": "abdeg", "3": "abcdg", "4": "bcfg", "5": "acdfg",
-             "6": "acdefg", "7": "abc", "8": "abcdefg", "9": "abcdfg", "C": "adef",
-             "P": "abefg", "L": "def", "-": "g", " ": ""}
-
-_IMAGES = {
-    "upper": ("CURSED", "VICTORY", "WIZARD", "DRAGON", "GOLD KEY", "SCOUT", "WARRIOR", ""),
-    "middle": ("LOST", "WARRIORS", "BAZAAR CLOSED", "SWORD", "SILVER KEY", "HEALER", "FOOD", ""),
-    "lower": ("PLAGUE", "BRIGANDS", "KEY MISSING", "PEGASUS", "BRASS KEY", "GOLD", "BEAST", ""),
-}
+# Keyboard key -> tower button: the keyboard's 1 2 3 / Q W E / A S D / Z X C block laid over
+# the panel's four rows of three, in the panel's reading order.
+KEYMAP: dict[str, str] = dict(zip("123qweasdzxc", BUTTONS))
 
 
 class PlayError(ValueError):
@@ -64,7 +50,7 @@ class PlayError(ValueError):
 
 def digit_rows(ch: str) -> list[str]:
     """Return a 7-segment character drawn with box characters: 5 rows of 4 columns."""
-    s = _SEGMENTS.get(ch, "")
+    s = GLYPH_SEGMENTS.get(ch, "")
 
     def on(seg: str, text: str) -> str:
         return text if seg in s else " " * len(text)
@@ -131,7 +117,7 @@ def render_lines(view: TowerView, now: float, title: str, sound: str) -> list[st
     spin = "|/-\\"[int(now * 8) % 4] if view.motor else " "
     lines.append(f"  reel {spin} {'turning' if view.motor else 'stopped'}   card {view.card_pos}")
     for lamp in ("upper", "middle", "lower"):
-        image = _IMAGES[lamp][view.card_pos] or "(void)"
+        image = CARD_IMAGES[lamp][view.card_pos] or "(void)"
         shown = f"*{image:^15}*" if view.lamps[lamp] else f" {'.' * 15} "
         lines.append(f"  {lamp:>6} window [{shown}] lamp {'on' if view.lamps[lamp] else 'off'}")
     lines.append("")

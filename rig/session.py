@@ -38,6 +38,7 @@ import numpy as np
 from analysis.base import AnalysisError
 from analysis.compare import (Comparison, IntervalFit, Tolerance, compare_events,
                               fit_interval_ratio)
+from captures.darktower_facts import NOMINAL_CLOCK_HZ as DARKTOWER_CLOCK_HZ
 from captures.events import read_events, write_events
 from captures.script import Script, read_script, write_script
 from captures.tower import run_script
@@ -59,10 +60,11 @@ DEFAULT_CHANNEL_MAP = {f"D{i}": name for i, name in enumerate(PROBE_16)}
 DECODER_TYPES = {"display": "display", "lamps": "lamp", "motor": "motor", "reel": "reel",
                  "speaker": "tone", "keypad": "button"}
 ALL_OUTPUT_TYPES = ("display", "lamp", "motor", "reel", "tone")
-NOMINAL_CLOCK_HZ = 425_000.0   # MAME's clock for the Dark Tower board (tms1400-facts.md §10)
+NOMINAL_CLOCK_HZ = float(DARKTOWER_CLOCK_HZ)   # MAME's clock for the tower, as a float
 RECORDING_FILES = ("recording.json", "script.txt", "capture.tlc", "events.jsonl")
 FAULT_MARGIN_S = 0.2    # a recording's fault: compare up to this long before it
-CLOCK_FIT_RANGE = (0.7, 1.3)   # plausible oscillator / nominal (RC spreads, facts §10)
+# plausible oscillator / nominal (the RC spread: docs/dark-tower-wiring.md §9)
+CLOCK_FIT_RANGE = (0.7, 1.3)
 CLOCK_FIT_MAX_STD = 0.005      # a fit less certain than 0.5 % is not used
 END_MARGIN_S = 0.05     # events this close to the session end are not compared
 

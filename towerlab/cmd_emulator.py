@@ -18,7 +18,7 @@ DEMO_SESSION = (Path(__file__).resolve().parent.parent / "emulator" / "firmware"
                 / "demo_session.txt")
 
 
-# --clock bounds, Hz: wide around MAME's 425 kHz (tms1400-facts.md §0 and §14: real RC
+# --clock bounds, Hz: wide around MAME's 425 kHz (docs/dark-tower-wiring.md §9: real RC
 # oscillators spread about 50 kHz), narrow enough that a run ends and shows something.
 # Single runs at least this long (tower seconds, a few wall seconds) show a progress bar.
 _PROGRESS_SECONDS = 600.0
@@ -101,12 +101,13 @@ def _resolve_board(args: argparse.Namespace) -> None:
 
 
 def _tower(args: argparse.Namespace):
+    from captures.darktower_facts import NOMINAL_CLOCK_HZ
     from rig.targets import EmulatorTower
 
     clock = getattr(args, "clock", None)
     if clock is not None and not _CLOCK_MIN_HZ <= clock <= _CLOCK_MAX_HZ:
         raise ValueError(f"--clock {clock!r} out of range {_CLOCK_MIN_HZ}-{_CLOCK_MAX_HZ} Hz "
-                         f"(MAME runs the tower at 425000; real RC oscillators stay within "
+                         f"(MAME runs the tower at {NOMINAL_CLOCK_HZ}; real RC oscillators stay within "
                          f"about 50 kHz of it)")
     return EmulatorTower(firmware=args.firmware, rom=args.rom, romset=args.romset,
                          mpla=args.mpla, opla=args.opla, board=args.board,

@@ -1,7 +1,7 @@
 ; TowerLab open demo firmware for the Dark Tower board (TMS1400, 425 kHz).
 ;
 ; Our own program, written from the 1981 rulebook's "Tower Test" and "Choice Of Levels And
-; Players" (../shared/reference/dark-tower-rulebook-1981.txt), with flash periods and beep
+; Players" (the 1981 rulebook), with flash periods and beep
 ; pitches chosen to look and sound like the shared capture tower_test / level_select:
 ;
 ;   power on: "0 " for a frame, blank, then "--" flashing (0.28 s on, 0.27 s off);
@@ -13,7 +13,7 @@
 ;
 ; Needs the standard micro PLA (emulator.decode.standard_micro_pla) and the glyph output PLA
 ; (emulator.darktower.glyph_output_pla: A = 0-9 digits, 11 C, 12 P, 13 L, 14 -, 15 blank;
-; O7 = SL = digit select). Wiring: tms1400-facts.md §12 (emulator/darktower.py).
+; O7 = SL = digit select). Wiring: docs/dark-tower-wiring.md (emulator/darktower.py).
 ;
 ; Timing: one instruction = 6 clocks = 14.1 us. SHOW (both digits + key scan) is one "tick"
 ; of about 9.4 ms; WAITT runs n+1 ticks.

@@ -4,7 +4,7 @@
 -- named by $TOWERLAB_MAME_JOB gives "romsize N" and "dasm PATH"; the script runs the
 -- debugger command "dasm PATH,0,N" (one line "c:p:pc: op MNEMONIC operand" per ROM byte, in
 -- MAME's program order) and writes DONE to $TOWERLAB_MAME_OUT.
--- Pitfalls handled (mame-oracle.md §5): errors are written as ERR lines; exit via os.exit(0).
+-- Pitfalls handled (docs/mame-oracle.md §5): errors are written as ERR lines; exit via os.exit(0).
 if TOWERLAB_SCRIPT_LOADED then return end
 TOWERLAB_SCRIPT_LOADED = true
 

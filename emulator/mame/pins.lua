@@ -7,9 +7,9 @@
 -- before every TDO/TPC/RSTR/SETR (opcodes 0A-0D); the script records the fetch cycle, single-
 -- steps the opcode and reads the driver's R and O latches. Output lines:
 --   I r o              the pins after reset (cycle 0)
---   C cycle R|O value  a pin change (cycle = that opcode's fetch cycle + 3, tms1400-facts.md §3)
+--   C cycle R|O value  a pin change (cycle = that opcode's fetch cycle + 3, docs/tms1400.md §3)
 --   DONE               the run reached S seconds
--- Pitfalls handled (mame-oracle.md §5): callbacks run under pcall; exit via os.exit(0).
+-- Pitfalls handled (docs/mame-oracle.md §5): callbacks run under pcall; exit via os.exit(0).
 -- MAME runs the autoboot script again after every (soft) reset in the same Lua state; only
 -- the first run sets things up.
 if TOWERLAB_SCRIPT_LOADED then return end

@@ -14,8 +14,8 @@
 -- address 0 first (a trace without RAM could hide a wrong write until it is read).
 -- Key masks (port IN.p, K bit b = mask bit 4p + b): the first is set at the start, each
 -- next one half a frame after the 1/60 s frame boundary that handed the previous one to the
--- CPU (MAME hands input changes over at frame boundaries, mame-oracle.md §5.8).
--- Pitfalls handled (mame-oracle.md §5): every callback runs under pcall; the script leaves
+-- CPU (MAME hands input changes over at frame boundaries, docs/mame-oracle.md §5.8).
+-- Pitfalls handled (docs/mame-oracle.md §5): every callback runs under pcall; the script leaves
 -- with os.exit(0) after closing its file and writing DONE (the 0.251 shutdown segfault).
 -- MAME runs the autoboot script again after every (soft) reset in the same Lua state; only
 -- the first run sets things up.
@@ -117,7 +117,7 @@ local buf = {}
 local function start(index)
   local p = progs[index]
   if index > 1 then
-    -- load the image, clear what reset leaves alone (tms1400-facts.md §11), reset
+    -- load the image, clear what reset leaves alone (docs/tms1400.md §11), reset
     local rom = p.rom
     for a = 0, ROMSIZE - 1 do
       region:write_u8(a, tonumber(rom:sub(2 * a + 1, 2 * a + 2), 16))

@@ -132,7 +132,10 @@ def test_silver_as_key_2_sounds_the_battle_horn_and_shows_16_brigands():
 def test_winning_the_final_battle_shows_victory_and_the_score():
     tw = tower(4, skirmish=[True] * 5, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
-    assert shown(obs, "display") == ["1 ", "2 ", "16", "10", "08", "10", "04", "10", "02",
-                                     "10", "01", "10", "00", "99"]
+    # a prompt may flash on once more between the press and the key being taken
+    texts = [t for i, t in enumerate(shown(obs, "display"))
+             if i == 0 or t != shown(obs, "display")[i - 1]]
+    assert texts == ["1 ", "2 ", "16", "10", "08", "10", "04", "10", "02",
+                     "10", "01", "10", "00", "99"]
     assert shown(obs, "picture")[-1] == "VICTORY"
     assert tw.game.over

@@ -1,5 +1,5 @@
-"""Rules the rulebook audit (issue 6) found the game breaking, each checked against the passage
-of ../shared/reference/dark-tower-rulebook-1981.txt it quotes."""
+"""Rules the rulebook audit (cleanroom/README.md, "Rulebook audit") found the game breaking, each
+checked against the passage of the 1981 rulebook it quotes."""
 from __future__ import annotations
 
 from .util import player, press, shown, tower

@@ -27,14 +27,19 @@ def player(tw: CleanroomTower, number: int = 1):
 
 
 def press(tw: CleanroomTower, *buttons: str, hold: float = HOLD_S) -> list[tuple[str, str]]:
-    """Press each button in turn, let the tower finish; return what it showed meanwhile."""
+    """Press each button in turn, let the tower finish; return what it showed from the first
+    key's click on (before the click the prompt being answered may still flash on once: the
+    key is taken at the second key scan that sees it, in the flash timer's running phase)."""
     start = len(tw.events())
     for b in buttons:
         tw.press(b)
         tw.advance(hold)
         tw.release(b)
         settle(tw)
-    return observations(tw.events(), start)
+    events = tw.events()
+    click = next((i for i in range(start, len(events))
+                  if events[i]["type"] == "tone" and events[i].get("cue") == "click"), start)
+    return observations(events, click)
 
 
 def shown(obs: list[tuple[str, str]], kind: str) -> list[str]:

@@ -1,6 +1,6 @@
 """The assembler: placement in LFSR order, operands, labels, long forms, directives, errors.
 
-Facts from ``tms1400-facts.md`` §2 (LFSR PC, ROM offset), §5 (bit-reversed operands), §7
+Facts from ``docs/tms1400.md`` §2 (LFSR PC, ROM offset), §5 (bit-reversed operands), §7
 (page/chapter buffers) and MAME 0.251's mnemonics (``emulator.opcodes``).
 """
 from __future__ import annotations
@@ -270,7 +270,7 @@ def test_lcall_to_another_page_is_ldp_then_call():
 
 
 def test_after_a_tms1100_long_call_to_chapter_1_the_chapter_buffer_stays_1():
-    # RETN restores CA from CS but leaves CB (facts §7.1): going home needs COMC again
+    # RETN restores CA from CS but leaves CB (docs/tms1400.md §7.1): going home needs COMC again
     p = asm(".page 4\nhome: LCALL sub\nLBR home\n.chapter 1\n.page 6\nsub: RETN", TMS1100)
     assert [at(p, 0, 4, pc) for pc in PC_ORDER[:5]] == [0x0B, 0x16, 0xC0, 0x0B, 0x80]
 

@@ -2,10 +2,10 @@
 reach every label, and together execute all 256 opcodes.
 
 The programs are run on a small instruction-level model written here from
-``tms1400-facts.md`` §3 (execution order), §5 (CKI bus, fixed ops), §7 (branch/call/return),
+``docs/tms1400.md`` §3 (execution order), §5 (CKI bus, fixed ops), §7 (branch/call/return),
 §9 (SETR/RSTR) with the standard micro decode of ``emulator.opcodes``; K reads 0 (no board).
 It measures coverage and liveness of the programs; one test runs the TMS1400 programs in
-MAME 0.251 (``mame-oracle.md``, standard micro PLA, identity output PLA) and checks that the
+MAME 0.251 (``docs/mame-oracle.md``, standard micro PLA, identity output PLA) and checks that the
 model follows MAME's trace, so the coverage numbers hold for MAME too.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ def program_chips() -> list[tuple[Path, Chip]]:
 
 
 class Model:
-    """Run a ROM image as MAME 0.251 does at instruction granularity (facts §15)."""
+    """Run a ROM image as MAME 0.251 does at instruction granularity (docs/tms1400.md §3)."""
 
     def __init__(self, chip: Chip, rom: bytes) -> None:
         self.chip, self.rom = chip, rom
@@ -216,7 +216,8 @@ def test_tms1100_programs_execute_every_tms1100_only_behaviour_opcode():
     for path, chip in PAIRS:
         if chip.name == "tms1100":
             executed |= run(path, chip)[1]
-    # COMC, COMX, SETR/RSTR, BRANCH/CALL/RETN, LDP are where the TMS1100 differs (facts §7.1)
+    # COMC, COMX, SETR/RSTR, BRANCH/CALL/RETN, LDP are where the TMS1100 differs
+    # (docs/tms1400.md §7.1)
     assert {0x0B, 0x09, 0x0C, 0x0D, 0x0F} <= executed
     assert any(0x80 <= b < 0xC0 for b in executed) and any(b >= 0xC0 for b in executed)
 

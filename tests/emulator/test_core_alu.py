@@ -1,4 +1,4 @@
-"""Micro-programmed instructions with the TI standard decode (tms1400-facts.md §4, §5.3;
+"""Micro-programmed instructions with the TI standard decode (docs/tms1400.md §4, §5.3;
 TI TMS1000 Series Data Manual, instruction table). One behaviour per test."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Branch, call, return, page and chapter logic with every edge case of tms1400-facts.md §7
+"""Branch, call, return, page and chapter logic with every edge case of docs/tms1400.md §7
 (MAME 0.251, verified there by experiment; TMS1000: TI data manual, one subroutine level)."""
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_ldp_sets_only_the_page_buffer(chip):
     assert (c.pa, c.pb) == (15, 9)
 
 
-# -- 1-level call latch: TMS1000 and TMS1100 (facts §7.1) -------------------------------------
+# -- 1-level call latch: TMS1000 and TMS1100 (docs/tms1400.md §7.1) --------------------------------
 
 @ONE_LEVEL_CHIPS
 def test_one_level_ldp_inside_a_subroutine_changes_the_return_page(chip):
@@ -122,7 +122,7 @@ def test_tms1100_br_inside_a_subroutine_still_loads_the_chapter():
     assert (c.ca, c.pa, c.y) == (1, 2, 4)
 
 
-# -- TMS1400 3-level stack (facts §7.2) --------------------------------------------------------
+# -- TMS1400 3-level stack (docs/tms1400.md §7.2) --------------------------------------------------
 
 def _nested(depth: int) -> dict:
     """Pages 2.. each LDP the next page and CALL it; the last one returns; returns cascade."""

@@ -1,5 +1,5 @@
 """R, O and K pins, the CKI bus, RAM bits, X register and PLA-driven decode
-(tms1400-facts.md §4-§6, §8, §9; TMS1000: TI TMS1000 Series Data Manual)."""
+(docs/tms1400.md §4-§6, §8, §9; TMS1000: TI TMS1000 Series Data Manual)."""
 from __future__ import annotations
 
 import pytest
@@ -16,7 +16,7 @@ def record(c):
     return seen
 
 
-# -- CKI bus (facts §5.2.1), seen through a micro PLA giving the opcode CKP + AUTA (A = CKI) ----
+# -- CKI bus (docs/tms1400.md §5.2.1), via a micro PLA giving the opcode CKP + AUTA (A = CKI) --
 
 def _cki_of(chip, opcode, k=0):
     c = cpu(chip, f"={opcode:02X}", mpla=micro_pla({opcode: {"CKP", "AUTA"}}))
@@ -91,7 +91,7 @@ def test_tdo_uses_the_status_latch_as_it_was_at_instruction_start(chip):
     assert c.o_index == 0x10
 
 
-# -- RAM bits (facts §5.2, §6) -----------------------------------------------------------------
+# -- RAM bits (docs/tms1400.md §5.2, §6) -----------------------------------------------------------
 
 @ALL_CHIPS
 @pytest.mark.parametrize("bit", range(4))
@@ -154,7 +154,7 @@ def test_tms1000_has_64_nibbles_of_ram():
     assert len(c.ram) == 64 and c.ram[63] == 9
 
 
-# -- R outputs (facts §9.1) ------------------------------------------------------------------
+# -- R outputs (docs/tms1400.md §9.1) --------------------------------------------------------------
 
 @ALL_CHIPS
 def test_setr_sets_the_r_line_selected_by_y(chip):
@@ -207,7 +207,7 @@ def test_tms1100_setr_works_when_x_is_below_4():
     assert c.r == 1 << 6
 
 
-# -- O outputs (facts §8) ------------------------------------------------------------------------
+# -- O outputs (docs/tms1400.md §8) ----------------------------------------------------------------
 
 @ALL_CHIPS
 def test_tdo_sends_sl_and_a_through_the_output_pla(chip):
@@ -244,7 +244,7 @@ def test_tms1000_clo_clears_the_o_index_and_drives_output_pla_entry_0():
     assert seen[-1] == ("o", 6 * 3 + 5 + 3, 0x7E)
 
 
-# -- K inputs (facts §9.2) -----------------------------------------------------------------------
+# -- K inputs (docs/tms1400.md §9.2) ---------------------------------------------------------------
 
 @ALL_CHIPS
 def test_k_is_sampled_one_clock_after_the_fetch(chip):

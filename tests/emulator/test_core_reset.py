@@ -1,4 +1,4 @@
-"""Reset state, program counter order and instruction timing (tms1400-facts.md §2, §3, §11)."""
+"""Reset state, program counter order and instruction timing (docs/tms1400.md §2, §3, §11)."""
 from __future__ import annotations
 
 from chipkit import ALL_CHIPS, cpu, output_pla, pc_at

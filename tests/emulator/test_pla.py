@@ -1,5 +1,5 @@
-"""Berkeley PLA reader/writer in MAME's format (tms1400-facts.md §4.3, mame-oracle.md §3) and the
-built-in standard decode (TI TMS1000 Series Data Manual, table 3)."""
+"""Berkeley PLA reader/writer in MAME's format (docs/tms1400.md §4.3, docs/mame-oracle.md §3) and
+the built-in standard decode (TI TMS1000 Series Data Manual, table 3)."""
 from __future__ import annotations
 
 import io

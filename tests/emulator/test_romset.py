@@ -1,4 +1,4 @@
-"""ROM sets: raw binaries, folders and MAME romset zips, identified by SHA-1 (facts §14).
+"""ROM sets: raw binaries, folders and MAME romset zips, identified by SHA-1 (docs/tms1400.md §12).
 
 The images here are synthetic (not the real dumps), so every load must warn "unknown image".
 """

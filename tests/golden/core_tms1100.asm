@@ -1,6 +1,6 @@
 ; Golden-trace program for the reference core on a TMS1100 (tests/emulator/test_golden.py).
 ; Exercises SETR/RSTR ignored while X >= 4, TDO with the status latch, a COMC chapter call,
-; and the 1-level call latch: LDP, CALL and BRANCH inside a subroutine (facts §7.1).
+; and the 1-level call latch: LDP, CALL and BRANCH inside a subroutine (docs/tms1400.md §7.1).
         .chip   tms1100
         .chapter 0
         .page   15

@@ -1,7 +1,7 @@
 """Fixtures of the MAME cross-check: the oracle and the PLA texts MAME loads.
 
 The PLA files are written by our own decode (emulator.decode / emulator.pla), padded to MAME's
-exact sizes (867 / 557 bytes, mame-oracle.md §3).
+exact sizes (867 / 557 bytes, docs/mame-oracle.md §3).
 """
 from __future__ import annotations
 

@@ -20,10 +20,11 @@ from fractions import Fraction
 
 import pytest
 
+from captures.darktower_facts import KEY_MATRIX
 from captures.script import Press, Script
 from emulator.asm import assemble
 from emulator.chips import TMS1400
-from emulator.darktower import KEY_MATRIX, DarkTowerBoard, glyph_output_pla
+from emulator.darktower import DarkTowerBoard, glyph_output_pla
 from emulator.decode import standard_micro_pla
 from emulator.fastcore import FAST_AVAILABLE, make_cpu
 

@@ -1,7 +1,7 @@
-"""The MAME cross-check (issue 2, item 8): our core's trace equals MAME 0.251's, line by line.
+"""The MAME cross-check: our core's trace equals MAME 0.251's, line by line.
 
 Both sides run the same image with PLA files written by our decode; our core reads every K
-value MAME's core read (the value MAME read is the ground truth, mame-oracle.md §5.8). TMS1400
+value MAME's core read (the value MAME read is the ground truth, docs/mame-oracle.md §5.8). TMS1400
 images run in MAME's mbdtower, TMS1100 images in mdndclab. Corpus: (a) the hand-written
 programs tests/programs/*.asm on every chip their "; Chips:" line names, (b) 200 seeded random
 TMS1400 images x 2,000 instructions with keys changing during the run, plus 100 TMS1100 ones,
@@ -383,7 +383,8 @@ def test_our_standard_decode_and_glyph_plas_behave_in_mame_as_in_our_core(oracle
     assert (len(mpla_text), len(opla_text)) == (MPLA_SIZE, OPLA_SIZE)
     rom = _pla_exercise_rom()
     [trace] = oracle.trace([rom], mpla_text, opla_text, 1200, ram_every=RAM_EVERY)
-    # MAME really decoded the file: a failed parse would leave A and Y at 0 (mame-oracle.md §1).
+    # MAME really decoded the file: a failed parse would leave A and Y at 0
+    # (docs/mame-oracle.md §1).
     assert len({s.a for s in trace.steps}) == 16 and len({s.y for s in trace.steps}) == 16
     assert len({s.o for s in trace.steps}) >= 20
     cross_check(capsys, "standard decode + glyph PLA",

@@ -2,7 +2,8 @@
 facts file verified: reset at 0:F:00, cycle = 6n + 5, the LFSR PC order, power-on state, the
 key matrix and MAME's 1/60 s input frames, R/O pin timing (fetch + 3).
 
-Sources: tms1400-facts.md §2, §3, §11, §12.3; mame-oracle.md §5, §6.
+Sources: docs/tms1400.md §2, §3, §11; docs/dark-tower-wiring.md §5; docs/mame-oracle.md §5,
+§6.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_power_on_state_is_the_canonical_first_line(oracle, mpla_text, glyph_opl
     rom = bytearray(4096)
     rom[0x3C0] = 0x0C     # RSTR at the reset address, as in the contract's example line
     [trace] = oracle.trace([bytes(rom)], mpla_text, glyph_opla_text, 1)
-    # O = output-PLA entry 0, the glyph '0' on the Dark Tower segment pins (facts §11).
+    # O = output-PLA entry 0, the glyph '0' on the Dark Tower segment pins (docs/tms1400.md §11).
     assert trace.lines() == ["0 5 0:F:00 0C A=0 X=0 Y=0 S=1 SL=0 PB=F CB=0 R=0000 O=7E"]
 
 
@@ -77,7 +78,8 @@ def test_each_image_of_a_batch_starts_from_the_power_on_state(oracle, mpla_text,
 
 
 def test_tka_reads_a_held_key_from_the_first_frame_boundary(oracle, mpla_text, opla_text):
-    # MOVE is on column R1, K8 (facts §12.3); MAME hands it to the chip at t = 1/60 s.
+    # MOVE is on column R1, K8 (docs/dark-tower-wiring.md §5); MAME hands it to the chip at
+    # t = 1/60 s.
     [trace] = oracle.trace([scanner(1)], mpla_text, opla_text, 1500,
                            keys=[[key_bit("MOVE")]])
     reads = [(s.cycle, s.k) for s in trace.steps if s.op == 0x08]
@@ -100,7 +102,7 @@ def test_a_key_on_an_unselected_column_reads_0(oracle, mpla_text, opla_text):
 
 
 def test_opcodes_08_to_0F_report_their_k_at_the_sampling_clock(oracle, mpla_text, opla_text):
-    # TKA and TDO both read K (facts §9.2); the sampling clock is fetch + 1.
+    # TKA and TDO both read K (docs/tms1400.md §9.2); the sampling clock is fetch + 1.
     [trace] = oracle.trace([scanner(1)], mpla_text, opla_text, 30)
     reading = [s.cycle for s in trace.steps if 0x08 <= s.op <= 0x0F]
     assert sorted(trace.k_reads()) == [c + 1 for c in reading]
@@ -286,7 +288,7 @@ def test_pla_objects_are_written_as_the_files_mame_expects(oracle, mpla_text, gl
 
 def test_mdndclab_reads_a_board_square_through_its_mux_port(oracle, mpla_text):
     # R1 is input-mux bit 9 = port IN.9, whose four fields are all named "Board Sensor"
-    # (facts §13.2): the harness must find them by mask, not by name.
+    # (docs/labyrinth-wiring.md §2): the harness must find them by mask, not by name.
     from emulator.chips import TMS1100
     from emulator.mame import MDNDCLAB, mame_pla_texts
 

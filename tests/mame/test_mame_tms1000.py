@@ -1,4 +1,4 @@
-"""The MAME cross-check on the plain TMS1000 (issue 2): our core's trace equals MAME 0.251's.
+"""The MAME cross-check on the plain TMS1000: our core's trace equals MAME 0.251's.
 
 MAME's ``simon`` (MB Simon: a TMS1000 at 325 kHz, 1024-byte ROM ``tms1000.u1``, micro PLA
 ``tms1000_common3_micro.pla`` 867 bytes, output PLA ``tms1000_simon_output.pla`` 365 bytes,
@@ -89,7 +89,7 @@ def test_random_tms1000_images_read_keys_that_change_during_a_run(random_runs):
 
 
 def test_mame_decoded_our_tms1000_micro_pla(random_runs):
-    # A failed parse would leave A and Y at 0 (mame-oracle.md §1); 01 is A8ACC: A + 8.
+    # A failed parse would leave A and Y at 0 (docs/mame-oracle.md §1); 01 is A8ACC: A + 8.
     steps = [s for *_, trace in random_runs for s in trace.steps]
     assert len({s.a for s in steps}) == 16 and len({s.y for s in steps}) == 16
     after_a8acc = {(b.a - a.a) % 16 for *_, t in random_runs

@@ -25,7 +25,7 @@ def test_an_image_holds_every_opcode():
 
 
 def test_key_scans_select_a_column_then_read_k_in_execution_order():
-    # TCY 0..2; SETR; TKA|KNEZ, consecutive in the PC's LFSR order (facts §2.1).
+    # TCY 0..2; SETR; TKA|KNEZ, consecutive in the PC's LFSR order (docs/tms1400.md §2.1).
     order = lfsr_order()
     scans = 0
     for seed in range(4):
@@ -38,7 +38,7 @@ def test_key_scans_select_a_column_then_read_k_in_execution_order():
 
 
 def test_far_branches_set_the_chapter_buffer_before_branching():
-    # LDP c; TPC; LDP p; BR|CALL (facts §7.2), in execution order.
+    # LDP c; TPC; LDP p; BR|CALL (docs/tms1400.md §7.2), in execution order.
     order = lfsr_order()
     rom = random_rom(9)
     far = 0

@@ -1,7 +1,7 @@
 ; alu_status.asm -- ALU micro-operations, carries, borrows and STATUS.
 ;
 ; Chips: TMS1400 (default) and TMS1100 (assemble with --chip tms1100); no TPC/COMC is used.
-; Covers (standard TI decode, tms1400-facts.md §5.3): TCY 0-15, TCMIY 0-15 (with the Y wrap
+; Covers (standard TI decode, docs/tms1400.md §5.3): TCY 0-15, TCMIY 0-15 (with the Y wrap
 ; 15 -> 0), YNEC 0-15 (equal and not), A1ACC-A15ACC with and without carry, CLA, MNEA, ALEM,
 ; YNEA, XMA, DYN (Y=0 borrow and not), IYC (Y=15 carry and not), AMAAC (carry and not), DMAN
 ; (M=0 borrow and not), TAY, TMA, TMY, TYA, TAMDYN, TAMIYC, TAMZA, TAM, SAMAN (M>=A and M<A),

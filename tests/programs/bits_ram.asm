@@ -4,7 +4,7 @@
 ; Covers: LDX 0-7 (3-bit X, bit-reversed in the opcode), COMX (MAME's COMX8: X ^= 4, from
 ; X = 3 and from X = 7), SBIT 0-3, RBIT 0-3, TBIT 0-3 with the bit set (STATUS 1) and clear
 ; (STATUS 0), SBIT/RBIT starting from the RAM nibble, the CKI bit masks of 0x30-0x3F
-; (tms1400-facts.md §5.2.1), writes and reads in all 8 RAM files (M(X,Y) at X<<4 | Y), and a
+; (docs/tms1400.md §5.2.1), writes and reads in all 8 RAM files (M(X,Y) at X<<4 | Y), and a
 ; TBIT result branched on ("BR kN / TDO / kN:": STATUS 0 shows as a TDO).
 ; Ends in a loop toggling R10 and walking a set bit through M(3,15), forever.
 

@@ -1,7 +1,7 @@
 ; branch_pages.asm -- LDP, TPC and BRANCH across pages and chapters; every BRANCH opcode.
 ;
 ; Chips: TMS1400
-; Covers (tms1400-facts.md §2, §7.2): LDP 0-15 (a chain of long branches through pages 0-15),
+; Covers (docs/tms1400.md §2, §7.2): LDP 0-15 (a chain of long branches through pages 0-15),
 ; all 64 BRANCH opcodes $80-$BF (a page of branches from each pc to the next in LFSR order,
 ; entered with BRANCH $00 and left with BRANCH $20), TPC moving to chapters 1, 2, 3 and back
 ; to 0 (LDP c; TPC; LDP p; BRANCH), a BRANCH not taken (STATUS 0) that leaves PB and CB as

@@ -1,7 +1,7 @@
 ; call_stack.asm -- CALL/RETN on the TMS1400's 3-level stack; every CALL opcode.
 ;
 ; Chips: TMS1400
-; Covers (tms1400-facts.md §7.2): all 64 CALL opcodes $C0-$FF (LDP 5; CALL $xx into a page
+; Covers (docs/tms1400.md §7.2): all 64 CALL opcodes $C0-$FF (LDP 5; CALL $xx into a page
 ; holding RETN at every pc), RETN popping pc, page and chapter into PA/PB and CA/CB, RETN with
 ; an empty stack (at reset, and after an overflow) doing nothing, four nested calls (the 4th
 ; drops the oldest return: the outermost RETN falls through), a CALL not taken (STATUS 0) that

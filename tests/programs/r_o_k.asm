@@ -2,10 +2,11 @@
 ;
 ; Chips: TMS1400
 ; Covers: SETR and RSTR on Y = 0..15 (Y = 11..15 are latch bits without a pin) with each
-; X = 0..7 (the TMS1400 ignores X, tms1400-facts.md §9.1); TDO for every A = 0..15 with
-; SL = 0 (after an equal YNEA) and SL = 1 (after an unequal YNEA), facts §8; TKA and KNEZ
+; X = 0..7 (the TMS1400 ignores X, docs/tms1400.md §9.1); TDO for every A = 0..15 with
+; SL = 0 (after an equal YNEA) and SL = 1 (after an unequal YNEA), docs/tms1400.md §8; TKA and KNEZ
 ; reading K with each key column R0, R1, R2 selected, with the sensor LED (R8) and the motor
-; (R9) on so that MAME's reel sensor drives K8 (facts §12.4); KNEZ with K = 0 (no column).
+; (R9) on so that MAME's reel sensor drives K8 (docs/dark-tower-wiring.md §6); KNEZ with K = 0
+; (no column).
 ; The K results never change the path (both sides of each KNEZ test meet again), so the
 ; program runs the same with or without keys. Ends in a loop that reads the keys and toggles
 ; R10 (speaker) forever. Uses a CALL/RETN in one page for the sweep subroutine.
@@ -55,7 +56,8 @@ t_loop: TAY                             ; Y = A
         BR      t_loop
 t_done: TKA                             ; no key column selected: K = K8 (reel sensor) only;
         KNEZ                            ; in MAME the LED lit by the sweep still counts as on
-                                        ; for a few 1/60 s frames (facts §12.5): K8 may be 1
+                                        ; for a few 1/60 s frames (docs/dark-tower-wiring.md
+                                        ; §7): K8 may be 1
         BR      k0
         TDO
 k0:     TCY     8                       ; sensor LED and motor on

@@ -3,7 +3,7 @@
 ; Chips: TMS1000
 ; Covers (TI TMS1000 Series Data Manual, instruction table; MAME 0.251 "simon" as the
 ; reference): the add-constant opcodes A8ACC, A10ACC, A6ACC (TI: A8AAC ...) with and without
-; carry, DAN and IA (CKI constants of opcodes 01-07, tms1400-facts.md §5.2.1), ALEC true and
+; carry, DAN and IA (CKI constants of opcodes 01-07, docs/tms1400.md §5.2.1), ALEC true and
 ; false, TAMIY, COMX on the 2-bit X (X ^= 3), LDX 0-3, SBIT/RBIT/TBIT on a 64-nibble RAM,
 ; KNEZ at 09, TKA, CLO (O index 0) after TDO, TDO with SL 0 and 1 after YNEA, SETR/RSTR on
 ; Y = 0..15 (R11-R15 have no pin), the TMS1000 ALU opcodes 20-2F (AMAAC, MNEZ, SAMAN, IMAC,

@@ -1,7 +1,7 @@
 ; tms1100_paging.asm -- the TMS1100's one-level subroutine, chapters and R rules.
 ;
 ; Chips: TMS1100
-; Covers (tms1400-facts.md §7.1, §9.1, MAME 0.251 as verified there): RETN with the call
+; Covers (docs/tms1400.md §7.1, §9.1, MAME 0.251 as verified there): RETN with the call
 ; latch clear only does PA <- PB (used here as a jump: LDP 3; RETN continues in page 3 at the
 ; next pc); COMC toggling CB and a long branch COMC; LDP; BRANCH into chapter 1 and back;
 ; a taken CALL saving the caller's page in PB; a BRANCH inside a subroutine staying in the

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from captures.darktower_facts import GLYPHS
 from captures.model import DARKTOWER_CHANNELS
 from captures.script import read_script
-from emulator.darktower import GLYPHS, DarkTowerBoard, glyph_o_table
+from emulator.darktower import DarkTowerBoard, glyph_o_table
 
 from .capdata import CAPTURES, NAMES, channel_edges, edges, events
 

@@ -1,15 +1,15 @@
-"""The Dark Tower board model, pin by pin (tms1400-facts.md §12), without a ROM."""
+"""The Dark Tower board model, pin by pin (docs/dark-tower-wiring.md), without a ROM."""
 from __future__ import annotations
 
 import io
 
 import pytest
 
+from captures.darktower_facts import CARD_IMAGES, KEY_MATRIX, card_image
 from captures.model import DARKTOWER_CHANNELS
 from captures.script import BUTTONS, parse_script
 from emulator.darktower import (
-    CARD_IMAGES, KEY_MATRIX, BoardError, DarkTowerBoard, card_image, glyph_o_table,
-    segments_from_o, write_glyph_output_pla,
+    BoardError, DarkTowerBoard, glyph_o_table, segments_from_o, write_glyph_output_pla,
 )
 
 CLOCK = 425_000
@@ -133,7 +133,7 @@ def test_glyph_pla_puts_the_status_latch_on_o7_as_digit_select():
 
 
 def test_glyph_pla_reset_entry_lights_a_zero_as_mame_shows_at_power_on():
-    assert glyph_o_table()[0] == 0x7E            # mame-oracle.md §6: O = 7E after reset
+    assert glyph_o_table()[0] == 0x7E            # docs/mame-oracle.md §6: O = 7E after reset
 
 
 def test_glyph_pla_file_is_mame_sized_and_reads_back_to_the_same_table():

@@ -1,5 +1,5 @@
 """The D&D Computer Labyrinth board: 18-column mux, 8x8 squares + 8 buttons, speaker
-(tms1400-facts.md §13)."""
+(docs/labyrinth-wiring.md)."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
-"""The reel, motor and sensor model against tms1400-facts.md §12.4-§12.5 (MAME 0.251, verified)."""
+"""The reel, motor and sensor model against docs/dark-tower-wiring.md §6-§7 (MAME 0.251,
+measured)."""
 from __future__ import annotations
 
 from captures.model import DARKTOWER_CHANNELS
@@ -37,7 +38,8 @@ def test_reel_steps_once_per_27_ms_downwards_while_the_motor_runs():
 
 
 def test_card_and_percent_after_two_and_four_seconds_match_mame():
-    # facts §12.4 [verified 0.251]: motor_pos 42 / 84 and card_pos 3 / 6 after 2.0167 / 4.0167 s.
+    # docs/dark-tower-wiring.md §6 (measured in MAME 0.251): motor_pos 42 / 84 and card_pos 3 / 6
+    # after 2.0167 / 4.0167 s.
     board = DarkTowerBoard()
     board.write_r(0, R9)
     board.advance_to(round(2.0167 * CLOCK))
@@ -57,8 +59,8 @@ def test_reel_coasts_five_steps_after_the_motor_stops_at_full_speed():
 
 
 def test_k8_timing_with_led_and_motor_on_from_power_on_matches_mame():
-    # facts §12.4 [verified 0.251]: K8 1 from 16.70 ms, 0 from 27.03 ms, 1 from 351 ms,
-    # 0 from 459 ms, 1 from 783 ms, 0 from 891 ms.
+    # docs/dark-tower-wiring.md §6 (measured in MAME 0.251): K8 1 from 16.70 ms, 0 from 27.03 ms,
+    # 1 from 351 ms, 0 from 459 ms, 1 from 783 ms, 0 from 891 ms.
     board = DarkTowerBoard()
     board.write_r(0, R8 | R9)
     board.advance_to(round(0.95 * CLOCK))

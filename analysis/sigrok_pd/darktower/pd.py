@@ -3,8 +3,10 @@
 ##
 ## The rules follow TowerLab's analysis package (analysis/display.py, lamps.py, motor.py,
 ## keypad.py, speaker.py), which reproduce the shared reference captures' events.jsonl;
-## board wiring from MAME's mbdtower driver (tms1400-facts.md section 12). This file is
-## standalone because libsigrokdecode runs it in its own embedded Python (3.11 here).
+## board wiring from MAME's mbdtower driver (docs/dark-tower-wiring.md). This file is
+## standalone because libsigrokdecode runs it in its own embedded Python (3.11 here), so
+## PINS, GLYPHS, SEGMENT_O, KEYS and LAMPS are copies of captures/darktower_facts.py;
+## tests/captures/test_darktower_facts.py checks that they agree.
 ##
 
 import math

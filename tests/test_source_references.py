@@ -1,0 +1,76 @@
+"""Comments and documents cite the repository (docs/...), never notes outside it or issue numbers.
+
+The facts a comment relies on live in docs/ in the project's own words with their primary
+sources (docs/tms1400.md, docs/dark-tower-wiring.md, docs/labyrinth-wiring.md,
+docs/mame-oracle.md, docs/k-sampling.md). tests/data holds material copied in from the recorded
+captures as it was written and is not scanned.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SUFFIXES = {".py", ".c", ".h", ".lua", ".md", ".asm", ".txt", ".cfg", ".toml", ".sh", ".ini"}
+NAMES = {"Makefile", "run"}
+SKIP_DIRS = {".git", ".venv", "build", "dist", ".hypothesis", "__pycache__", ".pytest_cache",
+             "out", "node_modules"}
+NOT_SCANNED = (ROOT / "tests" / "data",)
+
+# Built from pieces so that this file does not match itself.
+OUTSIDE = re.compile("|".join([
+    r"\.\./" + "shared",                       # the sessions' shared notes beside the repo
+    "/work/" + "shared",
+    "shared/" + "reference",
+    "tms1400-" + "facts",                      # the notes' file names
+    r"(?<![\w/.-])" + "mame-" + r"oracle\.md",  # ours is docs/mame-oracle.md
+    r"\bfacts " + "§",                          # the notes' short form
+]))
+ISSUE = re.compile(r"\b(?:issue|task)" + r" ?#?\d", re.IGNORECASE)
+
+
+def source_files() -> list[Path]:
+    """Return every text source of the repository the references rule applies to."""
+    out = []
+    for top, dirs, files in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                   and Path(top, d) not in NOT_SCANNED]
+        out += [Path(top, f) for f in files if Path(f).suffix in SUFFIXES or f in NAMES]
+    return sorted(out)
+
+
+def offending(pattern: re.Pattern) -> list[str]:
+    found = []
+    for path in source_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for n, line in enumerate(text.splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    return found
+
+
+def test_the_scan_covers_the_packages_docs_and_tests():
+    names = {str(p.relative_to(ROOT)) for p in source_files()}
+    assert {"emulator/core.py", "emulator/_fastcore.c", "emulator/mame/trace.lua",
+            "emulator/firmware/demo.asm", "docs/tms1400.md", "rig/README.md",
+            "tests/conftest.py"} <= names
+    assert not any(n.startswith("tests/data/") for n in names)
+
+
+def test_no_comment_points_outside_the_repository():
+    found = offending(OUTSIDE)
+    assert not found, "cite docs/ instead of notes outside the repository:\n" + "\n".join(found)
+
+
+def test_no_comment_cites_an_issue_number():
+    found = offending(ISSUE)
+    assert not found, "say what and why instead of citing an issue:\n" + "\n".join(found)
+
+
+def test_every_docs_file_a_comment_cites_exists():
+    cited = re.compile(r"docs/([\w.-]+\.md)")
+    missing = sorted({f"docs/{m}" for path in source_files()
+                      for m in cited.findall(path.read_text(encoding="utf-8", errors="replace"))
+                      if not (ROOT / "docs" / m).is_file()})
+    assert not missing, f"cited but not in docs/: {', '.join(missing)}"
