@@ -380,6 +380,10 @@ class DarkTowerBoard(ScriptedKeys):
         """Return how many pin changes ``pins`` holds."""
         return len(self._pins) + sum(len(b) for b in self._pin_blocks) // _PIN_REC.size
 
+    def pin_mark(self) -> tuple[int, tuple[int, int]]:
+        """Return ``(len(pins), pins[-1])`` without turning the kernel's records into tuples."""
+        return self.pin_count(), self._last_pin()
+
     def _last_pin(self) -> tuple[int, int]:
         if self._pin_blocks:
             return _PIN_REC.unpack_from(self._pin_blocks[-1], len(self._pin_blocks[-1]) - 16)

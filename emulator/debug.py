@@ -51,6 +51,7 @@ from typing import IO, Callable, Iterable
 from emulator.asm import PC_ORDER, format_address, rom_offset
 from emulator.chips import Chip
 from emulator.core import LFSR_NEXT
+from emulator.darktower import DarkTowerBoard
 from emulator.decode import MICRO_BIT, fixed_table, micro_table
 from emulator.disasm import instruction_text
 from emulator.fastcore import hit_dict
@@ -694,6 +695,9 @@ class Debugger:
         out = {}
         board = self.board
         for k in self._fields:
+            if k == "pins" and isinstance(board, DarkTowerBoard):
+                out[k] = board.pin_mark()    # without turning the kernel's records into tuples
+                continue
             v = getattr(board, k)
             if k in _LOGS:
                 out[k] = (len(v), v[-1] if v else None)
