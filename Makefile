@@ -59,6 +59,7 @@ fuzz: venv
 bench: venv sysdeps
 	$(PY) benchmarks/emulator_speed.py
 	$(PY) benchmarks/tower_speed.py
+	$(PY) benchmarks/trace_speed.py
 	$(PY) benchmarks/decode_speed.py
 	$(PY) benchmarks/debug_speed.py
 

@@ -6,4 +6,4 @@ build skips it and TowerLab falls back to the reference core with a one-line not
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("emulator._fastcore", ["emulator/_fastcore.c"],
-                             extra_compile_args=["-O2"], optional=True)])
+                             extra_compile_args=["-O2", "-ffp-contract=off"], optional=True)])

@@ -33,6 +33,8 @@ start, end, number of flashes, flash period in seconds).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from analysis.base import Decoder
 from captures.darktower_facts import GLYPH_BY_PATTERN, SEGMENT_PINS, SEGMENTS
 
@@ -57,6 +59,11 @@ def segments_from_o(o: int) -> int:
     return s
 
 
+# segments_from_o of each O0-O6 value, looked up per change by the decoder
+_SEGMENTS = tuple(segments_from_o(o) for o in range(128))
+
+
+@lru_cache(maxsize=256)
 def glyph(segments: int) -> tuple[str, bool]:
     """Return the character for a segment byte and whether it is in the glyph table."""
     if segments in GLYPHS:
@@ -97,11 +104,41 @@ class DisplayDecoder(Decoder):
         # are not known yet, so it is judged when the next state starts.
         self._state: list | None = None
 
+    def feed(self, changes) -> list[dict]:
+        """Decode one block of changes (``on_change`` for each, with the per-change steps of
+        ``_run_to``/``_add`` written out in one loop: the same arithmetic in the same order)."""
+        out: list[dict] = []
+        times, vals = self.sel.select(changes)
+        table = _SEGMENTS
+        end, last, digit, seg, acc = self._end, self._t, self._digit, self._seg, self._acc
+        for t, v in zip(times.tolist(), vals.tolist()):
+            while t >= end:
+                dur = end - last
+                if digit >= 0 and seg and dur > 0:
+                    a = acc[digit]
+                    a[seg] = a.get(seg, 0.0) + dur
+                last = end
+                self._t = last
+                self._close_window(out)
+                end, acc = self._end, self._acc
+            dur = t - last
+            if digit >= 0 and seg and dur > 0:
+                a = acc[digit]
+                a[seg] = a.get(seg, 0.0) + dur
+            last = t
+            digit = -1 if v >> 8 & 1 else v >> 7 & 1
+            seg = table[v & 0x7F]
+        self._t, self._digit, self._seg = last, digit, seg
+        if len(changes):
+            self.advance(int(changes.times[-1]), out)
+        out.sort(key=lambda e: e["t"])
+        return out
+
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         self._run_to(t, out)
         r4 = value >> 8 & 1
         self._digit = -1 if r4 else value >> 7 & 1
-        self._seg = segments_from_o(value & 0x7F)
+        self._seg = _SEGMENTS[value & 0x7F]
 
     def advance(self, t: int, out: list[dict]) -> None:
         self._run_to(t, out)
@@ -138,9 +175,16 @@ class DisplayDecoder(Decoder):
     def _close_window(self, out: list[dict]) -> None:
         chars, segs = [], []
         for acc in self._acc:
-            seg = max(acc, key=lambda s: (acc[s], s)) if acc else 0
-            if not acc or acc[seg] <= self.min_share * self.window:
+            if not acc:
                 seg = 0
+            else:
+                if len(acc) == 1:                   # one pattern: the max without a key
+                    (seg, held), = acc.items()
+                else:
+                    seg = max(acc, key=lambda s: (acc[s], s))
+                    held = acc[seg]
+                if held <= self.min_share * self.window:
+                    seg = 0
             segs.append(seg)
             chars.append(glyph(seg)[0])
         self._filter((self._k, "".join(chars), tuple(segs)), out)

@@ -14,7 +14,8 @@ The surface every board offers (what ``rig.towers.emulated.EmulatorTower`` and
 (``(cycle, word)`` over ``channels``, the last entry replaced when a second change falls on
 its cycle), ``speaker`` (``(cycle, level)``), ``events`` (button presses and any board-only
 events), ``pressed`` and ``add_pin_listener``. ``event_channels``/``event_pins`` are the pins
-the ``analysis`` decoders named in the board's row read (``emulator.boards``).
+the ``analysis`` decoders named in the board's row read (``emulator.boards``);
+``pin_arrays``/``event_arrays`` give ``pins``/``event_pins`` as numpy arrays.
 
 Adding a board is one row in ``emulator.boards`` plus one subclass (docs/adding-a-board.md).
 
@@ -32,6 +33,7 @@ Example (a whole board: one key on R0/K1, the speaker on R10)::
 from __future__ import annotations
 
 import heapq
+from itertools import chain
 from typing import Callable
 
 from captures.events import make_event
@@ -212,6 +214,18 @@ class Board(ScriptedKeys):
         """Return the ``(cycle, word)`` changes the row's decoders read (default: ``pins``)."""
         return self.pins
 
+    def pin_arrays(self, start: int = 0):
+        """Return ``pins`` from index ``start`` on as numpy arrays (cycles as int64, words as
+        uint64); a board that keeps its pins otherwise (the Dark Tower's kernel records)
+        overrides it."""
+        return _arrays(self.pins[start:])
+
+    def event_arrays(self, start: int = 0):
+        """Return ``event_pins`` from index ``start`` on as ``pin_arrays`` does."""
+        if type(self).event_pins is Board.event_pins:
+            return self.pin_arrays(start)
+        return _arrays(self.event_pins()[start:])
+
     # ---- wiring (subclasses) -------------------------------------------------------------
 
     def _strobe(self) -> int:  # pragma: no cover - each board defines it
@@ -257,3 +271,11 @@ class Board(ScriptedKeys):
             self.pins.append((cycle, word))
         for fn in self._listeners:
             fn(cycle, word)
+
+
+def _arrays(pins: list[tuple[int, int]]):
+    """Return ``(cycle, word)`` pairs as (int64 cycles, uint64 words) numpy arrays."""
+    import numpy as np
+
+    flat = np.fromiter(chain.from_iterable(pins), np.uint64, 2 * len(pins))
+    return flat[0::2].astype(np.int64), flat[1::2].copy()

@@ -32,8 +32,8 @@ from __future__ import annotations
 from typing import Callable
 
 from emulator.chips import Chip
-from emulator.decode import MICRO_BIT, fixed_table, micro_table, output_table
-from emulator.opcodes import bitrev
+from emulator.decode import (FIXED_CODES, K_READ_CODE, MICRO_BIT, cki_constant, fixed_table,
+                             micro_table, output_table)
 from emulator.pla import Pla
 
 __all__ = ["Cpu", "CpuError", "LFSR_NEXT", "lfsr_order"]
@@ -68,24 +68,12 @@ def lfsr_order() -> list[int]:
     return order
 
 
-# Fixed-action codes used by the run loop (names as in emulator.opcodes.FIXED_ACTIONS). The loop
-# spells them as literals, each commented with its name (a constant is cheaper than a global);
-# BR, CALL and RETN must stay 1-3 (the loop tests ``fx <= 3``); _KREAD marks opcodes such as
-# TKA and KNEZ that have no fixed action but read K.
-_NONE, _BR, _CALL, _RETN, _LDP, _LDX, _COMX, _COMX8, _SBIT, _RBIT, _SETR, _RSTR, _TDO, _CLO, \
-    _COMC, _TPC, _KREAD = range(17)
-_FIXED_CODE = {None: _NONE, "BR": _BR, "CALL": _CALL, "RETN": _RETN, "LDP": _LDP, "LDX": _LDX,
-               "COMX": _COMX, "COMX8": _COMX8, "SBIT": _SBIT, "RBIT": _RBIT, "SETR": _SETR,
-               "RSTR": _RSTR, "TDO": _TDO, "CLO": _CLO, "COMC": _COMC, "TPC": _TPC}
-
-
-def _cki_constant(op: int) -> int:
-    """Return the CKI bus value of ``op`` when it is not K (docs/tms1400.md §5.2.1)."""
-    if op < 0x08 or 0x40 <= op <= 0x7F:
-        return bitrev(op & 0xF, 4)
-    if 0x30 <= op <= 0x3F:
-        return 0xF ^ (1 << bitrev(op & 3, 2))
-    return 0
+# The run loop spells the fixed-action codes (emulator.decode.FIXED_CODES) as literals, each
+# commented with its name (a constant is cheaper than a global; tests/fastcore/
+# test_action_numbering.py checks every literal against the table); BR, CALL and RETN are 1-3
+# (the loop tests ``fx <= 3``); K_READ_CODE marks opcodes such as TKA and KNEZ that have no
+# fixed action but read K.
+_NONE = FIXED_CODES[None]
 
 
 class Cpu:
@@ -107,6 +95,8 @@ class Cpu:
     None. ``cycle`` is the clock at which MAME's pins change (fetch + 3) or K is sampled
     (fetch + 1).
     """
+
+    core = "reference"
 
     def __init__(self, chip: Chip, rom: bytes, mpla: Pla | None = None,
                  opla: Pla | None = None) -> None:
@@ -147,10 +137,10 @@ class Cpu:
         (0/1), the status test (bit 0 C8, bit 1 NE), the RAM write source (0 none, 1 STO = A,
         2 CKM = CKI; STO wins) and the register stores (bit 0 AUTA, bit 1 AUTY, bit 2 STSL).
         """
-        code = _FIXED_CODE[fixed]
-        cki = -1 if 0x08 <= op <= 0x0F else _cki_constant(op)
+        code = FIXED_CODES[fixed]
+        cki = -1 if 0x08 <= op <= 0x0F else cki_constant(op)
         if cki < 0 and code == _NONE:
-            code = _KREAD  # no fixed action, but the K read must run (docs/tms1400.md §9.2)
+            code = K_READ_CODE  # no fixed action, but the K read must run (docs/tms1400.md §9.2)
         alu = None
         if micro:
             def on(name: str) -> int:
@@ -187,6 +177,51 @@ class Cpu:
             self.on_r(cycle, 0)
         if self.on_o is not None:
             self.on_o(cycle, self.o)
+
+    def power_on(self, cycle: int = 0) -> None:
+        """Apply a power-on reset at clock ``cycle``: RAM, A, X, Y, SL and the return
+        registers zeroed (MAME zero-fills the whole state, docs/tms1400.md §11), then INIT."""
+        self.a = self.x = self.y = self.sl = 0
+        self.ram[:] = bytes(len(self.ram))
+        self.stack = [(0, 0, 0)] * self.chip.stack_depth
+        self.reset(cycle)
+
+    @property
+    def pins(self) -> tuple[int, int]:
+        """Return the pins the chip drives now: (the visible R bits, the 8 O pins)."""
+        return self.r & ((1 << self.chip.r_count) - 1), self.o
+
+    def take_edges(self) -> list[tuple[int, int, int]]:
+        """Return the buffered pin changes: none, this core calls ``on_r``/``on_o`` at once."""
+        return []
+
+    def state(self) -> dict:
+        """Return a snapshot of every register, the RAM and the clock, for ``set_state``.
+
+        The same dict as the compiled kernel's (``emulator.fastcore.FastCpu.state``): ``pc`` is the PC register after the fetch of the next instruction (its
+        successor in the LFSR order) and ``op`` that instruction; ``sr``/``ps``/``cs`` are the
+        return PCs, pages and chapters, top first, 3 each; ``ram`` is 128 nibbles.
+        """
+        pad = [(0, 0, 0)] * (3 - len(self.stack))
+        stack = list(self.stack[:3]) + pad
+        return {
+            "a": self.a, "x": self.x, "y": self.y, "pc": LFSR_NEXT[self.pc], "pa": self.pa,
+            "pb": self.pb, "ca": self.ca, "cb": self.cb, "cl": self.cl, "status": self.status,
+            "sl": self.sl, "r": self.r, "o": self.o, "o_index": self.o_index,
+            "op": self.rom[self.ca << 10 | self.pa << 6 | self.pc], "cycle": self.cycle,
+            "sr": tuple(e[0] for e in stack), "ps": tuple(e[1] for e in stack),
+            "cs": tuple(e[2] for e in stack), "ram": bytes(self.ram).ljust(128, b"\0"),
+        }
+
+    def set_state(self, state: dict) -> None:
+        """Restore every register, the RAM and the clock from a dict made by ``state()``."""
+        for name in ("a", "x", "y", "pa", "pb", "ca", "cb", "cl", "status", "sl", "r", "o",
+                     "o_index", "cycle"):
+            setattr(self, name, state[name])
+        self.pc = LFSR_NEXT.index(state["pc"])
+        depth = self.chip.stack_depth
+        self.stack = list(zip(state["sr"], state["ps"], state["cs"]))[:depth]
+        self.ram[:] = bytes(state["ram"])[: len(self.ram)]
 
     def step(self) -> None:
         """Execute one instruction (6 oscillator clocks)."""

@@ -44,6 +44,8 @@ Example::
 from __future__ import annotations
 
 import heapq
+import struct
+from itertools import chain
 
 from captures.darktower_facts import (
     BUTTONS, KEY_MATRIX, LAMP_PINS, NOMINAL_CLOCK_HZ, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_MS,
@@ -67,6 +69,11 @@ _R_SHIFT = _CH["R0"]
 _O_SHIFT = _CH["O0"]
 _K_SHIFT = _CH["K1"]
 _SENSOR_BIT = 1 << _CH["SENSOR"]
+# Records exchanged with the kernel's board (emulator/_fastcore.c, Core_board_run).
+_KEY_REC = struct.Struct("<qBBB5x")
+_PIN_REC = struct.Struct("<QQ")
+_SPK_REC = struct.Struct("<QB7x")
+_EV_REC = struct.Struct("<QBB6x")
 
 
 def glyph_o_table() -> list[int]:
@@ -112,6 +119,11 @@ def reel_blind(pos: int) -> bool:
     return not sensor_sees_light(pos)
 
 
+# The reel's facts per position, for the kernel's copy of this board.
+_REEL_BLIND = bytes(reel_blind(p) for p in range(REEL_STEPS))
+_REEL_CARD = bytes(reel_card(p) for p in range(REEL_STEPS))
+
+
 class DarkTowerBoard(Board):
     """The tower around a TMS1400 core: attaches to the core's pin callbacks.
 
@@ -147,6 +159,7 @@ class DarkTowerBoard(Board):
         self._frame_units = 50 * self.clock_hz   # 1/60 s in units
         # Pending key changes (``_sched``) are kept in units here, not cycles.
         self._card_pos = -1
+        self._pin_blocks: list[bytes] = []   # kernel pin records (_PIN_REC) not yet in _pins
 
     def _attach(self, cpu) -> None:
         super()._attach(cpu)
@@ -188,11 +201,71 @@ class DarkTowerBoard(Board):
     def run_until(self, cycle: int) -> None:
         """Run the chip (if any) and the board up to ``cycle``."""
         if self.cpu is not None:
-            if hasattr(self.cpu, "set_k_orform"):
+            if self.cpu.core != "fast":
+                self.cpu.run_until(cycle)
+            elif self._listeners:
                 self._run_fast(cycle)
             else:
-                self.cpu.run_until(cycle)
+                self._run_kernel(cycle)
         self.advance_to(cycle)
+
+    def _run_kernel(self, cycle: int) -> None:
+        """Run an accelerated core and this board together in the compiled kernel.
+
+        The kernel holds a copy of this board model (emulator/_fastcore.c, "the Dark Tower
+        board"): the quanta of ``_run_fast`` with every pin change, reel tick, display frame
+        and scheduled key handled in C, so only the recorded pins, speaker edges and events
+        come back. Identical to ``_run_fast`` and to the reference core
+        (tests/fastcore/test_fast_board.py).
+        """
+        core = self.cpu.board_kernel()
+        core.board_setup(_UNITS, self._tick_units, self._frame_units, _R_SHIFT, _O_SHIFT,
+                         _K_SHIFT, _SENSOR_BIT, _BRI_CAP, _BRI_ON, REEL_COAST_MAX, _REEL_BLIND,
+                         _REEL_CARD)
+        self.cpu.on_r = self.cpu.on_o = None
+        self.cpu.set_k_orform(0)     # the kernel's board sets the form at every quantum
+        pending = sorted(self._sched)
+        sched = b"".join(_KEY_REC.pack(units, kind == "press", *KEY_MATRIX[button])
+                         for units, _, _, kind, button, _ in pending)
+        keys = self.lines                # strobe line = R column 0-2 (KEY_MATRIX)
+        state = (self.r, self.o, keys[0], keys[1], keys[2], self.pos,
+                 self.decay, self.running, self.blind, self._led_level,
+                 self.speaker[-1][1], self._card_pos, self.led_bri, self.led_on_units,
+                 self._led_since, self._now, self._tick, self._frame, self._word,
+                 self._last_pin()[0])
+        state, pins, replace, speaker, events, used = core.board_run(cycle, state, sched)
+        (self.r, self.o, keys[0], keys[1], keys[2], self.pos, self.decay,
+         running, blind, self._led_level, _, self._card_pos, self.led_bri, self.led_on_units,
+         self._led_since, self._now, self._tick, self._frame, self._word, _) = state
+        self.running, self.blind = bool(running), bool(blind)
+        self._held = {line: bits for line, bits in enumerate(keys) if bits}
+        taken = [heapq.heappop(self._sched) for _ in range(used)]
+        if replace is not None:
+            if self._pin_blocks:
+                last = bytearray(self._pin_blocks[-1])
+                last[-8:] = replace.to_bytes(8, "little")
+                self._pin_blocks[-1] = bytes(last)
+            else:
+                self._pins[-1] = (self._pins[-1][0], replace)
+        if pins:
+            self._pin_blocks.append(pins)
+        self.speaker.extend(_SPK_REC.iter_unpack(speaker))
+        for i in range(0, len(events), 16):
+            value, kind, aux = _EV_REC.unpack_from(events, i)
+            if kind == 0:
+                self.events.append(make_event(value / _UNITS / self.clock_hz, "reel",
+                                              card_pos=aux))
+            else:
+                units, _, _, kind_, button, secs = taken[value]
+                down = kind_ == "press"
+                if down:
+                    self.pressed.add(button)
+                else:
+                    self.pressed.discard(button)
+                c = self._unit_cycle(units)
+                t = c / self.clock_hz if secs is None else secs
+                self.events.append(make_event(t, "button", button=button,
+                                              action="press" if down else "release"))
 
     def _run_fast(self, cycle: int) -> None:
         """Run an accelerated core (emulator.fastcore) in quanta between board events.
@@ -227,6 +300,58 @@ class DarkTowerBoard(Board):
                     last = c
             if last:
                 self._now = max(self._now, last * _UNITS)
+
+    @property
+    def pins(self) -> list[tuple[int, int]]:
+        """Return every change of the pin word so far as ``(cycle, word)``, in order."""
+        if self._pin_blocks:
+            blocks, self._pin_blocks = self._pin_blocks, []
+            for block in blocks:
+                self._pins.extend(_PIN_REC.iter_unpack(block))
+        return self._pins
+
+    @pins.setter
+    def pins(self, value: list[tuple[int, int]]) -> None:
+        self._pin_blocks = []
+        self._pins = value
+
+    def pin_arrays(self, start: int = 0):
+        """Return the pin changes from index ``start`` on as numpy arrays (cycles as int64,
+        words as uint64), without making a tuple of each (long sessions)."""
+        import numpy as np
+
+        times, words = [], []
+        listed = len(self._pins)
+        if start < listed:
+            flat = np.fromiter(chain.from_iterable(self._pins[start:]), np.uint64,
+                               2 * (listed - start))
+            times.append(flat[0::2])
+            words.append(flat[1::2])
+        skip = max(0, start - listed)
+        for block in self._pin_blocks:
+            rec = np.frombuffer(block, np.uint64).reshape(-1, 2)
+            if skip >= len(rec):
+                skip -= len(rec)
+                continue
+            times.append(rec[skip:, 0])
+            words.append(rec[skip:, 1])
+            skip = 0
+        if not times:
+            return np.zeros(0, np.int64), np.zeros(0, np.uint64)
+        return np.concatenate(times).astype(np.int64), np.concatenate(words)
+
+    def pin_count(self) -> int:
+        """Return how many pin changes ``pins`` holds."""
+        return len(self._pins) + sum(len(b) for b in self._pin_blocks) // _PIN_REC.size
+
+    def pin_mark(self) -> tuple[int, tuple[int, int]]:
+        """Return ``(len(pins), pins[-1])`` without turning the kernel's records into tuples."""
+        return self.pin_count(), self._last_pin()
+
+    def _last_pin(self) -> tuple[int, int]:
+        if self._pin_blocks:
+            return _PIN_REC.unpack_from(self._pin_blocks[-1], len(self._pin_blocks[-1]) - 16)
+        return self._pins[-1]
 
     def advance_to(self, cycle: int) -> None:
         """Process reel ticks, display frames and scheduled keys due at or before ``cycle``."""

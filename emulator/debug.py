@@ -52,6 +52,7 @@ from emulator.asm import PC_ORDER, format_address, rom_offset
 from emulator.boards import DEMO_SOURCE
 from emulator.chips import Chip
 from emulator.core import LFSR_NEXT
+from emulator.darktower import DarkTowerBoard
 from emulator.decode import MICRO_BIT, fixed_table, micro_table
 from emulator.disasm import instruction_text
 from emulator.fastcore import hit_dict
@@ -66,6 +67,9 @@ _PREV_PC = {nxt: pc for pc, nxt in enumerate(LFSR_NEXT)}     # raw post-fetch pc
 _PC_INDEX = {pc: i for i, pc in enumerate(PC_ORDER)}
 _LOGS = ("pins", "speaker", "events")      # append-only board logs: kept by length
 _SKIP = ("cpu", "_listeners", "_error")    # board attributes a snapshot does not copy
+# Attributes a snapshot reaches through another name: the Dark Tower board keeps its pin log
+# behind the ``pins`` property (the kernel's records wait as blocks until it is read).
+_STORED_AS = {"_pins": "pins", "_pin_blocks": None}
 _STATE_FORMAT = "towerlab-debug-state"
 _STATE_VERSION = 1
 
@@ -363,7 +367,7 @@ class Debugger:
             self.cpu = make_cpu(chip, image, mpla, opla, core=core)
         except ValueError as exc:
             raise DebugError(str(exc)) from None
-        self.core = "fast" if hasattr(self.cpu, "set_watch") else "reference"
+        self.core = self.cpu.core
         if board != NO_BOARD:
             self.board = make_board(board, self.cpu, clock_hz)
         else:       # by default at the clock of the MAME machine with that chip
@@ -698,6 +702,9 @@ class Debugger:
         out = {}
         board = self.board
         for k in self._fields:
+            if k == "pins" and isinstance(board, DarkTowerBoard):
+                out[k] = board.pin_mark()    # without turning the kernel's records into tuples
+                continue
             v = getattr(board, k)
             if k in _LOGS:
                 out[k] = (len(v), v[-1] if v else None)
@@ -1457,8 +1464,7 @@ class BareChip:
         cpu = self.cpu
         while cpu.cycle < cycle:
             cpu.run_until(cycle)
-            if hasattr(cpu, "take_edges"):
-                cpu.take_edges()
+            cpu.take_edges()
 
     def schedule(self, script) -> None:
         """Refuse a script: there are no keys."""
@@ -1477,7 +1483,8 @@ def _board_fields(board) -> tuple[str, ...]:
     attributes up more slowly for the rest of the run (about 20% of the board's time here).
     """
     spare = type(board)(None, board.clock_hz)
-    return tuple(k for k in vars(spare) if k not in _SKIP)
+    names = [_STORED_AS.get(k, k) for k in vars(spare)]
+    return tuple(k for k in names if k is not None and k not in _SKIP)
 
 
 _ATOMS = (int, float, bool, str, bytes, type(None))

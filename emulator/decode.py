@@ -21,13 +21,14 @@ from functools import lru_cache
 from typing import IO, Iterable
 
 from emulator.chips import TMS1400, Chip
-from emulator.opcodes import MICRO_OPS, opcode_map
+from emulator.opcodes import FIXED_ACTIONS, MICRO_OPS, bitrev, opcode_map
 from emulator.pla import MAME_PLA_SIZES, Pla, PlaError, terms_from_table, write_pla
 
 __all__ = [
     "MICRO_XOR", "MICRO_BIT", "micro_mask", "standard_micro_table", "standard_micro_pla",
     "micro_table", "fixed_table", "ident_output_pla", "output_table", "check_micro_pla",
-    "check_output_pla", "output_pla_from_table", "write_standard_micro_pla",
+    "check_output_pla", "output_pla_from_table", "write_standard_micro_pla", "FIXED_CODES",
+    "K_READ_CODE", "cki_constant",
 ]
 
 # MAME XORs the raw micro-PLA word with this before testing bits (docs/tms1400.md §4.2): CIN,
@@ -36,6 +37,24 @@ MICRO_XOR = 0x3FC8
 
 # Bit of each micro-op in the decoded word (MAME's order, docs/tms1400.md §4.2).
 MICRO_BIT = {name: 1 << k for k, name in enumerate(MICRO_OPS)}
+
+
+# The fixed-action numbering every core executes by: 0 = none, then FIXED_ACTIONS in order
+# (the reference core's loop literals, the kernel's tables and its enum F_* in
+# emulator/_fastcore.c; tests/fastcore/test_action_numbering.py checks both against this).
+FIXED_CODES: dict[str | None, int] = {None: 0, **{name: i + 1
+                                                  for i, name in enumerate(FIXED_ACTIONS)}}
+# The reference core's extra code: no fixed action, but the opcode reads K (0x08-0x0F).
+K_READ_CODE = len(FIXED_ACTIONS) + 1
+
+
+def cki_constant(op: int) -> int:
+    """Return the CKI bus value of ``op`` when it is not K (docs/tms1400.md §5.2.1)."""
+    if op < 0x08 or 0x40 <= op <= 0x7F:
+        return bitrev(op & 0xF, 4)
+    if 0x30 <= op <= 0x3F:
+        return 0xF ^ (1 << bitrev(op & 3, 2))
+    return 0
 
 
 def micro_mask(names: Iterable[str]) -> int:
@@ -62,9 +81,14 @@ def _minimal_terms(words: tuple[int, ...], inputs: int) -> list[tuple[int, int, 
     size = 1 << inputs
     candidates = []
     for care in range(size):
+        free = (size - 1) & ~care
+        spread = [0]    # every subset of the free bits, ascending
+        for bit in _bits(free):
+            spread += [s | 1 << bit for s in spread]
+        spread.sort()
         value = care
         while True:  # every assignment of the cared-for bits
-            members = [x for x in range(size) if x & care == value]
+            members = [value | s for s in spread]     # the inputs x with x & care == value
             common = -1
             for x in members:
                 common &= words[x]
@@ -104,8 +128,9 @@ def _minimal_terms(words: tuple[int, ...], inputs: int) -> list[tuple[int, int, 
     return [(care, value, common) for care, value, common, _ in chosen]
 
 
-def _bits(word: int) -> list[int]:
-    return [k for k in range(word.bit_length()) if word >> k & 1]
+@lru_cache(maxsize=1 << 16)
+def _bits(word: int) -> tuple[int, ...]:
+    return tuple(k for k in range(word.bit_length()) if word >> k & 1)
 
 
 def _covered(word: int, x: int, cubes: list) -> bool:

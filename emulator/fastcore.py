@@ -14,9 +14,22 @@ call and returns to Python only at the pin events the caller asks for:
   (when set) receive them. With a Python ``read_k`` the kernel stops after every pin change so the
   callback always sees current pins, exactly as with the reference core.
 
-Identity with the reference core (instruction traces and pin-change streams) is a test
-(``tests/emulator/test_fastcore_identity.py``). Where the kernel is not built (no compiler at
-install time) ``make_cpu(..., core="fast")`` falls back to the reference core with a notice.
+With the OR-form (and no debugger watch) the kernel runs its fast path: the registers in C
+locals, and pure wait loops fast-forwarded. A wait loop is an instruction that takes neither
+K nor RAM into the adder, stores nothing and has no hard-wired action, followed by a BRANCH
+back to it that keeps the page: a function of (A, Y) alone that reads no input and writes no
+pin, so its exit (iterations, A, Y) is simulated once per entry value and the loop is skipped
+to it when its last instruction is fetched before the cycle asked for; the clock, the pins,
+the K reads after it and every register are what stepping gives (``fast_forwarded`` counts
+the skipped instructions). ``board_kernel()`` hands the kernel to a board model that runs in
+it (the Dark Tower's, ``emulator.darktower``).
+
+Both cores share one interface: ``power_on``, ``reset``, ``run_until``, ``step``, ``state`` /
+``set_state`` (the same dict on either core), ``pins``, ``take_edges`` and ``core`` ("fast" or
+"reference"). Identity with the reference core (instruction traces, pin-change streams, states
+at any stopping cycle, with and without the fast-forward) is a test (``tests/fastcore/``).
+Where the kernel is not built (no compiler at install time) ``make_cpu(..., core="fast")``
+falls back to the reference core with a notice.
 """
 from __future__ import annotations
 
@@ -25,25 +38,21 @@ import sys
 from typing import Callable, Iterator
 
 from emulator.chips import Chip
-from emulator.core import LFSR_NEXT, Cpu, CpuError, _cki_constant
-from emulator.decode import fixed_table, micro_table, output_table
-from emulator.opcodes import FIXED_ACTIONS
+from emulator.core import LFSR_NEXT, Cpu, CpuError
+from emulator.decode import FIXED_CODES, cki_constant, fixed_table, micro_table, output_table
 from emulator.pla import Pla
-from emulator.trace import format_line
 
 try:  # the kernel is optional: built by setup.py where a compiler exists
     from emulator import _fastcore
 except ImportError:  # pragma: no cover - depends on the install
     _fastcore = None
 
-__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "CORES", "HIT_KINDS",
-           "hit_dict"]
+__all__ = ["FAST_AVAILABLE", "FastCpu", "make_cpu", "fast_trace_lines", "fast_trace_chunks",
+           "CORES", "HIT_KINDS", "hit_dict"]
 
 FAST_AVAILABLE = _fastcore is not None
 CORES = ("reference", "fast")
 
-# Fixed-action codes shared with _fastcore.c (enum F_*): 0 = none, then FIXED_ACTIONS in order.
-FIXED_CODES = {None: 0, **{name: i + 1 for i, name in enumerate(FIXED_ACTIONS)}}
 
 # struct trace_t of _fastcore.c: u64 cycle, u16 r, then 12 bytes, padded to 24 bytes.
 _TRACE = struct.Struct("<QH12B2x")
@@ -68,7 +77,7 @@ def _tables(chip: Chip, mpla: Pla | None, opla: Pla | None) -> dict:
         name, value = fixed[op]
         codes[op] = FIXED_CODES[name]
         operand[op] = (value or 0) & 0xFF
-        cki[op] = 0xFF if 0x08 <= op <= 0x0F else _cki_constant(op)
+        cki[op] = 0xFF if 0x08 <= op <= 0x0F else cki_constant(op)
     return {
         "micro": struct.pack("<256H", *micro), "fixed": bytes(codes),
         "operand": bytes(operand), "cki": bytes(cki),
@@ -82,6 +91,8 @@ class FastCpu:
     Registers are read through properties (each read asks the kernel, so inspect, don't loop on
     them). ``cycle`` is the clock of the next fetch (6n + 5 after reset).
     """
+
+    core = "fast"
 
     def __init__(self, chip: Chip, rom: bytes, mpla: Pla | None = None,
                  opla: Pla | None = None) -> None:
@@ -149,6 +160,10 @@ class FastCpu:
         else:
             self._core.set_stop(*self._stops)
 
+    def board_kernel(self):
+        """Return the kernel object, for a board model that runs in it (emulator.darktower)."""
+        return self._core
+
     def take_edges(self) -> list[tuple[int, int, int]]:
         """Return and clear the buffered pin changes ``(cycle, kind, value)`` (kind 0 R, 1 O)."""
         return self._core.take_edges()
@@ -213,6 +228,22 @@ class FastCpu:
     @property
     def cycle(self) -> int:
         return self._core.cycle
+
+    @property
+    def pins(self) -> tuple[int, int]:
+        """Return the pins the chip drives now: (the visible R bits, the 8 O pins)."""
+        st = self._core.state()
+        return st["r"] & ((1 << self.chip.r_count) - 1), st["o"]
+
+    @property
+    def fast_forwarded(self) -> int:
+        """Return how many instructions the kernel skipped in wait loops (same result as
+        stepping them; ``set_fast_forward(False)`` turns it off)."""
+        return self._core.ff_skipped
+
+    def set_fast_forward(self, on: bool) -> None:
+        """Let the kernel skip pure wait loops to their exit (on by default)."""
+        self._core.set_fast_forward(bool(on))
 
     def state(self) -> dict:
         """Return every register, the RAM and the clock as a dict."""
@@ -300,8 +331,27 @@ def hit_dict(f: tuple) -> dict:
     return h
 
 
+def fast_trace_chunks(cpu: FastCpu, steps: int, binary: bool = False,
+                      flt=None, chunk: int = 1 << 16) -> Iterator[bytes]:
+    """Yield the trace of ``steps`` instructions as bytes, formatted in the kernel: canonical
+    text lines (emulator.trace) or binary records (docs/trace-format.md, without the header),
+    keeping what ``flt`` (an ``emulator.trace.TraceFilter``) keeps. Numbering starts at 0."""
+    limits = flt.astuple() if flt is not None else (0, 0xFFF, 0, 0xFF, False)
+    core = cpu._core
+    done, prev = 0, None
+    while done < steps:
+        n = min(steps - done, chunk)
+        data, prev = core.trace_out(n, done, binary, limits, prev)
+        core.take_edges()  # trace mode delivers no pin callbacks
+        done += n
+        if data:
+            yield data
+
+
 def fast_trace_lines(cpu: FastCpu, steps: int) -> Iterator[str]:
     """Yield ``steps`` canonical trace lines (emulator.trace format), executed by the kernel."""
+    from emulator.trace import format_line
+
     rec = _TRACE
     done = 0
     while done < steps:

@@ -40,6 +40,14 @@ def register(sub) -> None:
     p.add_argument("--core", choices=["fast", "reference"], default="fast",
                    help="fast: the compiled kernel where built (default), else the reference "
                         "core; reference: the plain-Python core. Traces are identical.")
+    p.add_argument("--filter", action="append", default=[], metavar="TERM",
+                   help="keep only some instructions (repeatable, all must hold): "
+                        "pc=C:P:PC[-C:P:PC], page=C:P, chapter=C, op=HH[-HH] (hex), or "
+                        "pins (the first instruction after each R/O pin change); numbering "
+                        "stays that of the whole trace")
+    p.add_argument("--format", choices=["text", "binary"], default="text",
+                   help="text: the canonical lines (default); binary: 32-byte records after "
+                        "a 24-byte header (docs/trace-format.md), needs -o")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("asm", help="assemble TMS1000-family source into a ROM image")
@@ -76,10 +84,17 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``."""
     from emulator.decode import check_micro_pla, check_output_pla
     from emulator.romset import load_pla_file, load_romset
-    from emulator.trace import trace_lines
+    from emulator.trace import (TraceFilter, trace_chunks, trace_records,
+                                write_binary_header)
 
     if args.steps < 0:
         raise ValueError(f"--steps {args.steps} must be 0 or more instructions")
+    binary = getattr(args, "format", "text") == "binary"
+    if binary and args.output is None:
+        raise ValueError("--format binary needs -o FILE (binary records do not go to the "
+                         "terminal)")
+    terms = getattr(args, "filter", None) or []
+    flt = TraceFilter.parse(terms) if terms else None
     if args.output is not None:
         check_output_path(args.output)
         check_not_an_input(args.output, args.rom, args.romset, args.mpla, args.opla,
@@ -109,7 +124,7 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
         from captures.script import read_script
         from emulator.boards import board_keys
         script = read_script(args.script, board_keys(board_name))
-    from emulator.fastcore import FastCpu, fast_trace_lines, make_cpu
+    from emulator.fastcore import fast_trace_chunks, make_cpu
     cpu = make_cpu(rs.chip, rs.rom, rs.mpla, rs.opla, core=args.core)
     if board_name:
         from emulator.boards import make_board
@@ -121,23 +136,36 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     for note in rs.recognised:
         print(f"towerlab: {note}", file=sys.stderr)
 
-    def write(f: IO[str]) -> None:
-        if isinstance(cpu, FastCpu) and not board_name:
-            lines = fast_trace_lines(cpu, args.steps)   # no board: the kernel traces alone
-        else:
-            lines = trace_lines(cpu, args.steps)
+    def chunks():
+        if cpu.core == "fast" and not board_name:
+            # no board: the kernel traces, filters and formats alone
+            return fast_trace_chunks(cpu, args.steps, binary, flt)
+        return trace_chunks(trace_records(cpu, args.steps), binary, flt)
+
+    def write(f, text_stream: bool = False) -> None:
+        if binary:
+            write_binary_header(f, rs.chip.name, flt is not None)
+        start = cpu.cycle
+        progress = None
         if args.output and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():
             from rich.console import Console
-            from rich.progress import track
-            lines = track(lines, total=args.steps, description="tracing", transient=True,
-                          console=Console(stderr=True))
-        for line in lines:
-            f.write(line + "\n")
+            from rich.progress import Progress
+            progress = Progress(console=Console(stderr=True), transient=True)
+            task = progress.add_task("tracing", total=args.steps)
+            progress.start()
+        try:
+            for data in chunks():
+                f.write(data.decode() if text_stream else data)
+                if progress is not None:
+                    progress.update(task, completed=(cpu.cycle - start) // 6)
+        finally:
+            if progress is not None:
+                progress.stop()
 
     if args.output is not None:
-        atomic_write(args.output, write, binary=False)
+        atomic_write(args.output, write, binary=True)
     else:
-        write(out)
+        write(out, text_stream=True)
     return 0
 
 

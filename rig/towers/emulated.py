@@ -25,8 +25,6 @@ import os
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
 from captures.events import make_event, read_events
 from captures.model import CaptureInfo, Changes, MemoryCapture
 from captures.script import read_script
@@ -114,10 +112,9 @@ class EmulatorTower:
             self.summary = loaded.summary()
             micro, out = loaded.mpla, loaded.opla
             self.source = str(path)
-        if micro is None:
-            from emulator.decode import standard_micro_pla
-
-            micro = standard_micro_pla(chip)
+        # No micro PLA given: the cores decode by the TI standard table itself
+        # (emulator.decode.standard_micro_table, what standard_micro_pla covers exactly,
+        # tests/emulator/test_pla.py), without building the PLA's terms at every start-up.
         if out is None:
             if spec.default_opla is None:
                 raise TargetError(f"the {board} board needs its output PLA (a romset with "
@@ -129,7 +126,7 @@ class EmulatorTower:
             self.cpu = make_cpu(chip, image, micro, out, core=core)
         except ValueError as exc:
             raise TargetError(str(exc)) from None
-        self.core = "fast" if hasattr(self.cpu, "set_k_orform") else "reference"
+        self.core = self.cpu.core
         self.board = make_board(board, self.cpu, clock_hz)
         self.clock_hz = self.board.clock_hz
         self._cycle = 0
@@ -160,12 +157,7 @@ class EmulatorTower:
         self.board.advance_to(self._cycle)
         cpu = self.cpu
         if on:
-            if hasattr(cpu, "power_on"):
-                cpu.power_on(self._cycle)
-            else:
-                cpu.a = cpu.x = cpu.y = cpu.sl = 0
-                cpu.ram[:] = bytes(len(cpu.ram))
-                cpu.reset(self._cycle)
+            cpu.power_on(self._cycle)
         else:
             self.board.write_r(self._cycle, 0)
             self.board.write_o(self._cycle, 0)
@@ -228,9 +220,7 @@ class EmulatorTower:
 
     def capture(self) -> MemoryCapture:
         """Return the pins so far as a MemoryCapture (samplerate = the chip clock)."""
-        pins = self.board.pins
-        times = np.array([c for c, _ in pins], dtype=np.int64)
-        words = np.array([w for _, w in pins], dtype=np.uint64)
+        times, words = self.board.pin_arrays()
         info = CaptureInfo(list(self.board.channels), self.clock_hz, max(self._cycle, 1),
                            {"source": f"TowerLab emulator, {self.source}",
                             "board": self.board_name})
@@ -276,28 +266,23 @@ class EmulatorTower:
             self._dec = StreamDecoder(info, only=self.spec.decoders)
         return self._dec
 
-    def _feed(self) -> list[tuple[int, int]]:
+    def _feed(self) -> Changes:
         """Feed the pin changes since the last call to the incremental decoders, all but the
-        newest (a later pin change at the same cycle may still replace it)."""
-        pins = self.board.event_pins()
+        newest (a later pin change at the same cycle may still replace it); return the
+        changes from there on."""
         dec = self._decoder()
-        end = len(pins) - 1
-        if end > self._fed:
-            self._decoded += dec.feed(_changes(pins[self._fed:end]))
-            self._fed = end
-        return pins
+        rest = Changes(*self.board.event_arrays(self._fed))
+        if len(rest) > 1:
+            self._decoded += dec.feed(Changes(rest.times[:-1], rest.words[:-1]))
+            self._fed += len(rest) - 1
+            rest = Changes(rest.times[-1:], rest.words[-1:])
+        return rest
 
-    def _flush(self, pins: list[tuple[int, int]]) -> list[dict]:
+    def _flush(self, rest: Changes) -> list[dict]:
         """Return the events still held in the decoders, leaving them untouched."""
         dec = copy.deepcopy(self._dec)
-        rest = pins[self._fed:]
-        return dec.feed(_changes(rest)) + dec.finish(max(self._cycle, rest[-1][0] + 1
-                                                         if rest else self._cycle))
-
-
-def _changes(pins: list[tuple[int, int]]) -> Changes:
-    return Changes(np.array([c for c, _ in pins], dtype=np.int64),
-                   np.array([w for _, w in pins], dtype=np.uint64))
+        return dec.feed(rest) + dec.finish(max(self._cycle, int(rest.times[-1]) + 1
+                                               if len(rest) else self._cycle))
 
 
 class ReplayTower:

@@ -51,3 +51,20 @@ def test_power_cycle_identical_on_both_cores():
     fast = _session("fast", script, 9.0)
     assert fast.board.pins == ref.board.pins
     assert fast.events() == ref.events()
+
+
+def test_a_pin_listener_sees_the_same_changes_on_both_cores():
+    # a listener needs every pin word as it happens: the fast core then runs the board's
+    # Python quanta (DarkTowerBoard._run_fast) instead of the kernel's board
+    script = read_script(str(DEMO_SESSION))
+    seen = {}
+    towers = {}
+    for core in ("reference", "fast"):
+        tower = EmulatorTower(core=core)
+        seen[core] = []
+        tower.add_pin_listener(lambda c, w, out=seen[core]: out.append((c, w)))
+        run_script(tower, script, until=8.0)
+        towers[core] = tower
+    assert len(seen["fast"]) > 100 and seen["fast"] == seen["reference"]
+    assert towers["fast"].board.pins == towers["reference"].board.pins
+    assert towers["fast"].events() == towers["reference"].events()
