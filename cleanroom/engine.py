@@ -91,6 +91,7 @@ class Engine:
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._taken_ticks: float | None = None  # tick count at the scan that takes the key
+        self._bit_at_key: bool | None = None    # the flash bit when the last key was seen
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
@@ -234,10 +235,13 @@ class Engine:
         return self._time_at_ticks(boundary)
 
     def force_toggle(self) -> None:
-        """Toggle the flash timer's bit now and start its next phase (the timer jumps to the
-        phase boundary): what the genuine tower does in the flows that play the sad cue or
-        open a tomb (cleanroom/README.md, "The flash timer")."""
+        """Start the flash timer's next phase now with the bit the other way from what it was
+        when the last key was seen (``toggle_bit_before_take_ticks`` before the scan that took
+        it): what the genuine tower does in the flows that play the sad cue or open a tomb
+        (cleanroom/README.md, "The flash timer counts only in the key loop")."""
         self._sync_ticks(self.now)
+        if self._bit_at_key is not None:
+            self._fstate, self._bit_at_key = self._bit_at_key, None
         self._toggle(self.now)
 
     def _toggle(self, t: float) -> None:
@@ -257,6 +261,11 @@ class Engine:
         base = self._loop_ticks0
         first = base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
         target = first + k * (param("debounce_scans") - 1)
+        # the timer's bit when the first scan sees the key (what a forced toggle inverts)
+        n = param("flash_ticks")
+        seen = target - param("toggle_bit_before_take_ticks")
+        crossed = math.floor(seen / n + 1e-9) - math.floor(self._ticks / n + 1e-9)
+        self._bit_at_key = self._fstate ^ (crossed % 2 == 1)
         # walk across flash toggles: their phases tick at different rates
         n = param("flash_ticks")
         ticks, tk_t, lit = self._ticks, self._tk_t, self._lit

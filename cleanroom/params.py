@@ -63,6 +63,12 @@ _ROWS = [
           "open a tomb (creak): there the next prompt begins a new phase of the other state "
           "(129 of 136 such waits; the 7 others fall within a tick of a toggle)",
           "measured on the pins"),
+    Param("toggle_bit_before_take_ticks", 2, "ticks", "corpus, the 139 waits after a sad "
+          "cue or a tomb: the new phase is the other state from the bit 2 ticks before the "
+          "scan that took the key (the first refresh after the scan that first saw it); "
+          "measured on the pins: 138 of 139 agree (0 ticks: 130, 1: 136, 3: 132), "
+          "and in conformance: 17 of 34 recordings conform with 2 ticks, 16 with 1, 15 with 3, "
+          "11 with 0", "measured on the pins"),
     Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
           "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "
           "them); period 0.5495 s, not 33 frames", "measured: 4,400 phases"),

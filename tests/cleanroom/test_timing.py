@@ -391,3 +391,25 @@ def test_after_a_curse_the_reel_turns_later_the_further_the_victim_is_after_the_
     r_click = next(e["t"] for e in ref if e["type"] == "tone" and e["t"] > t)
     r_motor = next(e["t"] for e in ref if e["type"] == "motor" and e["on"] and e["t"] > t)
     assert motor - click == pytest.approx(r_motor - r_click, abs=0.0008)
+
+
+def test_a_forced_toggle_inverts_the_bit_two_ticks_before_the_taking_scan():
+    # power-on: dark for ticks 0-31, on from tick 32; scans every 3 ticks from tick 3.  A key
+    # first seen at tick 30 is taken at tick 33, just after the toggle: the bit two ticks
+    # before (tick 31) was off, so the sad cue's toggle turns the next prompt on at once.
+    def flow(e: Engine):
+        e.flash("--")
+        yield ("key", frozenset({"MOVE"}))
+        e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+        e.end_flash()
+        e.force_toggle()
+        e.flash("-1")
+        yield ("key", frozenset())
+
+    engine = Engine(flow)
+    engine.power(True)
+    engine.advance(28.5 * param("tick_dark_s"))
+    engine.press("MOVE")
+    engine.advance(0.2)
+    click = next(x["t"] for x in engine.events if x.get("cue") == "click")
+    assert abs(_display(engine.events, "-1") - click) <= FRAME + 1e-6
