@@ -57,11 +57,12 @@ _ROWS = [
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
     Param("tick_dark_s", 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
-    Param("flash_toggling_cues", ("sad", "creak_open"), "cue names", "corpus, 1768 waits "
+    Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food",
+                                  "creak_open_slow_start"), "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
           "in the flows that play the sad cue (LOST, KEY MISSING, the Dark Tower's sad end) or "
-          "open a tomb (creak): there the next prompt begins a new phase of the other state "
-          "(129 of 136 such waits; the 7 others fall within a tick of a toggle)",
+          "open a tomb (creak, in any of its forms): there the next prompt begins a new phase "
+          "of the other state (139 such waits; see toggle_bit_before_take_ticks)",
           "measured on the pins"),
     Param("toggle_bit_before_take_ticks", 2, "ticks", "corpus, the 139 waits after a sad "
           "cue or a tomb: the new phase is the other state from the bit 2 ticks before the "
