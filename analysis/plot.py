@@ -7,7 +7,7 @@ sensor and the speaker, with tone labels; any other captured line (a probe left 
 SYNC) gets a plain row after them. Rows whose channels are missing are left out; gaps of
 the capture (no data) are shaded grey and hatched across every row. Only the
 window's edges are kept: change blocks are cut to the window as they stream by
-(capture-formats.md §5: plot edges, never per-sample arrays).
+(docs/capture-formats.md §5: plot edges, never per-sample arrays).
 
 Above those rows, ``plot_timing`` draws the decoded lanes of the overview (lamps, motor, reel,
 tones, buttons) for the same window.

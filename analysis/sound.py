@@ -3,7 +3,7 @@
 Channels read: R10 (speaker) and R4 (SN75494 enable); the speaker level is R10 AND NOT R4
 (MAME mbdtower ``write_r``, docs/dark-tower-wiring.md §8).
 
-Pipeline (MAME ``spkrdev.cpp`` as described in capture-formats.md §5):
+Pipeline (MAME ``spkrdev.cpp`` as described in docs/capture-formats.md §5):
 
 1. box filter: average the 1-bit level over each intermediate sample period, at 4 x the
    output rate, exactly (from the edge times, not from per-sample data);

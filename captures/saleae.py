@@ -1,7 +1,7 @@
 """Import Saleae Logic 2 digital exports: ``digital.csv`` and binary ``digital_N.bin`` v0/v1.
 
 Layouts (Saleae "Binary Export Format - Logic 2" and its 2025 update, as summarised in
-capture-formats.md §1.5; all little-endian):
+docs/capture-formats.md §1.5; all little-endian):
 
 - ``digital.csv``: header ``Time [s],Channel 0,Channel 1,...``, then one row per transition
   (``0.000016460,0,1``); the first row gives the initial levels; ``X`` = no data (2025).

@@ -1,7 +1,8 @@
 """Read and write sigrok session files (``.sr``, srzip v2), streaming chunk by chunk.
 
 Layout (libsigrok ``src/output/srzip.c`` and ``src/session_file.c``, as summarised in
-capture-formats.md §1.3; checked against sigrok-cli 0.7.2 / libsigrok 0.5.2): a zip archive with
+docs/capture-formats.md §1.3; checked against sigrok-cli 0.7.2 / libsigrok 0.5.2): a zip
+archive with
 
 - ``version``: ASCII ``2`` (``1`` is accepted too, as libsigrok does);
 - ``metadata``: GKeyFile INI; ``[device 1]`` has ``capturefile=logic-1``, ``total probes=N``,

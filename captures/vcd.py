@@ -1,6 +1,6 @@
 """Write captures as VCD (with pyvcd) and read VCD files (a streaming token parser).
 
-Writing follows the conventions of capture-formats.md §1.4 and §7.2, made for sigrok 0.5.2,
+Writing follows the conventions of docs/capture-formats.md §1.4 and §7.2, made for sigrok 0.5.2,
 PulseView and GTKWave: 1-bit ``wire`` variables only, in scope ``tower``; initial values in
 ``$dumpvars`` at ``#0``; ``close`` at the capture's length. The timescale is the largest legal
 VCD unit (1/10/100 s, ms, us, ns, ps, fs) of which the sample period is a whole multiple: 1 MHz

@@ -25,6 +25,8 @@ OUTSIDE = re.compile("|".join([
     "shared/" + "reference",
     "tms1400-" + "facts",                      # the notes' file names
     r"(?<![\w/.-])" + "mame-" + r"oracle\.md",  # ours is docs/mame-oracle.md
+    r"(?<![\w/.-])" + "capture-" + r"formats\.md",  # ours is docs/capture-formats.md
+    r"(?<![\w/.-])" + "rtdt-" + r"protocol\.md",  # ours is docs/rtdt-protocol.md
     r"\bfacts " + "§",                          # the notes' short form
 ]))
 ISSUE = re.compile(r"\b(?:issue|task)" + r" ?#?\d", re.IGNORECASE)
