@@ -152,8 +152,9 @@ class Engine:
         """Flash ``text`` from ``at`` (default now) in the flash timer's running phase: shown
         at once while the timer's bit is on, else from its next toggle (module doc).
 
-        ``restart``: start an on phase at ``at`` instead (the timer is re-phased), for flows
-        whose prompt times are fitted delays rather than the running phase."""
+        ``restart``: start an on phase at ``at`` instead (the timer is set to a phase start),
+        which the genuine game never does; the timing tests use it to begin from a phase a
+        recording shows."""
         t = self.now if at is None else at
         if t > self.now + _EPS:
             self._fpending = (t, text, restart)

@@ -375,7 +375,7 @@ class Game:
             if outcome == "undone":
                 self._undo(snapshot, hoard)
             else:
-                key = yield from self.end_of_turn(p, outcome)
+                key = yield from self.end_of_turn(p)
                 if key == "CLEAR":
                     self._undo(snapshot, hoard)
                 if self.over:
@@ -421,28 +421,24 @@ class Game:
         self.players[self.current] = replace(snapshot, cursed_by=now.cursed_by)
         self.dragon_warriors, self.dragon_gold = hoard
 
-    def end_of_turn(self, p: Player, delay):
-        """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key."""
-        if delay is None:
-            delay = param("end_signal_after_picture_s")
-        # the signal's key loop begins as the action ends, in the flash timer's running phase
-        # (cleanroom.engine; l3_p1_s03 37.250: '-1' right after a safe move's beep)
+    def end_of_turn(self, p: Player):
+        """Flash the end-of-turn signal and wait for NO/END or CLEAR; return the key.
+
+        The signal's key loop begins as the action ends, in the flash timer's running phase
+        (cleanroom.engine; l3_p1_s03 37.250: '-1' right after a safe move's beep)."""
         e = self.engine
         while True:
             key = yield from self.prompt(f"-{p.number}", {"NO/END", "CLEAR", "REPEAT",
-                                                          "INVENTORY"},
-                                         delay=delay, keep=True)
+                                                          "INVENTORY"}, keep=True)
             if key == "INVENTORY" or (key == "REPEAT" and not self._repeatable()):
                 # INVENTORY, or REPEAT with nothing to repeat, at the end-of-turn signal: the
                 # click alone, the signal flashes on in its phase (corpus l1_p1_s01 42.18,
                 # 39.37; l2_p1_s02 37.33, 40.2)
-                delay = 0.0
                 continue
             e.end_flash()
             if key != "REPEAT":
                 break
             yield from self._repeat()
-            delay = param("end_signal_after_picture_s")
         if key == "CLEAR":
             yield from self.sound("siren", delay=param("sound_after_click_s"))
         else:
@@ -574,10 +570,7 @@ class Game:
     def _picture_with_sound(self, picture: str, cue: str):
         """Light ``picture`` and play ``cue`` with it (no beep); the lamp goes off when the
         cue's notes end plus its tail (the Death March and the cursed cue keep the picture lit
-        0.44 s longer; LOST, DRAGON, PEGASUS go dark as the notes end: cleanroom/cues.py).
-
-        Returns the end-of-turn signal delay (level4_bazaar 69.310: BAZAAR CLOSED).
-        """
+        0.44 s longer; LOST, DRAGON, PEGASUS go dark as the notes end: cleanroom/cues.py)."""
         e = self.engine
         lamp_at = yield from self._turn_to(picture)
         e.display("  ", at=lamp_at)
@@ -586,7 +579,6 @@ class Game:
         yield ("sleep", off - e.now)
         e.lamps_off()
         yield from self.sleep(param("reel_after_cue_s").get(cue, 0.0))
-        return param("end_signal_after_cue_s")
 
     @staticmethod
     def _notes_length(cue: str) -> float:
@@ -742,8 +734,7 @@ class Game:
         others = [(p.number + k) % n or n for k in range(1, n)]
         i = 0
         while True:
-            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"},
-                                         delay=param("prompt_after_picture_s"))
+            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"})
             if key == "YES/BUY":
                 break
             i = (i + 1) % len(others)
@@ -886,11 +877,8 @@ class Game:
         yield from self.sound("bazaar", delay=param("tune_after_click_s"))
         i = 0
         yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False)
-        prompt_delay = param("prompt_after_picture_s")
         while True:
-            key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"},
-                                         delay=prompt_delay)
-            prompt_delay = param("prompt_after_picture_s")
+            key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"})
             item = items[i]
             if key == "CLEAR":
                 yield from self.sound("siren", delay=param("sound_after_click_s"))
@@ -914,7 +902,6 @@ class Game:
                     prices[item] = max(1, prices[item] - 1)
                     yield from self.show(pictures[item], _two(prices[item]),
                                          delay=param("lamp_after_click_s"), remember=False)
-                    prompt_delay = 0.0
                     continue
                 return (yield from self._closed())
             # YES/BUY
@@ -934,8 +921,7 @@ class Game:
         while True:
             if count * price > p.gold:
                 return (yield from self._closed())
-            key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"},
-                                         delay=param("count_after_click_s"))
+            key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"})
             if key == "CLEAR":
                 yield from self.sound("siren", delay=param("sound_after_click_s"))
                 return "undone"
@@ -985,8 +971,7 @@ class Game:
         i = left.index(self.choose("riddle_key1", left))
         yield from self.show(left[i], None, remember=False)
         while True:
-            key = yield from self.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"},
-                                         delay=param("prompt_after_picture_s"))
+            key = yield from self.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"})
             if key == "NO/END":
                 i = (i + 1) % len(left)
             if key != "YES/BUY":

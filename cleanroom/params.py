@@ -86,14 +86,6 @@ _ROWS = [
           "measured"),
     Param("text_after_click_s", 0.0047, "s", "l4_p4_s16: click 14.2314 -> L2 14.2361, "
           "15.8329 -> L3 15.8376 (the next digit refresh after the click)", "measured"),
-    Param("prompt_after_picture_s", 0.0, "s", "corpus, measured on the pins: a prompt's key "
-          "loop begins as the picture's lamp goes off (its first key scan one pass later) and "
-          "the text takes the flash timer's running phase: shown at once while the bit is on, "
-          "else at its next toggle (0-0.28 s after the lamp, 230 prompts)", "measured on the pins"),
-    Param("end_signal_after_picture_s", 0.0, "s", "as prompt_after_picture_s: the end signal's "
-          "key loop begins as the picture ends, in the running phase", "measured on the pins"),
-    Param("count_after_click_s", 0.0, "s", "a bazaar count's key loop begins at the click "
-          "(level4_bazaar '01' 0.107 s, '02' 0.121 s later: the running phase)", "measured"),
     Param("first_turn_after_tune_s", 0.0106, "s", "all 34 recordings: the first key scan "
           "of player 1's turn comes 15162-15738 cycles (36-37 ms) after the overture's last "
           "note, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it",
@@ -136,8 +128,6 @@ _ROWS = [
           "0-3 ms)", "measured"),
     Param("cue_after_lamp_s", 0.0019, "s", "level4_bazaar 69.310->69.312 (BAZAAR CLOSED, sad)",
           "measured"),
-    Param("end_signal_after_cue_s", 0.0, "s", "the end signal's key loop begins as the cue "
-          "ends (level4_bazaar 71.229->71.500: the rest of the off phase)", "measured"),
     Param("victory_tune_after_lamp_s", 0.001, "s", "level4_riddle 101.267->101.268",
           "measured"),
     Param("score_after_tune_s", 0.099, "s", "level4_riddle 106.051->106.150", "measured"),
