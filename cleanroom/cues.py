@@ -522,13 +522,15 @@ _CUES = [
             (None, 0.0, 0.0317), (None, 0.0, 0.0306), (None, 0.0, 0.0295),
             (None, 0.0, 0.0283), (None, 0.0, 0.0273), (None, 0.0, 0.0261),
             (None, 0.0, 0.0251), (41.8, 0.0478, -0.0239), (43.8, 0.0456, -0.0228),
-            (46.1, 0.0434, -0.0216), (48.5, 0.0412, -0.0206), (51.3, 0.039, 0.017),
+            (46.1, 0.0434, -0.0216), (48.5, 0.0412, -0.0206), (51.3, 0.039, 0.0),
         ),
         when=('a deserted tomb or ruin: straight after creak_open (the door swings shut); the '
               'end-of-turn signal follows'),
-        tail=('corpus, on the pins: the end signal\'s key loop begins 17 ms after its last edge '
-              '(first key scan 42.9-43.5 ms after it, 4 of 4 measured); the signal then shows in '
-              'the flash timer\'s phase, at once or 0.26-0.28 s later'),
+        tail=('corpus, on the pins: the end signal\'s first key scan comes 42.9-43.5 ms after '
+              'the last edge (4 of 4 measured), 23.5 ms after the last note\'s decoded end, less '
+              'than a loop pass: the key loop begins as the last note ends (tail 0; the game '
+              'counts no ticks while a note sounds, so its first scan is 2 ms late); the signal '
+              'then shows in the flash timer\'s phase, at once or 0.26-0.28 s later'),
         example=('l1_p3_s35', 250.329562),
         after_click_s=None, after_lamp_s=None,
         sessions={

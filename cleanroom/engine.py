@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from typing import Callable, Generator
 
+from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from captures.events import make_event
 from captures.script import BUTTONS
 
@@ -88,6 +89,8 @@ class Engine:
         self._ticks = 0.0                   # display ticks since power-on, at time _tk_t
         self._tk_t = 0.0
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
+        self._scan_col: int | None = None   # the column where the last key scan stopped
+        self._col_pending: tuple | None = None  # (tick count of the next scan, its column)
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._taken_ticks: float | None = None  # tick count at the scan that takes the key
@@ -185,7 +188,34 @@ class Engine:
         timer stands still there)."""
         if not self._in_loop:
             return math.inf
-        return param("tick_lit_s" if self._lit else "tick_dark_s") / self.clock_ratio
+        return self._tick_len(self._lit, self._scan_col)
+
+    def _tick_len(self, lit: bool, col: int | None) -> float:
+        """Return a tick's length with a digit lit or not, the key scan stopping at ``col``
+        (a held key's column) or running through all three columns (None)."""
+        t = param("tick_lit_s" if lit else "tick_dark_s")
+        if col is not None:
+            t -= param("held_key_pass_cut_cycles")[col] / 3 / NOMINAL_CLOCK_HZ
+        return t / self.clock_ratio
+
+    def _held_col(self) -> int | None:
+        """Return the column where a key scan now stops: it strobes R2, R1, R0 in turn and
+        stops at the first column with a closed key (None: no key held)."""
+        cols = [KEY_MATRIX[b][0] for b in self.held]
+        return max(cols) if cols else None
+
+    def _next_scan_ticks(self) -> float:
+        """Return the tick count of the next key scan (every ``scan_ticks`` from the loop's
+        entry)."""
+        k = param("scan_ticks")
+        base = self._loop_ticks0
+        return base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
+
+    def _keys_changed(self) -> None:
+        """A key closed or opened: the next key scan stops at the new column."""
+        if self._in_loop:
+            self._sync_ticks(self.now)
+            self._col_pending = (self._next_scan_ticks(), self._held_col())
 
     def _run_until(self, t0: float, running: float) -> float:
         """Return the time when ``running`` seconds of ticking have passed after ``t0``,
@@ -259,27 +289,30 @@ class Engine:
         every ``scan_ticks`` ticks from the loop's entry), plus the click's set-up."""
         k = param("scan_ticks")
         self._sync_ticks(t)
-        base = self._loop_ticks0
-        first = base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
+        first = self._next_scan_ticks()
         target = first + k * (param("debounce_scans") - 1)
         # the timer's bit when the first scan sees the key (what a forced toggle inverts)
         n = param("flash_ticks")
         seen = target - param("toggle_bit_before_take_ticks")
         crossed = math.floor(seen / n + 1e-9) - math.floor(self._ticks / n + 1e-9)
         self._bit_at_key = self._fstate ^ (crossed % 2 == 1)
-        # walk across flash toggles: their phases tick at different rates
+        # walk across flash toggles (their phases tick at different rates) and the scan that
+        # first sees the key (the passes after it stop at its column)
         n = param("flash_ticks")
         ticks, tk_t, lit = self._ticks, self._tk_t, self._lit
+        col, col_then = self._scan_col, self._held_col()
         while True:
             boundary = (math.floor(ticks / n + 1e-9) + 1) * n
-            step = min(target, boundary) - ticks
-            tick_s = param("tick_lit_s" if lit else "tick_dark_s") / self.clock_ratio
-            tk_t = self._run_until(tk_t, step * tick_s)
+            stop = min(target, boundary, first) if ticks < first - 1e-9 else min(target, boundary)
+            step = stop - ticks
+            tk_t = self._run_until(tk_t, step * self._tick_len(lit, col))
             ticks += step
             if ticks >= target - 1e-9:
                 self._taken_ticks = target
                 return tk_t + param("click_after_scan_s") / self.clock_ratio
-            if self._ftext is not None and self._ftext.strip():
+            if ticks >= first - 1e-9:
+                col = col_then
+            if abs(ticks - boundary) < 1e-9 and self._ftext is not None and self._ftext.strip():
                 lit = not lit
 
     def lamp(self, name: str, on: bool, at: float | None = None) -> None:
@@ -374,6 +407,7 @@ class Engine:
             raise EngineError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
         self.emit(self.now, "button", button=button, action="press")
         self.held.add(button)
+        self._keys_changed()
         self.pressed_since.add(button)
         if self.powered and self._wait_keys is not None and button in self._wait_keys:
             self._wait_keys = None
@@ -386,6 +420,7 @@ class Engine:
             raise EngineError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
         if button in self.held:
             self.held.discard(button)
+            self._keys_changed()
             self.emit(self.now, "button", button=button, action="release")
 
     # ---- time -----------------------------------------------------------------------
@@ -406,6 +441,8 @@ class Engine:
                 cands.append(toggle)
             if self._fpending is not None:
                 cands.append(self._fpending[0])
+            if self._col_pending is not None and self._in_loop:
+                cands.append(self._time_at_ticks(self._col_pending[0]))
             t = min(cands)
             if t > end + _EPS:
                 break
@@ -415,6 +452,11 @@ class Engine:
                 continue
             if toggle is not None and abs(t - toggle) < _EPS:
                 self._toggle(t)
+                continue
+            if (self._col_pending is not None and self._in_loop
+                    and abs(t - self._time_at_ticks(self._col_pending[0])) < _EPS):
+                self._sync_ticks(t)
+                self._scan_col, self._col_pending = self._col_pending[1], None
                 continue
             if self._fpending is not None and abs(t - self._fpending[0]) < _EPS:
                 _, text, restart = self._fpending
@@ -428,6 +470,8 @@ class Engine:
                     self._ticks, self._taken_ticks = self._taken_ticks, None
                 self._in_loop = False
                 self._wake = None
+                if self._key_value is not None:
+                    self.pressed_since.clear()      # presses before a taken key are used
                 value, self._key_value = self._key_value, None
                 self._run_flow(value)
                 continue
@@ -483,9 +527,19 @@ class Engine:
                 self._sync_ticks(self.now)
                 self._in_loop = True
                 self._loop_ticks0 = self._ticks
+                self._scan_col = None
+                held = self._held_col()
+                self._col_pending = None if held is None else (self._loop_ticks0
+                                                               + param("scan_ticks"), held)
                 self._wake = None
                 self._wait_keys = frozenset(cmd[1])
-                self.pressed_since.clear()
+                # a key closed since the last one was taken and still held is seen by the
+                # loop's first scans like one closed now
+                early = sorted(self.pressed_since & self.held & self._wait_keys)
+                if early:
+                    self._wait_keys = None
+                    self._key_value = early[0]
+                    self._wake = self._key_taken_at(self.now)
                 return
             if kind == "reel":
                 self._wake = None

@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, Sequence
 
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.script import BUTTONS
 
 from .engine import Engine
@@ -217,16 +218,24 @@ class Game:
         length = e.sound(name, at=e.now + delay / e.clock_ratio)
         yield ("sleep", delay + length)
 
-    def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False):
+    def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False,
+               entry: str | None = None):
         """Flash ``text`` from ``delay`` s on and wait for one of ``keys``; click; return it.
 
-        The key-wait loop begins now and the text takes the flash timer's running phase
+        The key-wait loop begins now (``entry``: a ``loop_after_click_cycles`` row, the loop
+        begins that much after the click that came just before, the flash timer standing still
+        until then) and the text takes
+        the flash timer's running phase
         (cleanroom.engine): shown at once while the timer's bit is on, else from its next
         toggle.  The key is taken at the second key scan that sees it, with a click; then the
         display goes dark, unless ``keep`` (a menu: the next entry replaces the text in the
         same phase, ``text_after_click_s`` later)."""
         e = self.engine
         e.flash(text, at=e.now + delay / e.clock_ratio)
+        if entry is not None:
+            # these prompts follow a key's click at once: the extra comes after the click
+            yield ("sleep", (param("click_dur_s") + param("loop_after_click_cycles")[entry]
+                             / NOMINAL_CLOCK_HZ) / e.clock_ratio)
         key = yield ("key", frozenset(keys))
         e.tone(param("click_hz"), param("click_dur_s"), cue="click")
         if not keep:
@@ -306,9 +315,12 @@ class Game:
                 break
             level = level % 4 + 1
         count = 1
+        # levels 1-3 take longer to set up before the first player-count prompt (params)
+        entry = "players" if level != 4 else None
         while True:
             key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay,
-                                         keep=True)
+                                         keep=True, entry=entry)
+            entry = None
             if key == "YES/BUY":
                 break
             count = count % 4 + 1
@@ -733,8 +745,10 @@ class Game:
         n = len(self.players)
         others = [(p.number + k) % n or n for k in range(1, n)]
         i = 0
+        entry = None
         while True:
-            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"})
+            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"}, entry=entry)
+            entry = "curse"
             if key == "YES/BUY":
                 break
             i = (i + 1) % len(others)
@@ -800,9 +814,20 @@ class Game:
         FOOD and GOLD pictures in reel order, as INVENTORY shows them (cleanroom/README.md,
         Observed; the warriors on card 6, not the battle card's WARRIORS).
         """
-        yield from self.sound("trill", delay=after_click("trill"))
         lo, hi = param("citadel_double")
-        if p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled:
+        doubles = p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled
+        shows = doubles or (p.warriors <= param("sanctuary_warriors_below")
+                            or p.food <= param("sanctuary_food_below")
+                            or p.gold <= param("sanctuary_gold_below"))
+        e = self.engine
+        delay = after_click("trill")
+        e.sound("trill", at=e.now + delay / e.clock_ratio)
+        # the trill's notes, then the silence before what follows (params ``trill_tail_s``)
+        snd = SOUNDS["trill"]
+        off, _, dur = snd.notes[-1]
+        yield ("sleep", delay + off + dur
+               + param("trill_tail_s")["picture" if shows else "end_signal"])
+        if doubles:
             p.warriors = min(param("max_count"), 2 * p.warriors)
             p.doubled = True
             yield from self.show("WARRIOR", _two(p.warriors))
@@ -921,7 +946,8 @@ class Game:
         while True:
             if count * price > p.gold:
                 return (yield from self._closed())
-            key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"})
+            key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"},
+                                         entry="count_first" if count == 1 else "count_next")
             if key == "CLEAR":
                 yield from self.sound("siren", delay=param("sound_after_click_s"))
                 return "undone"

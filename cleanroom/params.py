@@ -57,6 +57,12 @@ _ROWS = [
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
     Param("tick_dark_s", 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
+    Param("held_key_pass_cut_cycles", (76, 247, 392), "cycles at 425 kHz",
+          "all 30 corpus recordings: the key scan strobes R2, R1, R0 in turn and stops at the "
+          "column of a key it finds closed, so while a key is held a loop pass is shorter by "
+          "76, 247 or 392 cycles (key in column R0, R1 or R2; lit and dark alike) from the scan "
+          "that sees it to the scan that sees it open; per tick, a third of that",
+          "measured: 4,100 passes with a key held"),
     Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food",
                                   "creak_open_slow_start"), "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
@@ -90,6 +96,23 @@ _ROWS = [
           "of player 1's turn comes 15162-15738 cycles (36-37 ms) after the overture's last "
           "note, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it",
           "measured"),
+    Param("loop_after_click_cycles", dict(players=3600, count_first=5250, count_next=5112,
+                                          curse=2916), "cycles at 425 kHz",
+          "all 30 corpus recordings: from the scan that takes a key to the next prompt's first "
+          "scan is a loop pass plus the click (13110 cycles dark, 13365 lit) in the level and "
+          "player menus and the turn prompts, and longer where the tower does more before its "
+          "next key loop: the first player-count prompt after level 1, 2 or 3 (15792-18300, "
+          "22 recordings: the extra varies by 2,500; after level 4 none, 13338 lit and 13104 "
+          "dark in all 10), the bazaar's first count after YES/BUY on "
+          "'--' (18342-18378 dark, 18462-18648 lit: 35), each later count (18210-18270, "
+          "18426-18618: 34), the next curse target (16002-16026: 5)",
+          "measured on the pins"),
+    Param("trill_tail_s", dict(picture=0.4482, end_signal=0.4457), "s",
+          "corpus, on the pins: after the SANCTUARY/CITADEL trill's last edge the reel starts "
+          "190752-191622 cycles later (12 visits; the lamp at 191022 when no turn is needed, "
+          "4), and with no bonus the end signal's first key scan comes 199584-200772 cycles "
+          "after it (30): its key loop begins 2.5 ms before a picture's reel would",
+          "measured on the pins"),
     Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
                                               for c in (2667, 6285, 8913, 11841)), "s",
           "corpus, 553 turn changes measured on the pins: the next player's key loop begins "
