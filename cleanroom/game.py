@@ -623,7 +623,9 @@ class Game:
         while True:
             if "NO/END" in e.held:
                 # rulebook: hold NO/END down to retreat; the corpus's short presses during a
-                # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44)
+                # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
+                # used the key: the end signal waits for a new press
+                e.pressed_since.discard("NO/END")
                 p.warriors = max(1, w - param("retreat_loss"))
                 p.carry()
                 yield from self._picture_with_sound("WARRIORS", "death_march")
