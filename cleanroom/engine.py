@@ -280,9 +280,14 @@ class Engine:
         self._ticks = (math.floor(self._ticks / n + 1e-9) + 1) * n
         self._tk_t = t
         self._fstate = not self._fstate
+        # the toggle's own work: the next ticks come that much later
+        self._pause(t, t + self._toggle_extra_s())
         if self._ftext is not None:
             self._put_display(t, self._ftext if self._fstate else "  ")
             self._lit = self._fstate and bool(self._ftext.strip())
+
+    def _toggle_extra_s(self) -> float:
+        return param("toggle_extra_cycles") / NOMINAL_CLOCK_HZ / self.clock_ratio
 
     def _key_taken_at(self, t: float) -> float:
         """Return when a key closed at ``t`` is taken: the second key scan after it (scans
@@ -312,8 +317,10 @@ class Engine:
                 return tk_t + param("click_after_scan_s") / self.clock_ratio
             if ticks >= first - 1e-9:
                 col = col_then
-            if abs(ticks - boundary) < 1e-9 and self._ftext is not None and self._ftext.strip():
-                lit = not lit
+            if abs(ticks - boundary) < 1e-9:
+                tk_t += self._toggle_extra_s()
+                if self._ftext is not None and self._ftext.strip():
+                    lit = not lit
 
     def lamp(self, name: str, on: bool, at: float | None = None) -> None:
         """Switch a card lamp (upper, middle, lower)."""

@@ -506,6 +506,10 @@ class Game:
         with a cue: after a plague only WARRIOR 08, l2_p1_s02 144.7; after a tomb GOLD and
         SWORD, l1_p3_s35 235.8; after LOST nothing, l2_p2_s06 365.6)."""
         shown = list(self.last_shown) if self._repeatable() else []
+        if not shown:
+            # the click alone: the key loop goes on at once (l1_p1_s01 47.277: the next scan
+            # one pass plus the click after the scan that took REPEAT)
+            return
         yield from self.sleep(param("lamp_after_click_s"))
         for picture, text in shown:
             yield from self.show(picture, text, remember=False)

@@ -57,6 +57,12 @@ _ROWS = [
           "is lit; one tick = one refresh", "measured: 61,000 loop passes"),
     Param("tick_dark_s", 10821 / 3 / NOMINAL_CLOCK_HZ, "s", "all 34 recordings: 10812-10830 cycles per "
           "loop pass while the display is dark", "measured: 59,000 loop passes"),
+    Param("toggle_extra_cycles", 40, "cycles at 425 kHz",
+          "corpus pins: each flash toggle delays the key scans after it by 0.09-0.10 ms more "
+          "than 32 ticks of the phase's passes (l4_p1_s04 17.98-20.01 s: 7 toggles, 0.66 ms; "
+          "l1_p1_s01 148.07-149.61 s: 5 toggles, 0.51 ms); the phase totals agree (on 117588 or "
+          "118302 cycles, off 115074 or 115788: 78 cycles per on-off pair more than 32 ticks "
+          "of 11073/3 and of 10821/3)", "measured on the pins"),
     Param("held_key_pass_cut_cycles", (76, 247, 392), "cycles at 425 kHz",
           "all 30 corpus recordings: the key scan strobes R2, R1, R0 in turn and stops at the "
           "column of a key it finds closed, so while a key is held a loop pass is shorter by "

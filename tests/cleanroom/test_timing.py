@@ -58,14 +58,16 @@ def test_a_flash_phase_is_32_ticks_on_and_32_ticks_off():
     assert abs(param("flash_ticks") * param("tick_dark_s") - 0.2716) < 0.001
 
 
-def test_the_flash_period_is_0_5495_s_not_33_frames():
+def test_the_flash_period_is_0_5497_s_not_33_frames():
+    # 32 ticks on, 32 off, and each toggle's own 40 cycles: 233616 cycles (the pins' phase
+    # totals: 233614 on average)
     engine = _flashing_engine()
     engine.advance(60.0)
     ons = [e["t"] for e in engine.events if e["type"] == "display" and e["text"] == "L1"]
     period = (ons[-1] - ons[1]) / (len(ons) - 2)
-    assert abs(period - 0.5495) < 0.001
-    # after 100 periods the 33-frame flash would be 0.05 s away from this one
-    assert abs((ons[101] - ons[1]) - 100 * 0.55) > 0.04
+    assert abs(period - 233616 / 425_000) < 0.0002
+    # after 100 periods the 33-frame flash would be 0.03 s away from this one
+    assert abs((ons[101] - ons[1]) - 100 * 0.55) > 0.025
 
 
 def test_the_flash_period_matches_the_corpus_mean():

@@ -212,9 +212,13 @@ def _visit(events: list[dict], session: str, t_press: float, t_end: float, playe
             tw.advance(e["t_script"] - tw.now)
         (tw.press if e["action"] == "press" else tw.release)(e["button"])
     tw.advance(max(0.0, t_end - tw.now))
+    # each side's prompt flashes until its own click (the game's may come a scan earlier or
+    # later: it starts at an arbitrary phase of its key loop)
     click = next(e["t"] for e in events if e["type"] == "tone" and e["t"] >= first)
+    game_click = next((e["t"] for e in tw.events() if e["type"] == "tone" and e["t"] >= first),
+                      click)
     ref = _window(drop_partial_frames(events), first, t_end, click + 0.02)
-    got = _window(drop_partial_frames(tw.events()), first, t_end, click + 0.02)
+    got = _window(drop_partial_frames(tw.events()), first, t_end, game_click + 0.02)
     return Visit(ref, got, tw, compare(ref, got, TOLERANCE, end=t_end))
 
 
