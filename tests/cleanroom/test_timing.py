@@ -321,9 +321,9 @@ def test_the_first_turns_key_scan_follows_the_overture_in_every_recording():
     assert len(errors) == 32
     # a scan is 26 ms: a wrong scan phase would put clicks up to 26 ms off.  The click also
     # inherits the menus' scan phase (the overture starts at the player count's click), which
-    # the game still gets up to 10 ms wrong after many menu steps: 28 of 32 are within a
+    # the game can still get a scan wrong after many menu steps: 31 of 32 are within a
     # frame (cleanroom/README.md, "Timing observed")
-    assert sum(abs(x) < FRAME for x in errors) >= 28
+    assert sum(abs(x) < FRAME for x in errors) >= 31
 
 
 def _skirmish_lamps(events) -> list[float]:
