@@ -215,7 +215,8 @@ class Engine:
         """A key closed or opened: the next key scan stops at the new column."""
         if self._in_loop:
             self._sync_ticks(self.now)
-            self._col_pending = (self._next_scan_ticks(), self._held_col())
+            col = self._held_col()
+            self._col_pending = None if col == self._scan_col else (self._next_scan_ticks(), col)
 
     def _run_until(self, t0: float, running: float) -> float:
         """Return the time when ``running`` seconds of ticking have passed after ``t0``,
@@ -303,7 +304,6 @@ class Engine:
         self._bit_at_key = self._fstate ^ (crossed % 2 == 1)
         # walk across flash toggles (their phases tick at different rates) and the scan that
         # first sees the key (the passes after it stop at its column)
-        n = param("flash_ticks")
         ticks, tk_t, lit = self._ticks, self._tk_t, self._lit
         col, col_then = self._scan_col, self._held_col()
         while True:
@@ -421,6 +421,11 @@ class Engine:
             self._key_value = button
             self._wake = self._key_taken_at(self.now)
 
+    def use_key(self, button: str) -> None:
+        """Mark a held key as used by the flow (it read ``held`` itself): the next key loop
+        does not take it as a press made before it began."""
+        self.pressed_since.discard(button)
+
     def release(self, button: str) -> None:
         """Open a key contact now."""
         if button not in BUTTONS:
@@ -448,8 +453,10 @@ class Engine:
                 cands.append(toggle)
             if self._fpending is not None:
                 cands.append(self._fpending[0])
-            if self._col_pending is not None and self._in_loop:
-                cands.append(self._time_at_ticks(self._col_pending[0]))
+            col_at = (self._time_at_ticks(self._col_pending[0])
+                      if self._col_pending is not None and self._in_loop else None)
+            if col_at is not None:
+                cands.append(col_at)
             t = min(cands)
             if t > end + _EPS:
                 break
@@ -460,8 +467,7 @@ class Engine:
             if toggle is not None and abs(t - toggle) < _EPS:
                 self._toggle(t)
                 continue
-            if (self._col_pending is not None and self._in_loop
-                    and abs(t - self._time_at_ticks(self._col_pending[0])) < _EPS):
+            if col_at is not None and abs(t - col_at) < _EPS:
                 self._sync_ticks(t)
                 self._scan_col, self._col_pending = self._col_pending[1], None
                 continue
@@ -535,9 +541,7 @@ class Engine:
                 self._in_loop = True
                 self._loop_ticks0 = self._ticks
                 self._scan_col = None
-                held = self._held_col()
-                self._col_pending = None if held is None else (self._loop_ticks0
-                                                               + param("scan_ticks"), held)
+                self._keys_changed()        # the first scan stops at a key already held
                 self._wake = None
                 self._wait_keys = frozenset(cmd[1])
                 # a key closed since the last one was taken and still held is seen by the

@@ -212,10 +212,13 @@ class Game:
         if s > 0:
             yield ("sleep", s)
 
-    def sound(self, name: str, delay: float = 0.0):
-        """Play cue ``name`` ``delay`` s from now and wait until it (and its tail) ends."""
+    def sound(self, name: str, delay: float = 0.0, tail: float | None = None):
+        """Play cue ``name`` ``delay`` s from now and wait until it (and its tail, or ``tail``
+        seconds of silence instead) ends."""
         e = self.engine
         length = e.sound(name, at=e.now + delay / e.clock_ratio)
+        if tail is not None:
+            length = self._notes_length(name) + tail
         yield ("sleep", delay + length)
 
     def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False,
@@ -224,9 +227,7 @@ class Game:
 
         The key-wait loop begins now (``entry``: a ``loop_after_click_cycles`` row, the loop
         begins that much after the click that came just before, the flash timer standing still
-        until then) and the text takes
-        the flash timer's running phase
-        (cleanroom.engine): shown at once while the timer's bit is on, else from its next
+        until then) and the text takes the flash timer's running phase (cleanroom.engine): shown at once while the timer's bit is on, else from its next
         toggle.  The key is taken at the second key scan that sees it, with a click; then the
         display goes dark, unless ``keep`` (a menu: the next entry replaces the text in the
         same phase, ``text_after_click_s`` later)."""
@@ -629,7 +630,7 @@ class Game:
                 # rulebook: hold NO/END down to retreat; the corpus's short presses during a
                 # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
                 # used the key: the end signal waits for a new press
-                e.pressed_since.discard("NO/END")
+                e.use_key("NO/END")
                 p.warriors = max(1, w - param("retreat_loss"))
                 p.carry()
                 yield from self._picture_with_sound("WARRIORS", "death_march")
@@ -822,32 +823,28 @@ class Game:
         """
         lo, hi = param("citadel_double")
         doubles = p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled
-        shows = doubles or (p.warriors <= param("sanctuary_warriors_below")
-                            or p.food <= param("sanctuary_food_below")
-                            or p.gold <= param("sanctuary_gold_below"))
-        e = self.engine
-        delay = after_click("trill")
-        e.sound("trill", at=e.now + delay / e.clock_ratio)
-        # the trill's notes, then the silence before what follows (params ``trill_tail_s``)
-        snd = SOUNDS["trill"]
-        off, _, dur = snd.notes[-1]
-        yield ("sleep", delay + off + dur
-               + param("trill_tail_s")["picture" if shows else "end_signal"])
+        # each bonus depends on its own total only, so all three are known before the trill
+        needs = {item: getattr(p, item) <= param(f"sanctuary_{item}_below")
+                 for item in ("warriors", "food", "gold")}
+        # the silence after the trill depends on what follows (params ``trill_tail_s``)
+        tail = param("trill_tail_s")["picture" if doubles or any(needs.values())
+                                     else "end_signal"]
+        yield from self.sound("trill", delay=after_click("trill"), tail=tail)
         if doubles:
             p.warriors = min(param("max_count"), 2 * p.warriors)
             p.doubled = True
             yield from self.show("WARRIOR", _two(p.warriors))
             return None
         bonus = param("sanctuary_bonus")
-        if p.warriors <= param("sanctuary_warriors_below"):
+        if needs["warriors"]:
             p.warriors = min(param("max_count"),
                              p.warriors + self.pick("sanctuary_warriors", *bonus["warriors"]))
             yield from self.show("WARRIOR", _two(p.warriors))
-        if p.food <= param("sanctuary_food_below"):
+        if needs["food"]:
             p.food = min(param("max_count"),
                          p.food + self.pick("sanctuary_food", *bonus["food"]))
             yield from self.show("FOOD", _two(p.food))
-        if p.gold <= param("sanctuary_gold_below"):
+        if needs["gold"]:
             p.gold = min(param("max_count"),
                          p.gold + self.pick("sanctuary_gold", *bonus["gold"]))
             p.carry()

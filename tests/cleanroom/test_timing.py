@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.tower import run_script
 from cleanroom.conform import load_reference
 from cleanroom.engine import Engine
@@ -65,7 +66,7 @@ def test_the_flash_period_is_0_5497_s_not_33_frames():
     engine.advance(60.0)
     ons = [e["t"] for e in engine.events if e["type"] == "display" and e["text"] == "L1"]
     period = (ons[-1] - ons[1]) / (len(ons) - 2)
-    assert abs(period - 233616 / 425_000) < 0.0002
+    assert abs(period - 233616 / NOMINAL_CLOCK_HZ) < 0.0002
     # after 100 periods the 33-frame flash would be 0.03 s away from this one
     assert abs((ons[101] - ons[1]) - 100 * 0.55) > 0.025
 
@@ -434,7 +435,8 @@ def test_a_held_key_shortens_the_loop_pass_by_its_columns_skipped_strobes():
     # held in column R2 makes every pass 392 cycles shorter: 10 flash phases (32 ticks of a
     # third of a pass each) end 10 x 32 x 392 / 3 cycles = 98 ms sooner
     sooner = _tenth_toggle_with(None) - _tenth_toggle_with("HAGGLE")
-    expected = 10 * param("flash_ticks") * param("held_key_pass_cut_cycles")[2] / 3 / 425_000
+    expected = (10 * param("flash_ticks") * param("held_key_pass_cut_cycles")[2] / 3
+                / NOMINAL_CLOCK_HZ)
     assert abs(sooner - expected) <= FRAME + 1e-6
 
 
