@@ -39,8 +39,8 @@ def _script_inputs(script: Script) -> list[dict]:
 
 def _power_on_sample(cap) -> int:
     """Return the sample at which the tower was switched on: the first at which an O pin
-    leaves the all-low level of an unpowered tower (the TMS1400 drives O from reset, tms1400-
-    facts.md §6), as RealTower aligns a capture without SYNC; 0 when the capture starts
+    leaves the all-low level of an unpowered tower (the TMS1400 drives O from reset,
+    docs/tms1400.md §11), as RealTower aligns a capture without SYNC; 0 when the capture starts
     powered or probes no O pin."""
     mask = sum(1 << i for i, name in enumerate(cap.info.channels)
                if name in {f"O{k}" for k in range(8)})

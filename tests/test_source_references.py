@@ -3,7 +3,8 @@
 The facts a comment relies on live in docs/ in the project's own words with their primary
 sources (docs/tms1400.md, docs/dark-tower-wiring.md, docs/labyrinth-wiring.md,
 docs/mame-oracle.md, docs/k-sampling.md). tests/data holds material copied in from the recorded
-captures as it was written and is not scanned.
+captures; of it only the notes (``*.md``) are scanned, and their relative links must resolve
+inside the repository.
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ OUTSIDE = re.compile("|".join([
     r"(?<![\w/.-])" + "capture-" + r"formats\.md",  # ours is docs/capture-formats.md
     r"(?<![\w/.-])" + "rtdt-" + r"protocol\.md",  # ours is docs/rtdt-protocol.md
     r"\bfacts " + "§",                          # the notes' short form
+    r"\bfacts " + "file",
+    r"(?<![\w/.-])facts" + r"\.md",
+    r"\.\./\.\./" + "reference",                 # the notes' folder, seen from a capture
 ]))
 ISSUE = re.compile(r"\b(?:issue|task)" + r" ?#?\d", re.IGNORECASE)
 
@@ -42,12 +46,21 @@ def source_files() -> list[Path]:
     return sorted(out)
 
 
-def offending(pattern: re.Pattern) -> list[str]:
+def copied_notes() -> list[Path]:
+    """Return the notes copied in with the recorded captures (tests/data/**/*.md)."""
+    return sorted((ROOT / "tests" / "data").rglob("*.md"))
+
+
+def offending(pattern: re.Pattern, paths: list[Path] | None = None) -> list[str]:
+    """Return ``path:line: text`` for each line matching ``pattern``, also across a line break
+    after a hyphen (a name wrapped in a comment)."""
     found = []
-    for path in source_files():
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for n, line in enumerate(text.splitlines(), 1):
-            if pattern.search(line):
+    for path in source_files() if paths is None else paths:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        for n, line in enumerate(lines, 1):
+            wrapped = (line.rstrip() + lines[n].lstrip(" \t#;*\"'")
+                       if line.rstrip().endswith("-") and n < len(lines) else "")
+            if pattern.search(line) or pattern.search(wrapped):
                 found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     return found
 
@@ -63,6 +76,24 @@ def test_the_scan_covers_the_packages_docs_and_tests():
 def test_no_comment_points_outside_the_repository():
     found = offending(OUTSIDE)
     assert not found, "cite docs/ instead of notes outside the repository:\n" + "\n".join(found)
+
+
+def test_no_copied_capture_note_points_outside_the_repository():
+    notes = copied_notes()
+    assert len(notes) >= 35        # the captures' README, 4 capture and 31 corpus notes
+    found = offending(OUTSIDE, notes)
+    assert not found, "cite docs/ instead of notes outside the repository:\n" + "\n".join(found)
+
+
+def test_every_relative_link_of_a_copied_capture_note_resolves_in_the_repository():
+    link = re.compile(r"`((?:\.\./)+[\w/.-]+\.md)`")
+    broken = []
+    for note in copied_notes():
+        for target in link.findall(note.read_text(encoding="utf-8")):
+            path = (note.parent / target).resolve()
+            if ROOT not in path.parents or not path.is_file():
+                broken.append(f"{note.relative_to(ROOT)}: {target}")
+    assert not broken, "links that leave the repository or lead nowhere:\n" + "\n".join(broken)
 
 
 def test_no_comment_cites_an_issue_number():

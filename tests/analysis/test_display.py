@@ -1,4 +1,5 @@
-"""Display decoder: O/R multiplex -> two characters per 1/60 s window (shared captures README)."""
+"""Display decoder: O/R multiplex -> two characters per 1/60 s window
+(tests/data/captures/README.md)."""
 from __future__ import annotations
 
 from analysis.display import DisplayDecoder, flash_summary, glyph, segments_from_o

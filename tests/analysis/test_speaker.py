@@ -1,4 +1,5 @@
-"""Speaker decoder: R10 rises while R4 is low -> tones and clicks (shared captures README)."""
+"""Speaker decoder: R10 rises while R4 is low -> tones and clicks
+(tests/data/captures/README.md)."""
 from __future__ import annotations
 
 from hypothesis import given, settings

@@ -1,6 +1,7 @@
-"""The MAME 0.251 oracle harness (emulator.mame) on its own, checked against MAME behaviour the
-facts file verified: reset at 0:F:00, cycle = 6n + 5, the LFSR PC order, power-on state, the
-key matrix and MAME's 1/60 s input frames, R/O pin timing (fetch + 3).
+"""The MAME 0.251 oracle harness (emulator.mame) on its own, checked against the MAME behaviour
+that docs/tms1400.md and docs/mame-oracle.md record as measured: reset at 0:F:00, cycle =
+6n + 5, the LFSR PC order, power-on state, the key matrix and MAME's 1/60 s input frames, R/O
+pin timing (fetch + 3).
 
 Sources: docs/tms1400.md §2, §3, §11; docs/dark-tower-wiring.md §5; docs/mame-oracle.md §5,
 §6.
