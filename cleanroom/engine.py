@@ -89,8 +89,11 @@ class Engine:
         self._ticks = 0.0                   # display ticks since power-on, at time _tk_t
         self._tk_t = 0.0
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
-        self._scan_col: int | None = None   # the column where the last key scan stopped
-        self._col_pending: tuple | None = None  # (tick count of the next scan, its column)
+        self._scan_col: tuple | None = None   # the pass's key mode (_next_mode)
+        self._col_pending: tuple | None = None  # (tick count of the next scan, its mode)
+        self._take_t = -1.0                 # when the last key was taken (its scan)
+        self._click_lag = 0.0               # how much later than a column-R2 key's its click is
+        self._entry_hint: tuple | None = None   # (t, cycles): a loop begun at t scans then
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._taken_ticks: float | None = None  # tick count at the scan that takes the key
@@ -190,13 +193,30 @@ class Engine:
             return math.inf
         return self._tick_len(self._lit, self._scan_col)
 
-    def _tick_len(self, lit: bool, col: int | None) -> float:
-        """Return a tick's length with a digit lit or not, the key scan stopping at ``col``
-        (a held key's column) or running through all three columns (None)."""
+    def _tick_len(self, lit: bool, mode: tuple | None) -> float:
+        """Return a tick's length with a digit lit or not in a loop pass of key mode ``mode``
+        (_next_mode: None, no key seen; a key newly seen or still held in a column; a key
+        just seen open)."""
         t = param("tick_lit_s" if lit else "tick_dark_s")
-        if col is not None:
-            t -= param("held_key_pass_cut_cycles")[col] / 3 / NOMINAL_CLOCK_HZ
+        if mode is not None and mode[0] != "entry":
+            kind, col = mode
+            cut = (param("release_pass_cut_cycles") if kind == "release"
+                   else param(f"{kind}_key_pass_cut_cycles")[col])
+            t -= cut / 3 / NOMINAL_CLOCK_HZ
         return t / self.clock_ratio
+
+    def _next_mode(self, mode: tuple | None) -> tuple | None:
+        """Return the key mode of the loop pass that a key scan now begins, after a pass of
+        ``mode``: the scan strobes R2, R1, R0 and stops at the first column with a closed
+        key; a key it did not see at the scan before is "new", one it saw is "held", and
+        the first scan that finds the keys open after one was seen begins a "release" pass
+        (cleanroom/README.md, "Timing observed in the genuine recordings")."""
+        col = self._held_col()
+        if col is None:
+            return ("release", None) if mode is not None and mode[0] != "release" else None
+        if mode is not None and mode[0] in ("new", "held", "entry") and mode[1] == col:
+            return ("held", col)
+        return ("new", col)
 
     def _held_col(self) -> int | None:
         """Return the column where a key scan now stops: it strobes R2, R1, R0 in turn and
@@ -212,11 +232,14 @@ class Engine:
         return base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
 
     def _keys_changed(self) -> None:
-        """A key closed or opened: the next key scan stops at the new column."""
+        """A key closed or opened: the next key scan begins a pass of the new key mode."""
         if self._in_loop:
             self._sync_ticks(self.now)
-            col = self._held_col()
-            self._col_pending = None if col == self._scan_col else (self._next_scan_ticks(), col)
+            self._schedule_mode()
+
+    def _schedule_mode(self) -> None:
+        mode = self._next_mode(self._scan_col)
+        self._col_pending = None if mode == self._scan_col else (self._next_scan_ticks(), mode)
 
     def _run_until(self, t0: float, running: float) -> float:
         """Return the time when ``running`` seconds of ticking have passed after ``t0``,
@@ -305,17 +328,24 @@ class Engine:
         # walk across flash toggles (their phases tick at different rates) and the scan that
         # first sees the key (the passes after it stop at its column)
         ticks, tk_t, lit = self._ticks, self._tk_t, self._lit
-        col, col_then = self._scan_col, self._held_col()
+        col = self._scan_col
+        col_then = self._next_mode(col)
+        col_later = ("held", col_then[1]) if col_then and col_then[0] != "release" else None
         while True:
             boundary = (math.floor(ticks / n + 1e-9) + 1) * n
-            stop = min(target, boundary, first) if ticks < first - 1e-9 else min(target, boundary)
+            stop = min([target, boundary] + [x for x in (first, first + k) if ticks < x - 1e-9])
             step = stop - ticks
             tk_t = self._run_until(tk_t, step * self._tick_len(lit, col))
             ticks += step
             if ticks >= target - 1e-9:
                 self._taken_ticks = target
-                return tk_t + param("click_after_scan_s") / self.clock_ratio
-            if ticks >= first - 1e-9:
+                cycles = param("click_after_scan_cycles")
+                col = KEY_MATRIX[self._key_value][0] if self._key_value else 2
+                self._click_lag = (cycles[col] - cycles[2]) / NOMINAL_CLOCK_HZ / self.clock_ratio
+                return tk_t + cycles[col] / NOMINAL_CLOCK_HZ / self.clock_ratio
+            if ticks >= first + k - 1e-9:
+                col = col_later
+            elif ticks >= first - 1e-9:
                 col = col_then
             if abs(ticks - boundary) < 1e-9:
                 tk_t += self._toggle_extra_s()
@@ -334,8 +364,9 @@ class Engine:
             self.lamp(name, False, at)
 
     def tone(self, freq_hz: float | None, dur_s: float, at: float | None = None,
-             cue: str | None = None) -> None:
-        """Sound a tone (``freq_hz`` None = a click) for ``dur_s`` seconds."""
+             cue: str | None = None, pause: bool = True) -> None:
+        """Sound a tone (``freq_hz`` None = a click) for ``dur_s`` seconds; the tick clock
+        stands still meanwhile (unless not ``pause``)."""
         k = self.clock_ratio
         if freq_hz is not None:
             freq_hz = round(freq_hz * k, 1)
@@ -346,7 +377,17 @@ class Engine:
             fields["cue"] = cue
         t = self.now if at is None else at
         self.emit(t, "tone", **fields)
-        self._pause(t, t + dur_s)
+        if pause:
+            self._pause(t, t + dur_s)
+
+    def click(self) -> None:
+        """Sound the key click now (the key was just taken).  It is heard later for a key in
+        a later column (``click_after_scan_cycles``), but the loop pass it falls in has the
+        same length whatever the column (the corpus's pins, cleanroom/README.md): the ticks
+        stand still for the click's length from where a column-R2 key's click begins."""
+        dur = param("click_dur_s") / self.clock_ratio
+        self.tone(param("click_hz"), param("click_dur_s"), cue="click", pause=False)
+        self._pause(self.now - self._click_lag, self.now - self._click_lag + dur)
 
     def _pause(self, a: float, b: float) -> None:
         """Record that the tick clock stops from ``a`` to ``b`` (a tone or a whole cue)."""
@@ -362,18 +403,19 @@ class Engine:
                 merged.append((x, y))
         self._tones = merged
 
-    def sound(self, name: str, at: float | None = None) -> float:
+    def sound(self, name: str, at: float | None = None, early: float = 0.0) -> float:
         """Play sound cue ``name`` from ``at``; return its length (tail included) in seconds of
-        the reference clock, as flows sleep."""
+        the reference clock, as flows sleep.  ``early``: the chip is free again that long
+        before the last note's decoded end (a key loop that follows may begin then)."""
         snd = SOUNDS[name]
         t0 = self.now if at is None else at
         if name in param("flash_toggling_cues"):
             self.force_toggle()
         for off, freq, dur in snd.notes:
-            self.tone(freq, dur, at=t0 + off / self.clock_ratio, cue=name)
+            self.tone(freq, dur, at=t0 + off / self.clock_ratio, cue=name, pause=False)
         # no ticks between a cue's notes either: the tune routine holds the chip throughout
         off, _, dur = snd.notes[-1]
-        self._pause(t0, t0 + (off + dur) / self.clock_ratio)
+        self._pause(t0, t0 + (off + dur - early) / self.clock_ratio)
         return snd.length
 
     def motor(self, on: bool) -> None:
@@ -420,6 +462,22 @@ class Engine:
             self._wait_keys = None
             self._key_value = button
             self._wake = self._key_taken_at(self.now)
+
+    def first_scan_after(self, cycles: float) -> None:
+        """A key loop that begins now has its first key scan ``cycles`` (at 425 kHz, the
+        display dark) after its start instead of one ordinary pass: what the genuine tower
+        does after a picture (params ``scan_after_picture_cycles``)."""
+        self._entry_hint = (self.now, cycles)
+
+    def _shift_first_pass(self, cycles: float) -> None:
+        """Make the loop just begun scan first ``cycles`` (display dark) after now: its ticks
+        run as if it had begun that much sooner (later, for a negative shift); the flash
+        timer counts them as ever, so its toggles move with the scans."""
+        shift = (param("tick_dark_s") * 3 - cycles / NOMINAL_CLOCK_HZ) / self.clock_ratio
+        self._tk_t = self.now - shift
+        if shift > 0:
+            # nothing sounded in the time taken as the loop's: the tones before it are done
+            self._tones = [(a, min(b, self._tk_t)) for a, b in self._tones if a < self._tk_t]
 
     def use_key(self, button: str) -> None:
         """Mark a held key as used by the flow (it read ``held`` itself): the next key loop
@@ -470,6 +528,7 @@ class Engine:
             if col_at is not None and abs(t - col_at) < _EPS:
                 self._sync_ticks(t)
                 self._scan_col, self._col_pending = self._col_pending[1], None
+                self._schedule_mode()       # a new key or a release lasts one pass
                 continue
             if self._fpending is not None and abs(t - self._fpending[0]) < _EPS:
                 _, text, restart = self._fpending
@@ -481,6 +540,7 @@ class Engine:
                 if self._taken_ticks is not None:
                     # the loop ends at the scan that took the key: a whole number of ticks
                     self._ticks, self._taken_ticks = self._taken_ticks, None
+                    self._take_t = t
                 self._in_loop = False
                 self._wake = None
                 if self._key_value is not None:
@@ -540,7 +600,17 @@ class Engine:
                 self._sync_ticks(self.now)
                 self._in_loop = True
                 self._loop_ticks0 = self._ticks
-                self._scan_col = None
+                hint, self._entry_hint = self._entry_hint, None
+                if hint is not None and abs(hint[0] - self.now) < _EPS:
+                    self._shift_first_pass(hint[1])
+                if (self.now - self._take_t > param("key_memory_s") or self._scan_col is None
+                        or self._scan_col[0] == "release"):
+                    # after a flow the scan remembers no key
+                    self._scan_col = None
+                else:
+                    # a menu's next loop, begun at its click, still knows the key it took;
+                    # the pass with the click is an ordinary one
+                    self._scan_col = ("entry", self._scan_col[1])
                 self._keys_changed()        # the first scan stops at a key already held
                 self._wake = None
                 self._wait_keys = frozenset(cmd[1])

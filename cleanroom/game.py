@@ -216,7 +216,8 @@ class Game:
         """Play cue ``name`` ``delay`` s from now and wait until it (and its tail, or ``tail``
         seconds of silence instead) ends."""
         e = self.engine
-        length = e.sound(name, at=e.now + delay / e.clock_ratio)
+        early = -tail if tail is not None and tail < 0 else 0.0
+        length = e.sound(name, at=e.now + delay / e.clock_ratio, early=early)
         if tail is not None:
             length = self._notes_length(name) + tail
         yield ("sleep", delay + length)
@@ -238,7 +239,7 @@ class Game:
             yield ("sleep", (param("click_dur_s") + param("loop_after_click_cycles")[entry]
                              / NOMINAL_CLOCK_HZ) / e.clock_ratio)
         key = yield ("key", frozenset(keys))
-        e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+        e.click()
         if not keep:
             e.end_flash()
         return key
@@ -258,9 +259,12 @@ class Game:
         return lamp_at
 
     def show(self, picture: str, text: str | None = None, delay: float = 0.0,
-             remember: bool = True, keep_lamp: bool = False, hold: float | None = None):
+             remember: bool = True, keep_lamp: bool = False, hold: float | None = None,
+             then: str | None = None):
         """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s
-        (``hold`` seconds if given)."""
+        (``hold`` seconds if given).  A key loop begun as it ends scans first after the
+        ``scan_after_picture_cycles`` row ``then`` (by default: "event" for a picture
+        without a number, "warriors" and "gold" for those totals, else "event")."""
         e = self.engine
         yield from self.sleep(delay)
         lamp_at = yield from self._turn_to(picture)
@@ -276,6 +280,9 @@ class Game:
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
         e.display("  ")
+        if then is None:
+            then = {"WARRIOR": "warriors", "GOLD": "gold"}.get(picture, "event")
+        e.first_scan_after(param("scan_after_picture_cycles")[then])
 
     @property
     def player(self) -> Player:
@@ -327,7 +334,7 @@ class Game:
             count = count % 4 + 1
         e.end_flash()
         self._setup(level, count)
-        yield from self.sound("overture", delay=param("sound_after_click_s"))
+        yield from self.sound("overture", delay=after_click("overture"))
         yield from self._turns()
 
     def _quick_start(self, e: Engine):
@@ -453,9 +460,9 @@ class Game:
                 break
             yield from self._repeat()
         if key == "CLEAR":
-            yield from self.sound("siren", delay=param("sound_after_click_s"))
+            yield from self.sound("siren", delay=after_click("siren"))
         else:
-            yield from self.sound("end_turn", delay=param("sound_after_click_s"))
+            yield from self.sound("end_turn", delay=after_click("end_turn"))
         return key
 
     def _action(self, p: Player, key: str):
@@ -476,7 +483,7 @@ class Game:
                 # l3_p1_s27 49.0, l1_p2_s29 40.7; after a Scout's extra move the siren
                 # sounds, l4_p4_s24 63.6)
                 return "again"
-            yield from self.sound("siren", delay=param("sound_after_click_s"))
+            yield from self.sound("siren", delay=after_click("siren"))
             return "undone"
         self._warned = self._low_food_turn == (p.number, p.turns)
         if self._warned:
@@ -495,6 +502,16 @@ class Game:
             self._citadel_cleared, p.doubled = p.doubled, False
         return (yield from handler(p))
 
+    def _lead(self, name: str, picture: str) -> float:
+        """Return how long after a key's click the flow that shows ``picture`` first starts
+        the reel (``name``'s "turn" entry) or, with the reel already there, lights the lamp
+        (its entry for the lamp, or "lamp"): params ``name``."""
+        card, lamp = PICTURES[picture]
+        leads = param(name)
+        if self.engine.reel.card != card:
+            return leads["turn"]
+        return leads.get(lamp, leads.get("lamp"))
+
     def _repeatable(self) -> bool:
         """Return True when REPEAT has pictures of this turn's action to show again."""
         p = self.player
@@ -511,7 +528,7 @@ class Game:
             # the click alone: the key loop goes on at once (l1_p1_s01 47.277: the next scan
             # one pass plus the click after the scan that took REPEAT)
             return
-        yield from self.sleep(param("lamp_after_click_s"))
+        yield from self.sleep(self._lead("repeat_after_click_s", shown[0][0]))
         for picture, text in shown:
             yield from self.show(picture, text, remember=False)
 
@@ -525,7 +542,8 @@ class Game:
         event = self.choose("move", list(odds), list(odds.values()))
         if event == "safe":
             # a short beep right after the click, then the end-of-turn signal
-            yield from self.sound("beep", delay=after_click("beep"))
+            yield from self.sound("beep", delay=after_click("beep"),
+                                  tail=-param("loop_lead_s")["beep"])
             return None
         if event == "battle":
             return (yield from self._battle(p, self._brigands_for(p), final=False))
@@ -715,7 +733,7 @@ class Game:
             odds.pop("wizard")
         return odds
 
-    def _gold_found(self, p: Player):
+    def _gold_found(self, p: Player, then: str = "gold"):
         """Add found gold and show the new total with GOLD (rulebook: Battle Treasures, gold:
         'the number displayed is always the total bags of gold you own'; corpus: the total is
         shown after every won battle and treasure-giving tomb, as much as the force carries)."""
@@ -723,17 +741,17 @@ class Game:
         found = self.pick("battle_gold", lo, hi, full=(0, 99))
         p.gold = min(param("max_count"), p.gold + found)
         p.carry()
-        yield from self.show("GOLD", _two(p.gold))
+        yield from self.show("GOLD", _two(p.gold), then=then)
 
-    def _treasure(self, p: Player):
+    def _treasure(self, p: Player, then: str = "gold"):
         """Award a won battle's or a tomb's treasure: the new gold total, then maybe one more
         treasure (corpus: l1_p1_s01 181.08 gold + Pegasus, l1_p3_s17 269.57 tomb gold +
         sword, l1_p4_s40 217.98 gold + brass key, l1_p2_s05 264.05 gold + wizard)."""
-        yield from self._gold_found(p)
+        yield from self._gold_found(p, then)
         odds = self._treasure_odds(p, "treasure_odds")
         kind = self.choose("treasure", list(odds), list(odds.values()))
         if kind == "key":
-            yield from self.show(KEYS[p.keys])
+            yield from self.show(KEYS[p.keys], then="key_won")
             p.keys += 1
         elif kind == "sword":
             yield from self.show("SWORD")
@@ -805,12 +823,14 @@ class Game:
         yield from self.sound(cue, delay=after_click("creak_open"))
         event = self.choose("tomb", list(odds), list(odds.values()))
         if event == "deserted":
-            yield from self.sound("creak_close")
+            yield from self.sound("creak_close", tail=-param("loop_lead_s")["creak_close"])
             return None
         if event == "battle":
             return (yield from self._battle(p, self._brigands_for(p), final=False,
                                             horn_delay=0.0))
-        return (yield from self._treasure(p))
+        # the treasure's GOLD comes a little later than a battle's horn would
+        yield from self.sleep(self._lead("tomb_treasure_after_creak_s", "GOLD"))
+        return (yield from self._treasure(p, then="tomb_gold"))
 
     def _sanctuary(self, p: Player):
         """Play the trill; double the warriors at the Citadel, else give the Sanctuary's bonuses.
@@ -870,13 +890,13 @@ class Game:
         rations, the BEAST, SCOUT and HEALER owned, GOLD with the bags, the keys owned (GOLD,
         SILVER, BRASS: top to bottom on their card), the SWORD.
         """
-        yield from self.sleep(param("lamp_after_click_s"))
+        yield from self.sleep(self._lead("inventory_after_click_s", "WARRIOR"))
         yield from self.show("WARRIOR", _two(p.warriors))
         yield from self.show("FOOD", _two(p.food))
         for have, picture in ((p.beast, "BEAST"), (p.scout, "SCOUT"), (p.healer, "HEALER")):
             if have:
                 yield from self.show(picture)
-        yield from self.show("GOLD", _two(p.gold))
+        yield from self.show("GOLD", _two(p.gold), then="inventory_gold")
         for k in reversed(KEYS[:p.keys]):
             yield from self.show(k)
         if p.sword:
@@ -902,23 +922,26 @@ class Game:
                                          lo, hi)
         pictures = {"warriors": "WARRIOR", "food": "FOOD", "beast": "BEAST", "scout": "SCOUT",
                     "healer": "HEALER"}
-        yield from self.sound("bazaar", delay=param("tune_after_click_s"))
+        yield from self.sound("bazaar", delay=after_click("bazaar"))
         i = 0
-        yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False)
+        yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False, then="offer")
         while True:
             key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"})
             item = items[i]
             if key == "CLEAR":
-                yield from self.sound("siren", delay=param("sound_after_click_s"))
+                yield from self.sound("siren", delay=after_click("siren"))
                 return "undone"
             if key == "NO/END":
                 i = (i + 1) % len(items)
+                lead = "offer_wrap_after_click_s" if i == 0 else "offer_after_click_s"
                 yield from self.show(pictures[items[i]], _two(prices[items[i]]),
-                                     delay=param("lamp_after_click_s"), remember=False)
+                                     delay=self._lead(lead, pictures[items[i]]),
+                                     remember=False, then="offer")
                 continue
             if key == "REPEAT":
                 yield from self.show(pictures[item], _two(prices[item]),
-                                     delay=param("lamp_after_click_s"), remember=False)
+                                     delay=param("offer_repeat_after_click_s"),
+                                     remember=False, then="offer")
                 continue
             if key == "HAGGLE":
                 if item == "food":
@@ -929,9 +952,10 @@ class Game:
                                [param("haggle_success"), 1 - param("haggle_success")]):
                     prices[item] = max(1, prices[item] - 1)
                     yield from self.show(pictures[item], _two(prices[item]),
-                                         delay=param("lamp_after_click_s"), remember=False)
+                                         delay=param("haggled_after_click_s"),
+                                         remember=False, then="offer")
                     continue
-                return (yield from self._closed())
+                return (yield from self._closed(param("haggle_refused_after_click_s")))
             # YES/BUY
             if item in ("beast", "scout", "healer"):
                 if prices[item] > p.gold:
@@ -952,7 +976,7 @@ class Game:
             key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"},
                                          entry="count_first" if count == 1 else "count_next")
             if key == "CLEAR":
-                yield from self.sound("siren", delay=param("sound_after_click_s"))
+                yield from self.sound("siren", delay=after_click("siren"))
                 return "undone"
             if key == "NO/END":
                 break
@@ -967,9 +991,10 @@ class Game:
         yield from self.show("GOLD", _two(p.gold), delay=param("reel_after_click_s"))
         return None
 
-    def _closed(self):
-        """Show BAZAAR CLOSED with the sad cue; the turn is over (rulebook: Haggling)."""
-        yield from self.sleep(param("sound_after_click_s") - 0.0006)
+    def _closed(self, lead: float | None = None):
+        """Show BAZAAR CLOSED with the sad cue ``lead`` s after the click (default
+        ``closed_after_click_s``); the turn is over (rulebook: Haggling)."""
+        yield from self.sleep(param("closed_after_click_s") if lead is None else lead)
         return (yield from self._picture_with_sound("BAZAAR CLOSED", "sad"))
 
     # ---- DARK TOWER (rulebook: The Dark Tower Button; Level 4 Dark Tower) ----------------
@@ -984,7 +1009,7 @@ class Game:
         ``riddle_key1``); for key 2 the two others, in the same cycle, from one of them
         (``riddle_key2``).  A wrong key: the sad cue, no picture, the end signal.
         """
-        yield from self.sound("dark_tower", delay=param("tune_after_click_s"))
+        yield from self.sound("dark_tower", delay=after_click("dark_tower"))
         if p.keys < 3:
             # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
             # the refusal again (l3_p1_s03 182.17)
@@ -1008,7 +1033,7 @@ class Game:
                                      remember=False)
                 continue
             if left[i] != self.riddle[stage - 1]:
-                yield from self.sound("sad", delay=param("sound_after_click_s"))
+                yield from self.sound("sad", delay=after_click("sad"))
                 return 0.0
             if stage == 2:
                 break

@@ -63,12 +63,23 @@ _ROWS = [
           "l1_p1_s01 148.07-149.61 s: 5 toggles, 0.51 ms); the phase totals agree (on 117588 or "
           "118302 cycles, off 115074 or 115788: 78 cycles per on-off pair more than 32 ticks "
           "of 11073/3 and of 10821/3)", "measured on the pins"),
-    Param("held_key_pass_cut_cycles", (76, 247, 392), "cycles at 425 kHz",
+    Param("new_key_pass_cut_cycles", (116, 276, 430), "cycles at 425 kHz",
           "all 30 corpus recordings: the key scan strobes R2, R1, R0 in turn and stops at the "
-          "column of a key it finds closed, so while a key is held a loop pass is shorter by "
-          "76, 247 or 392 cycles (key in column R0, R1 or R2; lit and dark alike) from the scan "
-          "that sees it to the scan that sees it open; per tick, a third of that",
-          "measured: 4,100 passes with a key held"),
+          "column of a key it finds closed; the loop pass that begins at the scan that first "
+          "sees a key is shorter by 116, 276 or 430 cycles (key in column R0, R1 or R2; 898, "
+          "455 and 366 passes, dark and lit alike within 10 cycles); per tick, a third of that",
+          "measured on the pins"),
+    Param("held_key_pass_cut_cycles", (45, 209, 366), "cycles at 425 kHz",
+          "all 30 corpus recordings: each later pass while the key stays closed is shorter by "
+          "45, 209 or 366 cycles (727, 191 and 328 passes)", "measured on the pins"),
+    Param("release_pass_cut_cycles", 42, "cycles at 425 kHz",
+          "all 30 corpus recordings: the pass that begins at the scan that first finds the keys "
+          "open again is 42 cycles shorter, whatever the column (394 passes)",
+          "measured on the pins"),
+    Param("key_memory_s", 0.05, "s", "all 30 corpus recordings: a key loop begun within a pass "
+          "of the click that ended the last one (a menu's next entry) still knows the key: "
+          "its passes are 'held' ones while the key stays closed; after a longer flow the first "
+          "pass is an ordinary one (95 of 95 measured)", "measured on the pins"),
     Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food",
                                   "creak_open_slow_start"), "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
@@ -94,14 +105,19 @@ _ROWS = [
     Param("debounce_scans", 2, "scans", "l4_p4_s16 14.183 (K2 seen at 14.2048 and 14.2306, "
           "click 14.2314): a key is taken at the second scan that sees it; all recordings: "
           "click 26-52 ms after the press", "measured"),
-    Param("click_after_scan_s", 0.0008, "s", "l4_p4_s16: scan 14.23056 -> click 14.23137",
-          "measured"),
+    Param("click_after_scan_cycles", (654, 486, 342), "cycles at 425 kHz",
+          "all 30 corpus recordings: from the key scan's R2 strobe to the click's first edge "
+          "when it takes a key in column R0, R1 or R2 (1.54, 1.14 or 0.80 ms; 1031, 460 and "
+          "373 clicks, within 30 cycles but for a few): the scan reaches the key's column "
+          "later; the pass it ends is as long for every column (R0: 13098-13116 cycles dark, "
+          "13350-13368 lit, = a pass + the click + 342 cycles)", "measured on the pins"),
     Param("text_after_click_s", 0.0047, "s", "l4_p4_s16: click 14.2314 -> L2 14.2361, "
           "15.8329 -> L3 15.8376 (the next digit refresh after the click)", "measured"),
-    Param("first_turn_after_tune_s", 0.0106, "s", "all 34 recordings: the first key scan "
+    Param("first_turn_after_tune_s", 0.00738, "s", "all 34 recordings: the first key scan "
           "of player 1's turn comes 15162-15738 cycles (36-37 ms) after the overture's last "
-          "note, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it",
-          "measured"),
+          "edge, one loop pass after the key loop begins; ' 1' (bit on) 12.6-20.8 ms after it; "
+          "measured from the last note's decoded start, this pause puts the game's first scan "
+          "on the genuine one (30 of 30 within 0.05 ms)", "measured on the pins"),
     Param("loop_after_click_cycles", dict(players=3600, count_first=5250, count_next=5112,
                                           curse=2916), "cycles at 425 kHz",
           "all 30 corpus recordings: from the scan that takes a key to the next prompt's first "
@@ -120,17 +136,64 @@ _ROWS = [
           "after it (30): its key loop begins 2.5 ms before a picture's reel would",
           "measured on the pins"),
     Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
-                                              for c in (2667, 6285, 8913, 11841)), "s",
+                                              for c in (2527, 5932, 8775, 11629)), "s",
           "corpus, 553 turn changes measured on the pins: the next player's key loop begins "
           "after the end cue plus a pause that grows with the empty player slots skipped "
           "(of four): its first key scan comes 13740, 17358, 19986 or 22914 cycles (medians) "
           "after the cue's last edge for 0, 1, 2 or 3 slots skipped; the loop's first scan "
-          "is one pass (3 ticks, 11073 cycles lit) after its start", "measured on the pins"),
+          "is one pass (3 ticks, 11073 cycles lit) after its start; the pauses are what "
+          "puts the game's first scan on those medians after the cue as the game plays it "
+          "(it starts 5.44 ms after the click, cleanroom/cues.py)", "measured on the pins"),
+    Param("scan_after_picture_cycles", dict(offer=10410, event=10450, warriors=10692,
+                                            gold=10566, inventory_gold=10662,
+                                            tomb_gold=11388, key_won=10700),
+          "cycles at 425 kHz",
+          "corpus, on the pins (561 key loops that begin as a picture's lamp goes dark): the "
+          "first key scan comes this long after the lamp goes dark, with the display dark "
+          "(252 cycles more when the prompt shows at once), by what the picture was: a "
+          "bazaar offer 10398-10422 (176), a picture without a number or an event 10434-10524 "
+          "(LOST, KEY MISSING, BAZAAR CLOSED, SWORD, PEGASUS, the riddle's keys: 110), the "
+          "warriors total 10686-10692 (76), the gold total after a purchase, a battle or "
+          "REPEAT 10554-10584 (140), INVENTORY's gold 10662 (32), a tomb's gold 11388 "
+          "(46, 11112-13170), a key won 10686-10716 (8); a plain pass is 10821",
+          "measured on the pins"),
+    Param("tomb_treasure_after_creak_s", dict(turn=0.00535, lamp=0.00574), "s",
+          "corpus: after the opening creak's last click a tomb's battle horn starts 99.6-100.7 "
+          "ms later (48: the creak's tail), its treasure's reel 104.6-106.5 ms later (16) or, "
+          "with GOLD's card in place, the lamp 105.2-106.8 ms later (11): this much after the "
+          "tail", "measured"),
+    Param("loop_lead_s", dict(beep=0.00091, creak_close=0.00198), "s",
+          "corpus, on the pins: the key loop after a safe move's beep (73) and after a "
+          "deserted tomb's closing creak (9) has its first scan this much sooner than one "
+          "loop pass after the cue's decoded end (0.91 ms, sd 0.2; 1.98 ms, sd 0.01)",
+          "measured on the pins"),
     Param("reel_after_click_s", 0.015, "s", "level4_bazaar 43.184->43.199", "measured"),
-    Param("lamp_after_click_s", 0.015, "s", "level4_bazaar 31.731->31.745", "measured"),
-    Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
-    Param("tune_after_click_s", 0.013, "s", "level4_bazaar/riddle: bazaar and tower tunes",
+    Param("repeat_after_click_s", dict(turn=0.00527, upper=0.00584, middle=0.00584,
+                                       lower=0.00613), "s",
+          "corpus: REPEAT at the end-of-turn signal starts the reel 5.26-5.56 ms after its "
+          "click (12) or, with the card in place, lights the lamp 5.84 ms after it (upper, 9) "
+          "or 6.13 ms (lower, 7); middle not seen, taken as upper", "measured"),
+    Param("offer_repeat_after_click_s", 0.00983, "s", "corpus: REPEAT at the bazaar's '--' "
+          "lights the offer's lamp again 9.81-9.83 ms after the click (10)", "measured"),
+    Param("inventory_after_click_s", dict(turn=0.01193, lamp=0.01251), "s",
+          "corpus: INVENTORY starts the reel to WARRIOR 11.91-11.94 ms after the click (36 of "
+          "38), or lights its lamp 12.51-12.52 ms after it when the card is in place (7)",
           "measured"),
+    Param("offer_after_click_s", dict(turn=0.01467, lamp=0.01474), "s",
+          "corpus: NO/END at the bazaar's '--' shows the next offer: its lamp 14.74-14.80 ms "
+          "after the click (55), the reel 14.67 ms after it when the card must turn (3)",
+          "measured"),
+    Param("offer_wrap_after_click_s", dict(turn=0.01618, lamp=0.01931), "s",
+          "corpus: from the last offer back to the first (WARRIOR): its lamp 19.31 ms after "
+          "the click (5, l4_p3_s20 210.99), the reel 16.18 ms after it (1)", "measured"),
+    Param("haggled_after_click_s", 0.01659, "s", "corpus: a successful haggle lights the "
+          "offer's lamp again 16.25-16.97 ms after HAGGLE's click (29)", "measured"),
+    Param("haggle_refused_after_click_s", 0.0072, "s", "corpus: a refused haggle starts the "
+          "reel to BAZAAR CLOSED 6.9-7.4 ms after the click (14); HAGGLE on food, where there "
+          "is nothing to draw, 5.4 ms (9: closed_after_click_s)", "measured"),
+    Param("closed_after_click_s", 0.0054, "s", "corpus: HAGGLE on food -> the reel to "
+          "BAZAAR CLOSED 5.4 ms after the click (9); level4_bazaar 69.310", "measured"),
+    Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
     Param("battle_pause_s", 1.612, "s", "level4_riddle 67.910->69.522; the corpus's 96 battles "
           "give 1.6124-1.6183 s, median 1.6152, with no tie to the counts, but with the median "
           "17 of 34 recordings conform instead of 23 (a bias later in the battle's timing that "
@@ -173,8 +236,8 @@ _ROWS = [
     Param("motor_after_dragon_s", 0.012, "s", "corpus: the reel turns on to WARRIOR 12-13 ms "
           "after the DRAGON lamp goes dark (l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)",
           "measured"),
-    Param("picture_after_click_s", 0.013, "s", "corpus: MOVE's beep or motor 13-14 ms after "
-          "the key click (l1_p1_s01 37.05, 270.15; 30 sessions)", "measured"),
+    Param("picture_after_click_s", 0.01345, "s", "corpus: MOVE's reel starts 13.1-14.4 ms "
+          "after the key click, median 13.45 (129 moves; l1_p1_s01 37.05, 270.15)", "measured"),
     Param("start_warriors", 10, "", "rulebook: The Object / score charts", "rulebook"),
     Param("start_gold", 30, "bags", "rulebook: score charts", "rulebook"),
     Param("start_food", 25, "rations", "rulebook: score charts", "rulebook"),
