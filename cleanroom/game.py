@@ -820,8 +820,11 @@ class Game:
         odds = param("tomb_odds")
         cue = ("creak_open_after_low_food" if self._warned else
                "creak_open_slow_start" if self._citadel_cleared else "creak_open")
-        yield from self.sound(cue, delay=after_click("creak_open"))
         event = self.choose("tomb", list(odds), list(odds.values()))
+        # a deserted tomb's closing creak follows the opening one sooner than a horn would
+        yield from self.sound(cue, delay=after_click("creak_open"),
+                              tail=param("creak_close_after_creak_s") if event == "deserted"
+                              else None)
         if event == "deserted":
             yield from self.sound("creak_close", tail=-param("loop_lead_s")["creak_close"])
             return None
@@ -1033,7 +1036,8 @@ class Game:
                                      remember=False)
                 continue
             if left[i] != self.riddle[stage - 1]:
-                yield from self.sound("sad", delay=after_click("sad"))
+                yield from self.sound("sad", delay=after_click("sad"),
+                                      tail=-param("loop_lead_s")["sad"])
                 return 0.0
             if stage == 2:
                 break

@@ -157,15 +157,19 @@ _ROWS = [
           "REPEAT 10554-10584 (140), INVENTORY's gold 10662 (32), a tomb's gold 11388 "
           "(46, 11112-13170), a key won 10686-10716 (8); a plain pass is 10821",
           "measured on the pins"),
+    Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
+          "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
+          "100.2 ms after it (the opening cue's tail)", "measured"),
     Param("tomb_treasure_after_creak_s", dict(turn=0.00535, lamp=0.00574), "s",
           "corpus: after the opening creak's last click a tomb's battle horn starts 99.6-100.7 "
           "ms later (48: the creak's tail), its treasure's reel 104.6-106.5 ms later (16) or, "
           "with GOLD's card in place, the lamp 105.2-106.8 ms later (11): this much after the "
           "tail", "measured"),
-    Param("loop_lead_s", dict(beep=0.00091, creak_close=0.00198), "s",
-          "corpus, on the pins: the key loop after a safe move's beep (73) and after a "
-          "deserted tomb's closing creak (9) has its first scan this much sooner than one "
-          "loop pass after the cue's decoded end (0.91 ms, sd 0.2; 1.98 ms, sd 0.01)",
+    Param("loop_lead_s", dict(beep=0.00091, creak_close=0.00198, sad=0.0008), "s",
+          "corpus, on the pins: the key loop after a safe move's beep (73), after a "
+          "deserted tomb's closing creak (9) and after the sad cue of a wrong key in the "
+          "riddle (8) has its first scan this much sooner than one loop pass after the cue's "
+          "decoded end (0.91 ms, sd 0.2; 1.98 ms, sd 0.01; 0.78-0.83 ms in 6, 0.24 in 2)",
           "measured on the pins"),
     Param("reel_after_click_s", 0.015, "s", "level4_bazaar 43.184->43.199", "measured"),
     Param("repeat_after_click_s", dict(turn=0.00527, upper=0.00584, middle=0.00584,
