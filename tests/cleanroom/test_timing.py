@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from captures.tower import run_script
 from cleanroom.conform import load_reference
 from cleanroom.engine import Engine
@@ -458,3 +458,79 @@ def test_a_key_closed_before_the_loop_begins_is_taken_by_its_first_scans():
     engine.advance(1.0)
     clicks = [e["t"] for e in engine.events if e["type"] == "tone"]
     assert len(clicks) == 1 and 0.5 < clicks[0] < 0.5 + 3 * 0.027
+
+
+def _click_times(keys_and_times, hint: float | None = None) -> list[float]:
+    """Press each (key, time) on an engine whose flow waits for any key again and again,
+    the loop beginning at once after each click; return the click times.  ``hint``: the
+    first loop's first scan comes that many cycles after it begins (a picture before it)."""
+    def flow(e: Engine):
+        if hint is not None:
+            e.first_scan_after(hint)
+        while True:
+            yield ("key", frozenset(KEY_MATRIX))
+            e.click()
+    engine = Engine(flow)
+    engine.power(True)
+    for key, t in keys_and_times:
+        engine.advance(t - engine.now)
+        engine.press(key)
+        clicks = sum(e.get("cue") == "click" for e in engine.events)
+        while sum(e.get("cue") == "click" for e in engine.events) == clicks:
+            engine.advance(0.001)
+        engine.release(key)         # during the pass with the click
+    engine.advance(0.5)
+    return [e["t"] for e in engine.events if e.get("cue") == "click"]
+
+
+def test_the_click_comes_later_for_a_key_in_a_later_column():
+    # corpus pins: the click's first edge 342, 486 or 654 cycles after the R2 strobe of the
+    # scan that takes a key in column R2, R1 or R0
+    # (the pass before it, from the scan that first saw the key, is cut by its column too)
+    r2, = _click_times([("YES/BUY", 1.0)])
+    r1, = _click_times([("MOVE", 1.0)])
+    r0, = _click_times([("NO/END", 1.0)])
+    cycles, cut = param("click_after_scan_cycles"), param("new_key_pass_cut_cycles")
+    for col, t in ((1, r1), (0, r0)):
+        later = (cycles[col] - cycles[2]) + (cut[2] - cut[col])
+        assert abs((t - r2) * NOMINAL_CLOCK_HZ - later) < 1
+
+
+def test_the_pass_with_the_click_is_as_long_for_every_column():
+    # corpus pins: from the R2 strobe of the scan that takes an R0 key to the next scan is
+    # 13098-13116 cycles dark, as for an R2 key: the next loop's scans keep the first
+    # scan's offset (the new key's shorter pass), whatever the click's own delay
+    a = _click_times([("NO/END", 1.0), ("YES/BUY", 2.0)])
+    b = _click_times([("YES/BUY", 1.0), ("YES/BUY", 2.0)])
+    cut = param("new_key_pass_cut_cycles")
+    assert abs((a[1] - b[1]) * NOMINAL_CLOCK_HZ - (cut[2] - cut[0])) < 1
+
+
+def test_the_first_key_scan_after_a_picture_comes_as_the_pins_show():
+    # corpus pins: after LOST's lamp goes dark the first scan comes 10440 cycles later, not
+    # after an ordinary pass (10821 dark): every scan of that loop is that much sooner
+    plain, = _click_times([("YES/BUY", 1.0)])
+    early, = _click_times([("YES/BUY", 1.0)], hint=10440)
+    late, = _click_times([("YES/BUY", 1.0)], hint=11388)
+    plain_pass = param("tick_dark_s") * 3 * NOMINAL_CLOCK_HZ
+    assert abs((plain - early) * NOMINAL_CLOCK_HZ - (plain_pass - 10440)) < 1
+    # after a tomb's gold, 11388: later
+    assert abs((late - plain) * NOMINAL_CLOCK_HZ - (11388 - plain_pass)) < 1
+
+
+def test_a_key_scan_knows_a_new_key_a_held_one_and_its_release():
+    # corpus pins: the pass from the scan that first sees a key is cut by 116/276/430 cycles
+    # (column R0/R1/R2), each later one by 45/209/366, the one from the scan that first
+    # finds it open by 42
+    engine = _flashing_engine("L1")
+    engine.advance(0.5)
+    engine.held.add("HAGGLE")
+    new = engine._next_mode(None)
+    held = engine._next_mode(new)
+    engine.held.discard("HAGGLE")
+    release = engine._next_mode(held)
+    assert (new, held, release, engine._next_mode(release)) == (
+        ("new", 2), ("held", 2), ("release", None), None)
+    dark = param("tick_dark_s")
+    for mode, cut in ((new, 430), (held, 366), (release, 42)):
+        assert abs((dark - engine._tick_len(False, mode)) * 3 * NOMINAL_CLOCK_HZ - cut) < 1e-6
