@@ -96,6 +96,7 @@ class Engine:
         self._entry_hint: tuple | None = None   # (t, cycles): a loop begun at t scans then
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
+        self._scan_lead = 0.0               # ticks the loop's scans come before 3, 6, 9...
         self._taken_ticks: float | None = None  # tick count at the scan that takes the key
         self._bit_at_key: bool | None = None    # the flash bit when the last key was seen
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
@@ -228,7 +229,7 @@ class Engine:
         """Return the tick count of the next key scan (every ``scan_ticks`` from the loop's
         entry)."""
         k = param("scan_ticks")
-        base = self._loop_ticks0
+        base = self._loop_ticks0 - self._scan_lead
         return base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
 
     def _keys_changed(self) -> None:
@@ -434,6 +435,9 @@ class Engine:
             # the flash timer starts dark at power-on (every recording: '--' 32 ticks later)
             self._ticks, self._tk_t, self._fstate, self._lit = 0.0, self.now, False, False
             self._in_loop = True
+            # the first key scans after power-on come sooner than a pass each, the flash
+            # timer's refreshes not (params ``power_on_scan_cycles``)
+            self._entry_hint = (self.now, param("power_on_scan_cycles"), False)
             self._ftext = self._fpending = None
             self._flow = self._factory(self)
             self._wake = self.now
@@ -467,7 +471,7 @@ class Engine:
         """A key loop that begins now has its first key scan ``cycles`` (at 425 kHz, the
         display dark) after its start instead of one ordinary pass: what the genuine tower
         does after a picture (params ``scan_after_picture_cycles``)."""
-        self._entry_hint = (self.now, cycles)
+        self._entry_hint = (self.now, cycles, True)
 
     def _shift_first_pass(self, cycles: float) -> None:
         """Make the loop just begun scan first ``cycles`` (display dark) after now: its ticks
@@ -539,7 +543,9 @@ class Engine:
                 self._sync_ticks(t)
                 if self._taken_ticks is not None:
                     # the loop ends at the scan that took the key: a whole number of ticks
-                    self._ticks, self._taken_ticks = self._taken_ticks, None
+                    # (the refreshes counted are whole even when the scans came early)
+                    self._ticks = self._taken_ticks + self._scan_lead
+                    self._taken_ticks = None
                     self._take_t = t
                 self._in_loop = False
                 self._wake = None
@@ -600,9 +606,16 @@ class Engine:
                 self._sync_ticks(self.now)
                 self._in_loop = True
                 self._loop_ticks0 = self._ticks
+                self._scan_lead = 0.0
                 hint, self._entry_hint = self._entry_hint, None
                 if hint is not None and abs(hint[0] - self.now) < _EPS:
-                    self._shift_first_pass(hint[1])
+                    if hint[2]:
+                        self._shift_first_pass(hint[1])
+                    else:
+                        # only the scans come sooner; the refreshes the flash timer counts
+                        # keep their times
+                        self._scan_lead = (param("tick_dark_s") * 3 * NOMINAL_CLOCK_HZ
+                                           - hint[1]) / (param("tick_dark_s") * NOMINAL_CLOCK_HZ)
                 if (self.now - self._take_t > param("key_memory_s") or self._scan_col is None
                         or self._scan_col[0] == "release"):
                     # after a flow the scan remembers no key

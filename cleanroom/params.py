@@ -165,6 +165,11 @@ _ROWS = [
           "ms later (48: the creak's tail), its treasure's reel 104.6-106.5 ms later (16) or, "
           "with GOLD's card in place, the lamp 105.2-106.8 ms later (11): this much after the "
           "tail", "measured"),
+    Param("power_on_scan_cycles", 10409, "cycles at 425 kHz",
+          "all 30 corpus recordings, on the pins: after power-on the first key scan comes at "
+          "cycle 10460 and the second 10770 later, then a dark pass (10821) each: the scans "
+          "lie where a first one at 10409 would put them; the flash timer's first toggle "
+          "(the '--' lit at cycle 115298) keeps 32 ticks' time", "measured on the pins"),
     Param("loop_lead_s", dict(beep=0.00091, creak_close=0.00198, sad=0.0008), "s",
           "corpus, on the pins: the key loop after a safe move's beep (73), after a "
           "deserted tomb's closing creak (9) and after the sad cue of a wrong key in the "
