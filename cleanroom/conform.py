@@ -62,6 +62,7 @@ from captures.script import Press, Script, ScriptError, read_script
 from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
+from .params import param
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
@@ -77,6 +78,7 @@ BLANK_GLITCH_S = 0.1
 HALF_CHANGED_S = 2 / 60 + 1e-3
 MIX_NEIGHBOUR_S = 0.6
 FLASH_PHASE_S = 0.45
+CLICK_HZ = param("click_hz")        # a key click (2 pulses) in either side's tones
 
 
 @dataclass
@@ -135,14 +137,35 @@ def _without_half_changed(spans: list[list]) -> list[list]:
     return out
 
 
+def _without_one_digit_at_a_click(spans: list[list], clicks: list[float]) -> list[list]:
+    """Drop a text the decoder caught with one digit dark as a key's scan ended the loop: at
+    most two 1/60 s windows long, a key click inside it, and the flashing text just before
+    it with a digit blank (l1_p1_s01 178.200: ` 1` for `-1`; on the pins the flash turned on
+    one digit refresh before the scan that took NO/END, and only the right digit was lit
+    before the click).  Which digit comes first follows the refreshes outside the key loop,
+    which the game does not count; the text is the flashing one either way."""
+    out = []
+    for i, (t0, t1, text) in enumerate(spans):
+        if t1 - t0 <= HALF_CHANGED_S and out:
+            before = out[-1][2]
+            at_click = any(t0 - 1e-6 <= c <= t1 + 1e-6 for c in clicks)
+            if (at_click and text != before and t0 - out[-1][1] < FLASH_PHASE_S
+                    and all(c == " " or c == before[k] for k, c in enumerate(text))):
+                continue
+        out.append([t0, t1, text])
+    return out
+
+
 def _display_items(events: list[dict], end: float) -> list[Item]:
     shown = [(e["t"], e["text"]) for e in events if e["type"] == "display"]
+    clicks = [e["t"] for e in events if e["type"] == "tone" and e.get("freq_hz")
+              and abs(e["freq_hz"] - CLICK_HZ) < 0.03 * CLICK_HZ and e["dur_s"] < 0.01]
     spans = []
     for i, (t, text) in enumerate(shown):
         t_end = shown[i + 1][0] if i + 1 < len(shown) else end
         if text.strip():
             spans.append([t, t_end, text])
-    spans = _without_half_changed(spans)
+    spans = _without_one_digit_at_a_click(_without_half_changed(spans), clicks)
     merged: list[list] = []
     for span in spans:
         if merged and merged[-1][2] == span[2] and span[0] - merged[-1][1] < BLANK_GLITCH_S:

@@ -121,6 +121,39 @@ def test_summary_drops_a_one_frame_blank_between_two_texts():
     assert item.value == "88" and item.flashing is False
 
 
+def _end_signal_then(last: str, click: bool) -> list[dict]:
+    """'-1' flashing three times, then ``last`` for two frames (with a key click inside
+    it when ``click``), then dark, then the next turn's ' 1' flashing (corpus l1_p1_s01
+    176.55-179.5)."""
+    events = []
+    for i in range(3):
+        events.append({"t": 176.55 + 0.55 * i, "type": "display", "text": "-1"})
+        events.append({"t": 176.8333 + 0.55 * i, "type": "display", "text": "  "})
+    events.append({"t": 178.2, "type": "display", "text": last})
+    events.append({"t": 178.2333, "type": "display", "text": "  "})
+    for i in range(3):
+        events.append({"t": 178.75 + 0.55 * i, "type": "display", "text": " 1"})
+        events.append({"t": 179.0333 + 0.55 * i, "type": "display", "text": "  "})
+    if click:
+        events.append({"t": 178.221, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046,
+                       "pulses": 2})
+    return events
+
+
+def test_a_flash_caught_with_one_digit_dark_at_a_key_click_is_the_flashing_text():
+    # on the pins the flash turned on one digit refresh before the scan that took the key:
+    # ' 1' of '-1' for the frames before the click; a game showing '-1' there conforms
+    texts = [it.value for it in summarize(_end_signal_then(" 1", click=True), end=181.0)
+             if it.kind == "display"]
+    assert texts == ["-1", " 1"]
+
+
+def test_a_one_digit_text_without_a_key_click_is_compared():
+    texts = [it.value for it in summarize(_end_signal_then(" 1", click=False), end=181.0)
+             if it.kind == "display"]
+    assert texts == ["-1", " 1", " 1"]
+
+
 def test_compare_ignores_buttons_power_and_cue_names():
     ref = [{"t": 1.0, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33}]
     game = [{"t": 0.0, "type": "power", "on": 1},
