@@ -613,6 +613,7 @@ class Game:
         off = start + e.sound(cue, at=start)
         yield ("sleep", off - e.now)
         e.lamps_off()
+        e.first_scan_after(param("scan_after_picture_cycles")["event"])
         yield from self.sleep(param("reel_after_cue_s").get(cue, 0.0))
 
     @staticmethod
