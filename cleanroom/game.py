@@ -734,7 +734,7 @@ class Game:
             odds.pop("wizard")
         return odds
 
-    def _gold_found(self, p: Player, then: str = "gold"):
+    def _gold_found(self, p: Player):
         """Add found gold and show the new total with GOLD (rulebook: Battle Treasures, gold:
         'the number displayed is always the total bags of gold you own'; corpus: the total is
         shown after every won battle and treasure-giving tomb, as much as the force carries)."""
@@ -742,13 +742,13 @@ class Game:
         found = self.pick("battle_gold", lo, hi, full=(0, 99))
         p.gold = min(param("max_count"), p.gold + found)
         p.carry()
-        yield from self.show("GOLD", _two(p.gold), then=then)
+        yield from self.show("GOLD", _two(p.gold), then="gold_found")
 
-    def _treasure(self, p: Player, then: str = "gold"):
+    def _treasure(self, p: Player):
         """Award a won battle's or a tomb's treasure: the new gold total, then maybe one more
         treasure (corpus: l1_p1_s01 181.08 gold + Pegasus, l1_p3_s17 269.57 tomb gold +
         sword, l1_p4_s40 217.98 gold + brass key, l1_p2_s05 264.05 gold + wizard)."""
-        yield from self._gold_found(p, then)
+        yield from self._gold_found(p)
         odds = self._treasure_odds(p, "treasure_odds")
         kind = self.choose("treasure", list(odds), list(odds.values()))
         if kind == "key":
@@ -834,7 +834,7 @@ class Game:
                                             horn_delay=0.0))
         # the treasure's GOLD comes a little later than a battle's horn would
         yield from self.sleep(self._lead("tomb_treasure_after_creak_s", "GOLD"))
-        return (yield from self._treasure(p, then="tomb_gold"))
+        return (yield from self._treasure(p))
 
     def _sanctuary(self, p: Player):
         """Play the trill; double the warriors at the Citadel, else give the Sanctuary's bonuses.

@@ -146,16 +146,17 @@ _ROWS = [
           "(it starts 5.44 ms after the click, cleanroom/cues.py)", "measured on the pins"),
     Param("scan_after_picture_cycles", dict(offer=10410, event=10450, warriors=10692,
                                             gold=10566, inventory_gold=10662,
-                                            tomb_gold=11388, key_won=10700),
+                                            gold_found=11307, key_won=10700),
           "cycles at 425 kHz",
           "corpus, on the pins (561 key loops that begin as a picture's lamp goes dark): the "
           "first key scan comes this long after the lamp goes dark, with the display dark "
           "(252 cycles more when the prompt shows at once), by what the picture was: a "
           "bazaar offer 10398-10422 (176), a picture without a number or an event 10434-10524 "
           "(LOST, KEY MISSING, BAZAAR CLOSED, SWORD, PEGASUS, the riddle's keys: 110), the "
-          "warriors total 10686-10692 (76), the gold total after a purchase, a battle or "
-          "REPEAT 10554-10584 (140), INVENTORY's gold 10662 (32), a tomb's gold 11388 "
-          "(46, 11112-13170), a key won 10686-10716 (8); a plain pass is 10821",
+          "warriors total 10686-10692 (76), the gold total after a purchase, a dragon or "
+          "REPEAT 10542-10584 (85), INVENTORY's gold 10662 (32), the gold found in a won "
+          "battle or a tomb 11307 (78, 11112-11574: it varies, as the battle's pauses do), "
+          "a key won 10686-10716 (8); a plain pass is 10821",
           "measured on the pins"),
     Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
           "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
