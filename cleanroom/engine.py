@@ -582,7 +582,8 @@ class Engine:
             stop = pos == stop_position(int(target))
         if stop:
             self._reel_target = None
-            self._wake = t + param("motor_off_after_tick_s")
+            self._wake = t + (param("motor_off_after_index_s") if target == "index"
+                              else param("motor_off_after_tick_s"))
 
     def keep_ticking(self) -> None:
         """Align the reel's 27 ms tick counter with the current time (after idle periods)."""

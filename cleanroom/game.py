@@ -405,6 +405,8 @@ class Game:
             # slot passed over delays the next key loop (cleanroom/params.py)
             skipped = 4 - len(self.players) if self.current == 0 else 0
             delay = param("next_player_after_sound_s")[skipped]
+            if self.current == 0 and skipped == 0:
+                delay = param("next_player_wrap_after_sound_s")     # 4 -> 1, no slot empty
 
     def _feed(self, p: Player):
         """Eat one turn's food; starve one warrior when there is none (rulebook: Food)."""

@@ -44,8 +44,11 @@ _ROWS = [
     Param("beep_dur_s", 0.0447, "s", "tower_test: 33 pulses", "measured"),
     Param("beep_after_lamp_s", 0.0004, "s", "tower_test, level4_bazaar: lamp->tone", "measured"),
     Param("lamp_after_motor_s", 0.0008, "s", "level4_bazaar 29.0256->29.0263", "measured"),
-    Param("motor_off_after_tick_s", 0.00055, "s", "level4_bazaar/riddle: sensor edge -> R9 off",
-          "measured (tower_test 1.5 ms)"),
+    Param("motor_off_after_tick_s", 0.00055, "s", "level4_bazaar/riddle: sensor edge -> R9 off; "
+          "corpus: 230-259 cycles after the reel's step in 907 stops at a card", "measured"),
+    Param("motor_off_after_index_s", 640 / NOMINAL_CLOCK_HZ, "s", "corpus: the tower test's "
+          "stop at the index hole comes 632-653 cycles after the reel's step (30 of 30)",
+          "measured on the pins"),
     Param("motor_after_click_s", 0.005, "s", "tower_test 3.0624->3.0672", "measured"),
     Param("reel_tick_s", REEL_TICK_S, "s", "docs/dark-tower-wiring.md §6 (MAME reel model)",
           "definition"),
@@ -171,6 +174,11 @@ _ROWS = [
           "cycle 10460 and the second 10770 later, then a dark pass (10821) each: the scans "
           "lie where a first one at 10409 would put them; the flash timer's first toggle "
           "(the '--' lit at cycle 115298) keeps 32 ticks' time", "measured on the pins"),
+    Param("next_player_wrap_after_sound_s", 3080 / NOMINAL_CLOCK_HZ, "s",
+          "corpus, on the pins: in a four-player game the turn passing from player 4 back to "
+          "player 1 has its first key scan 1.30 ms (553 cycles) later after the end cue than "
+          "a turn passing to the next slot (29 turn changes, 1.26-1.90 ms later but 1)",
+          "measured on the pins"),
     Param("loop_lead_s", dict(beep=0.00091, creak_close=0.00198, sad=0.0008), "s",
           "corpus, on the pins: the key loop after a safe move's beep (73), after a "
           "deserted tomb's closing creak (9) and after the sad cue of a wrong key in the "
