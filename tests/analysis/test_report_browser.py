@@ -203,11 +203,13 @@ def test_a_conformance_marks_the_first_difference_on_both_timelines(browser, pag
     assert [m.find_element(By.XPATH, "ancestor::table").get_attribute("id")
             for m in marked] == ["events0", "events1"]
     # The game lights the upper lamp where the changed reference lit the lower one: the
-    # game's row is that lamp, the reference's the last event before it (it has nothing).
+    # game's row is that lamp, the reference's its lower lamp at the same time.
     assert "lamp upper on" in marked[1].text
     assert float(marked[0].get_attribute("data-t")) <= \
         float(marked[1].get_attribute("data-t")) + 0.05
-    assert "reference: (nothing)" in browser.find_element(By.ID, "difference").text
+    difference = browser.find_element(By.ID, "difference").text
+    assert "game:      lamp upper on" in difference
+    assert "reference: lamp lower on" in difference
     assert "differs" in browser.find_element(By.ID, "verdict").text
     marked[1].click()
     assert _audio_time(browser) == pytest.approx(float(marked[1].get_attribute("data-t")),
