@@ -214,8 +214,8 @@ _ROWS = [
     Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
     Param("battle_pause_s", 1.612, "s", "level4_riddle 67.910->69.522; the corpus's 96 battles "
           "give 1.6124-1.6183 s, median 1.6152, with no tie to the counts, but with the median "
-          "17 of 34 recordings conform instead of 23 (a bias later in the battle's timing that "
-          "the shorter pause offsets, not found yet)", "measured"),
+          "24 of 34 recordings conform instead of 32: the pause varies per battle like a random "
+          "draw's running time (cleanroom/README.md, Still wrong)", "measured"),
     Param("skirmish_gap_s", 0.479, "s", "corpus: a won skirmish's cue end -> the next WARRIORS "
           "lamp (264 skirmishes, mean 0.4790, 0.4766-0.4828)", "measured"),
     Param("skirmish_lost_gap_s", 0.4803, "s", "corpus: a lost skirmish's cue end -> the next "
