@@ -62,7 +62,7 @@ from captures.script import Press, Script, ScriptError, read_script
 from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
-from .params import param
+from .cuefind import is_key_click
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
@@ -78,7 +78,6 @@ BLANK_GLITCH_S = 0.1
 HALF_CHANGED_S = 2 / 60 + 1e-3
 MIX_NEIGHBOUR_S = 0.6
 FLASH_PHASE_S = 0.45
-CLICK_HZ = param("click_hz")        # a key click (2 pulses) in either side's tones
 
 
 @dataclass
@@ -158,8 +157,7 @@ def _without_one_digit_at_a_click(spans: list[list], clicks: list[float]) -> lis
 
 def _display_items(events: list[dict], end: float) -> list[Item]:
     shown = [(e["t"], e["text"]) for e in events if e["type"] == "display"]
-    clicks = [e["t"] for e in events if e["type"] == "tone" and e.get("freq_hz")
-              and abs(e["freq_hz"] - CLICK_HZ) < 0.03 * CLICK_HZ and e["dur_s"] < 0.01]
+    clicks = [e["t"] for e in events if e["type"] == "tone" and is_key_click(e)]
     spans = []
     for i, (t, text) in enumerate(shown):
         t_end = shown[i + 1][0] if i + 1 < len(shown) else end

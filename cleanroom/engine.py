@@ -89,11 +89,11 @@ class Engine:
         self._ticks = 0.0                   # display ticks since power-on, at time _tk_t
         self._tk_t = 0.0
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
-        self._scan_col: tuple | None = None   # the pass's key mode (_next_mode)
-        self._col_pending: tuple | None = None  # (tick count of the next scan, its mode)
+        self._scan_mode: tuple | None = None   # the pass's key mode (_next_mode)
+        self._mode_pending: tuple | None = None  # (tick count of the next scan, its mode)
         self._take_t = -1.0                 # when the last key was taken (its scan)
         self._click_lag = 0.0               # how much later than a column-R2 key's its click is
-        self._entry_hint: tuple | None = None   # (t, cycles): a loop begun at t scans then
+        self._entry_hint: tuple | None = None   # (t, cycles, toggles_too): _first_scan_at
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._scan_lead = 0.0               # ticks the loop's scans come before 3, 6, 9...
@@ -192,7 +192,7 @@ class Engine:
         timer stands still there)."""
         if not self._in_loop:
             return math.inf
-        return self._tick_len(self._lit, self._scan_col)
+        return self._tick_len(self._lit, self._scan_mode)
 
     def _tick_len(self, lit: bool, mode: tuple | None) -> float:
         """Return a tick's length with a digit lit or not in a loop pass of key mode ``mode``
@@ -239,8 +239,8 @@ class Engine:
             self._schedule_mode()
 
     def _schedule_mode(self) -> None:
-        mode = self._next_mode(self._scan_col)
-        self._col_pending = None if mode == self._scan_col else (self._next_scan_ticks(), mode)
+        mode = self._next_mode(self._scan_mode)
+        self._mode_pending = None if mode == self._scan_mode else (self._next_scan_ticks(), mode)
 
     def _run_until(self, t0: float, running: float) -> float:
         """Return the time when ``running`` seconds of ticking have passed after ``t0``,
@@ -329,9 +329,9 @@ class Engine:
         # walk across flash toggles (their phases tick at different rates) and the scan that
         # first sees the key (the passes after it stop at its column)
         ticks, tk_t, lit = self._ticks, self._tk_t, self._lit
-        col = self._scan_col
+        col = self._scan_mode
         col_then = self._next_mode(col)
-        col_later = ("held", col_then[1]) if col_then and col_then[0] != "release" else None
+        col_later = self._next_mode(col_then)
         while True:
             boundary = (math.floor(ticks / n + 1e-9) + 1) * n
             stop = min([target, boundary] + [x for x in (first, first + k) if ticks < x - 1e-9])
@@ -341,9 +341,10 @@ class Engine:
             if ticks >= target - 1e-9:
                 self._taken_ticks = target
                 cycles = param("click_after_scan_cycles")
-                col = KEY_MATRIX[self._key_value][0] if self._key_value else 2
-                self._click_lag = (cycles[col] - cycles[2]) / NOMINAL_CLOCK_HZ / self.clock_ratio
-                return tk_t + cycles[col] / NOMINAL_CLOCK_HZ / self.clock_ratio
+                key_col = KEY_MATRIX[self._key_value][0] if self._key_value else 2
+                self._click_lag = ((cycles[key_col] - cycles[2]) / NOMINAL_CLOCK_HZ
+                                   / self.clock_ratio)
+                return tk_t + cycles[key_col] / NOMINAL_CLOCK_HZ / self.clock_ratio
             if ticks >= first + k - 1e-9:
                 col = col_later
             elif ticks >= first - 1e-9:
@@ -473,11 +474,16 @@ class Engine:
         does after a picture (params ``scan_after_picture_cycles``)."""
         self._entry_hint = (self.now, cycles, True)
 
-    def _shift_first_pass(self, cycles: float) -> None:
-        """Make the loop just begun scan first ``cycles`` (display dark) after now: its ticks
-        run as if it had begun that much sooner (later, for a negative shift); the flash
-        timer counts them as ever, so its toggles move with the scans."""
-        shift = (param("tick_dark_s") * 3 - cycles / NOMINAL_CLOCK_HZ) / self.clock_ratio
+    def _first_scan_at(self, cycles: float, toggles_too: bool) -> None:
+        """Make the loop just begun scan first ``cycles`` (display dark) after now instead of
+        one dark pass.  ``toggles_too``: its ticks run as if it had begun that much sooner
+        (later, for a negative shift), so the flash timer's toggles move with the scans;
+        else only the scans move and the refreshes the timer counts keep their times."""
+        dark_pass = param("tick_dark_s") * 3 * NOMINAL_CLOCK_HZ
+        if not toggles_too:
+            self._scan_lead = (dark_pass - cycles) / (dark_pass / 3)
+            return
+        shift = (dark_pass - cycles) / NOMINAL_CLOCK_HZ / self.clock_ratio
         self._tk_t = self.now - shift
         if shift > 0:
             # nothing sounded in the time taken as the loop's: the tones before it are done
@@ -515,8 +521,8 @@ class Engine:
                 cands.append(toggle)
             if self._fpending is not None:
                 cands.append(self._fpending[0])
-            col_at = (self._time_at_ticks(self._col_pending[0])
-                      if self._col_pending is not None and self._in_loop else None)
+            col_at = (self._time_at_ticks(self._mode_pending[0])
+                      if self._mode_pending is not None and self._in_loop else None)
             if col_at is not None:
                 cands.append(col_at)
             t = min(cands)
@@ -531,7 +537,7 @@ class Engine:
                 continue
             if col_at is not None and abs(t - col_at) < _EPS:
                 self._sync_ticks(t)
-                self._scan_col, self._col_pending = self._col_pending[1], None
+                self._scan_mode, self._mode_pending = self._mode_pending[1], None
                 self._schedule_mode()       # a new key or a release lasts one pass
                 continue
             if self._fpending is not None and abs(t - self._fpending[0]) < _EPS:
@@ -610,21 +616,15 @@ class Engine:
                 self._scan_lead = 0.0
                 hint, self._entry_hint = self._entry_hint, None
                 if hint is not None and abs(hint[0] - self.now) < _EPS:
-                    if hint[2]:
-                        self._shift_first_pass(hint[1])
-                    else:
-                        # only the scans come sooner; the refreshes the flash timer counts
-                        # keep their times
-                        self._scan_lead = (param("tick_dark_s") * 3 * NOMINAL_CLOCK_HZ
-                                           - hint[1]) / (param("tick_dark_s") * NOMINAL_CLOCK_HZ)
-                if (self.now - self._take_t > param("key_memory_s") or self._scan_col is None
-                        or self._scan_col[0] == "release"):
+                    self._first_scan_at(hint[1], toggles_too=hint[2])
+                if (self.now - self._take_t > param("key_memory_s") or self._scan_mode is None
+                        or self._scan_mode[0] == "release"):
                     # after a flow the scan remembers no key
-                    self._scan_col = None
+                    self._scan_mode = None
                 else:
                     # a menu's next loop, begun at its click, still knows the key it took;
                     # the pass with the click is an ordinary one
-                    self._scan_col = ("entry", self._scan_col[1])
+                    self._scan_mode = ("entry", self._scan_mode[1])
                 self._keys_changed()        # the first scan stops at a key already held
                 self._wake = None
                 self._wait_keys = frozenset(cmd[1])

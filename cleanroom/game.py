@@ -930,7 +930,8 @@ class Game:
                     "healer": "HEALER"}
         yield from self.sound("bazaar", delay=after_click("bazaar"))
         i = 0
-        yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False, then="offer")
+        yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False,
+                             then="offer")
         while True:
             key = yield from self.prompt("--", {"YES/BUY", "NO/END", "REPEAT", "HAGGLE", "CLEAR"})
             item = items[i]
