@@ -176,6 +176,11 @@ class Engine:
         if self._fstate:
             self._put_display(t, text)
             self._lit = bool(text.strip())
+        else:
+            # the loop refreshes the text only in an on phase: what was shown before (the
+            # tower test's 88) goes dark now, and the passes until the toggle are dark ones
+            self._lit = False
+            self._put_display(t, "  ")
 
     def end_flash(self, at: float | None = None) -> None:
         """Stop flashing and blank the display (the game leaves its key loop); the flash

@@ -223,7 +223,7 @@ class Game:
         yield ("sleep", delay + length)
 
     def prompt(self, text: str, keys, delay: float = 0.0, keep: bool = False,
-               entry: str | None = None):
+               entry: str | None = None, extra_cycles: float = 0.0):
         """Flash ``text`` from ``delay`` s on and wait for one of ``keys``; click; return it.
 
         The key-wait loop begins now (``entry``: a ``loop_after_click_cycles`` row, the loop
@@ -231,13 +231,14 @@ class Game:
         until then) and the text takes the flash timer's running phase (cleanroom.engine): shown at once while the timer's bit is on, else from its next
         toggle.  The key is taken at the second key scan that sees it, with a click; then the
         display goes dark, unless ``keep`` (a menu: the next entry replaces the text in the
-        same phase, ``text_after_click_s`` later)."""
+        same phase, ``text_after_click_s`` later).  ``extra_cycles``: the entry comes that
+        many cycles (at 425 kHz) later still."""
         e = self.engine
         e.flash(text, at=e.now + delay / e.clock_ratio)
         if entry is not None:
             # these prompts follow a key's click at once: the extra comes after the click
-            yield ("sleep", (param("click_dur_s") + param("loop_after_click_cycles")[entry]
-                             / NOMINAL_CLOCK_HZ) / e.clock_ratio)
+            yield ("sleep", (param("click_dur_s") + (param("loop_after_click_cycles")[entry]
+                             + extra_cycles) / NOMINAL_CLOCK_HZ) / e.clock_ratio)
         key = yield ("key", frozenset(keys))
         e.click()
         if not keep:
@@ -774,9 +775,20 @@ class Game:
         others = [(p.number + k) % n or n for k in range(1, n)]
         i = 0
         entry = None
+        # the tower finds each offer by looking through its four player slots: the empty
+        # slots it passes over delay the offer's key loop (params ``curse_slot_cycles``)
+        slot = param("curse_slot_cycles")
+        empty = 4 - n
+        last = p.number
         while True:
-            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"}, entry=entry)
+            extra = slot * empty if others[i] < last else 0.0
+            if entry is None:
+                self.engine.first_scan_after(param("scan_after_picture_cycles")["curse_offer"]
+                                             + extra)
+            key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"}, entry=entry,
+                                         extra_cycles=extra if entry else 0.0)
             entry = "curse"
+            last = others[i]
             if key == "YES/BUY":
                 break
             i = (i + 1) % len(others)
@@ -805,7 +817,7 @@ class Game:
         yield from self.sleep(param("sound_after_click_s"))
         yield from self._picture_with_sound("CURSED", "cursed")
         yield from self.show("WARRIOR", _two(p.warriors))
-        yield from self.show("GOLD", _two(p.gold))
+        yield from self.show("GOLD", _two(p.gold), then="cursed_gold")
         return None
 
     # ---- TOMB/RUIN, SANCTUARY/CITADEL, FRONTIER, INVENTORY ------------------------------

@@ -149,7 +149,8 @@ _ROWS = [
           "(it starts 5.44 ms after the click, cleanroom/cues.py)", "measured on the pins"),
     Param("scan_after_picture_cycles", dict(offer=10410, event=10450, warriors=10692,
                                             gold=10566, inventory_gold=10662,
-                                            gold_found=11307, key_won=10700),
+                                            gold_found=11307, key_won=10700,
+                                            curse_offer=13380, cursed_gold=13158),
           "cycles at 425 kHz",
           "corpus, on the pins (561 key loops that begin as a picture's lamp goes dark): the "
           "first key scan comes this long after the lamp goes dark, with the display dark "
@@ -159,8 +160,17 @@ _ROWS = [
           "warriors total 10686-10692 (76), the gold total after a purchase, a dragon or "
           "REPEAT 10542-10584 (85), INVENTORY's gold 10662 (32), the gold found in a won "
           "battle or a tomb 11307 (78, 11112-11574: it varies, as the battle's pauses do), "
-          "a key won 10686-10716 (8); a plain pass is 10821",
+          "a key won 10686-10716 (8); the WIZARD before the first curse offer 13344-13380 "
+          "(13590-13626 lit: 10 offers; see ``curse_slot_cycles``), a cursed player's gold "
+          "total after CURSED 13152-13164 (13272-13422 lit: 6); a plain pass is 10821",
           "measured on the pins"),
+    Param("curse_slot_cycles", 2823, "cycles at 425 kHz",
+          "corpus, on the pins: the first curse offer scans first 5646 cycles later when the "
+          "tower passes over two empty player slots to find it (player 2 of 2 offered C1: "
+          "l1_p2_s05 288.15, l1_p2_s29 346.33, 19026 cycles after WIZARD's lamp; the other 10 "
+          "offers pass none), as the next player's turn does (``next_player_after_sound_s``): "
+          "taken as this much per empty slot, for the first offer and each NO/END to the next "
+          "(no recording shows one slot, or a step across empty slots)", "measured on the pins"),
     Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
           "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
           "100.2 ms after it (the opening cue's tail)", "measured"),

@@ -8,7 +8,8 @@ import pytest
 
 from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from captures.tower import run_script
-from cleanroom.conform import load_reference
+from cleanroom.conform import ForcedChooser, load_reference, resolve
+from cleanroom.cuefind import is_key_click
 from cleanroom.engine import Engine
 from cleanroom.params import param
 from cleanroom.tower import CleanroomTower
@@ -546,3 +547,53 @@ def test_the_key_scans_after_power_on_come_where_the_pins_show():
     click = next(e["t"] for e in _game(script, 5.0) if e["type"] == "tone")
     genuine = next(e["t"] for e in reference if e["type"] == "tone")
     assert abs(click - genuine) < 0.0003
+
+
+def _replayed_clicks(name: str, until: float) -> tuple[list[float], list[float]]:
+    """Return the key clicks of the genuine recording ``name`` and of the game replaying it
+    with its random decisions resolved from the recording, up to ``until`` seconds."""
+    script, reference = _reference(name)
+    reference = [e for e in reference if e["t"] <= until]
+    decisions = resolve(script, reference, end=until).decisions
+    tower = CleanroomTower(chooser=ForcedChooser([d.value for d in decisions]))
+    events = run_script(tower, script, until=until)
+
+    def clicks(evs):
+        return [e["t"] for e in evs if e["type"] == "tone" and is_key_click(e)]
+    return clicks(reference), clicks(events)
+
+
+def _click_after(clicks: list[float], t: float) -> float:
+    return next(c for c in clicks if c > t)
+
+
+def test_the_level_menu_runs_dark_passes_while_the_tower_test_left_the_timer_off():
+    # l3_p1_s27: the tower test began in an off phase of the dashes, so L1 is dark at first
+    # and the 88 goes dark with the third lamp (the genuine's frame 12.1833, the lamp at
+    # 12.1893; the game had kept 88 until L1); the loop's passes are dark ones until L1
+    # shows, and the first NO/END is taken at the genuine's scan (was 20.9 ms sooner)
+    script, reference = _reference("l3_p1_s27")
+    events = _game(script, 14.0)
+    assert abs(_display(events, "  ", after=12.0) - _display(reference, "  ", after=12.0)) \
+        <= FRAME + 1e-6
+    assert _display(events, "  ", after=12.0) < _display(events, "L1", after=12.0)
+    genuine, game = ([e["t"] for e in evs if e["type"] == "tone" and is_key_click(e)]
+                     for evs in (reference, events))
+    assert abs(_click_after(game, 13.8667) - _click_after(genuine, 13.8667)) < 0.0005
+
+
+def test_the_first_curse_offer_and_a_cursed_players_turn_end_scan_as_the_pins_show():
+    # l4_p4_s24: C3 after WIZARD's lamp (first scan 13380 cycles later, not 10450), taken
+    # with YES/BUY at 163.08; player 3's turn end after CURSED and its gold (13164, not
+    # 10566), NO/END at 181.87: both clicks where the genuine's are (were 18.6 and 19.1 ms
+    # late, a scan later)
+    genuine, game = _replayed_clicks("l4_p4_s24", 183.0)
+    for press in (163.0833, 181.8667):
+        assert abs(_click_after(game, press) - _click_after(genuine, press)) < 0.0005, press
+
+
+def test_the_first_curse_offer_comes_later_past_empty_player_slots():
+    # l1_p2_s05 288.15: player 2 of 2 is offered C1, the tower passing over slots 3 and 4:
+    # the first scan 19026 cycles after WIZARD's lamp; YES/BUY at 290.97 taken at its scan
+    genuine, game = _replayed_clicks("l1_p2_s05", 292.0)
+    assert abs(_click_after(game, 290.9667) - _click_after(genuine, 290.9667)) < 0.0005
