@@ -325,6 +325,16 @@ class Engine:
         k = param("scan_ticks")
         self._sync_ticks(t)
         first = self._next_scan_ticks()
+        # a scan strobes R2, R1, R0 in turn: a key closed after the last scan's R2 strobe but
+        # before its own column's is seen by that scan
+        key_col = KEY_MATRIX[self._key_value][0] if self._key_value else 2
+        strobe = (2 - key_col) * param("column_strobe_cycles") / NOMINAL_CLOCK_HZ
+        prev = first - k
+        loop_first = self._loop_ticks0 - self._scan_lead + k
+        if (strobe and prev >= loop_first - 1e-9
+                and (self._ticks - prev) * self._tick_len(self._lit, self._scan_mode)
+                < strobe / self.clock_ratio):
+            first = prev
         target = first + k * (param("debounce_scans") - 1)
         # the timer's bit when the first scan sees the key (what a forced toggle inverts)
         n = param("flash_ticks")
@@ -337,6 +347,8 @@ class Engine:
         col = self._scan_mode
         col_then = self._next_mode(col)
         col_later = self._next_mode(col_then)
+        if ticks >= first - 1e-9:
+            col = col_then          # the scan that saw it has just been
         while True:
             boundary = (math.floor(ticks / n + 1e-9) + 1) * n
             stop = min([target, boundary] + [x for x in (first, first + k) if ticks < x - 1e-9])
@@ -346,7 +358,6 @@ class Engine:
             if ticks >= target - 1e-9:
                 self._taken_ticks = target
                 cycles = param("click_after_scan_cycles")
-                key_col = KEY_MATRIX[self._key_value][0] if self._key_value else 2
                 self._click_lag = ((cycles[key_col] - cycles[2]) / NOMINAL_CLOCK_HZ
                                    / self.clock_ratio)
                 return tk_t + cycles[key_col] / NOMINAL_CLOCK_HZ / self.clock_ratio

@@ -105,6 +105,10 @@ _ROWS = [
           "derived"),
     Param("scan_ticks", 3, "ticks", "all 34 recordings: R2, R1, R0 strobed once every 3 "
           "digit refreshes while waiting for a key", "measured"),
+    Param("column_strobe_cycles", 156, "cycles at 425 kHz",
+          "corpus pins (l4_p4_s16, 3451 key scans): R1 is strobed 156 cycles after R2 and R0 "
+          "312 after (162 and 324 in 166 of them), so a key in column R1 or R0 closed that "
+          "little after a scan's R2 strobe is seen by that scan", "measured on the pins"),
     Param("debounce_scans", 2, "scans", "l4_p4_s16 14.183 (K2 seen at 14.2048 and 14.2306, "
           "click 14.2314): a key is taken at the second scan that sees it; all recordings: "
           "click 26-52 ms after the press", "measured"),

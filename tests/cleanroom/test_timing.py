@@ -597,3 +597,33 @@ def test_the_first_curse_offer_comes_later_past_empty_player_slots():
     # the first scan 19026 cycles after WIZARD's lamp; YES/BUY at 290.97 taken at its scan
     genuine, game = _replayed_clicks("l1_p2_s05", 292.0)
     assert abs(_click_after(game, 290.9667) - _click_after(genuine, 290.9667)) < 0.0005
+
+
+def _last_press_seen_by_a_scan(key: str) -> float:
+    """Return (to 1 us) the latest press time near 1.0 s that the scan at about 1.0 s still
+    sees: later presses are taken one scan later."""
+    lo, hi = 0.985, 1.015
+    click_lo = _click_times([(key, lo)])[0]
+    while hi - lo > 1e-6:
+        mid = (lo + hi) / 2
+        if _click_times([(key, mid)])[0] - click_lo < 0.01:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def test_a_scan_sees_a_key_until_its_own_columns_strobe():
+    # the corpus's pins: R1 is strobed 156 cycles after R2, R0 312 after; a key in R0 closed
+    # between a scan's R2 and R0 strobes is seen by that scan (l4_p4_s16 155.033: NO/END 0.43
+    # ms before R0's strobe, taken a scan sooner than R2's strobe alone would have it)
+    r2 = _last_press_seen_by_a_scan("YES/BUY")
+    r1 = _last_press_seen_by_a_scan("MOVE")
+    r0 = _last_press_seen_by_a_scan("NO/END")
+    step = param("column_strobe_cycles") / NOMINAL_CLOCK_HZ
+    assert abs((r1 - r2) - step) < 3e-6 and abs((r0 - r2) - 2 * step) < 3e-6
+
+
+def test_a_key_closed_between_the_r2_and_its_columns_strobe_is_taken_as_the_genuine_did():
+    genuine, game = _replayed_clicks("l4_p4_s16", 156.0)
+    assert abs(_click_after(game, 155.0333) - _click_after(genuine, 155.0333)) < 0.0005
