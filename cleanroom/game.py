@@ -786,7 +786,7 @@ class Game:
                 self.engine.first_scan_after(param("scan_after_picture_cycles")["curse_offer"]
                                              + extra)
             key = yield from self.prompt(f"C{others[i]}", {"YES/BUY", "NO/END"}, entry=entry,
-                                         extra_cycles=extra if entry else 0.0)
+                                         extra_cycles=extra)
             entry = "curse"
             last = others[i]
             if key == "YES/BUY":

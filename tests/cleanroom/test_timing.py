@@ -8,7 +8,7 @@ import pytest
 
 from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from captures.tower import run_script
-from cleanroom.conform import ForcedChooser, load_reference, resolve
+from cleanroom.conform import _replay, load_reference, resolve
 from cleanroom.cuefind import is_key_click
 from cleanroom.engine import Engine
 from cleanroom.params import param
@@ -549,18 +549,18 @@ def test_the_key_scans_after_power_on_come_where_the_pins_show():
     assert abs(click - genuine) < 0.0003
 
 
+def _clicks(events) -> list[float]:
+    return [e["t"] for e in events if e["type"] == "tone" and is_key_click(e)]
+
+
 def _replayed_clicks(name: str, until: float) -> tuple[list[float], list[float]]:
     """Return the key clicks of the genuine recording ``name`` and of the game replaying it
     with its random decisions resolved from the recording, up to ``until`` seconds."""
     script, reference = _reference(name)
     reference = [e for e in reference if e["t"] <= until]
     decisions = resolve(script, reference, end=until).decisions
-    tower = CleanroomTower(chooser=ForcedChooser([d.value for d in decisions]))
-    events = run_script(tower, script, until=until)
-
-    def clicks(evs):
-        return [e["t"] for e in evs if e["type"] == "tone" and is_key_click(e)]
-    return clicks(reference), clicks(events)
+    events, _ = _replay(script, [d.value for d in decisions], until)
+    return _clicks(reference), _clicks(events)
 
 
 def _click_after(clicks: list[float], t: float) -> float:
@@ -577,8 +577,7 @@ def test_the_level_menu_runs_dark_passes_while_the_tower_test_left_the_timer_off
     assert abs(_display(events, "  ", after=12.0) - _display(reference, "  ", after=12.0)) \
         <= FRAME + 1e-6
     assert _display(events, "  ", after=12.0) < _display(events, "L1", after=12.0)
-    genuine, game = ([e["t"] for e in evs if e["type"] == "tone" and is_key_click(e)]
-                     for evs in (reference, events))
+    genuine, game = _clicks(reference), _clicks(events)
     assert abs(_click_after(game, 13.8667) - _click_after(genuine, 13.8667)) < 0.0005
 
 
