@@ -297,8 +297,9 @@ class Engine:
 
     def force_toggle(self) -> None:
         """Start the flash timer's next phase now with the bit the other way from what it was
-        when the last key was seen (``toggle_bit_before_take_ticks`` before the scan that took
-        it): what the genuine tower does in the flows that play the sad cue or open a tomb
+        at the genuine's scan that took the last key (the game's bit
+        ``toggle_bit_before_take_ticks`` before its take: its count runs one ahead): what the
+        genuine tower does in the flows that play the sad cue or open a tomb
         (cleanroom/README.md, "The flash timer counts only in the key loop")."""
         self._sync_ticks(self.now)
         if self._bit_at_key is not None:
@@ -336,7 +337,7 @@ class Engine:
                 < strobe / self.clock_ratio):
             first = prev
         target = first + k * (param("debounce_scans") - 1)
-        # the timer's bit when the first scan sees the key (what a forced toggle inverts)
+        # the timer's bit at the genuine's taking scan (what a forced toggle inverts)
         n = param("flash_ticks")
         seen = target - param("toggle_bit_before_take_ticks")
         crossed = math.floor(seen / n + 1e-9) - math.floor(self._ticks / n + 1e-9)

@@ -401,10 +401,12 @@ def test_after_a_curse_the_reel_turns_later_the_further_the_victim_is_after_the_
     assert motor - click == pytest.approx(r_motor - r_click, abs=0.0008)
 
 
-def test_a_forced_toggle_inverts_the_bit_two_ticks_before_the_taking_scan():
-    # power-on: dark for ticks 0-31, on from tick 32; scans every 3 ticks from tick 3.  A key
-    # first seen at tick 30 is taken at tick 33, just after the toggle: the bit two ticks
-    # before (tick 31) was off, so the sad cue's toggle turns the next prompt on at once.
+def test_a_key_taken_at_the_scan_before_a_toggle_inverts_the_bit_still_off():
+    # power-on: dark for ticks 0-31, on from tick 32; the first scans come 0.114 tick early
+    # (power_on_scan_cycles), at 29.886 and 32.886.  The game's count at a scan is the
+    # genuine's plus 1 (its tick ends with its refresh): a key taken at 32.886 is taken at
+    # the genuine's count 31.886, before the refresh that toggles, so the bit there is off and
+    # the sad cue's toggle turns the next prompt on at once.
     def flow(e: Engine):
         e.flash("--")
         yield ("key", frozenset({"MOVE"}))
@@ -626,3 +628,30 @@ def test_a_scan_sees_a_key_until_its_own_columns_strobe():
 def test_a_key_closed_between_the_r2_and_its_columns_strobe_is_taken_as_the_genuine_did():
     genuine, game = _replayed_clicks("l4_p4_s16", 156.0)
     assert abs(_click_after(game, 155.0333) - _click_after(genuine, 155.0333)) < 0.0005
+
+
+def test_a_forced_toggle_inverts_the_bit_at_the_genuines_taking_scan_a_toggle_just_before_included():
+    # l4_p4_s16: the riddle's '2 ' goes dark one refresh before the scan that takes the wrong
+    # YES/BUY (158.80); the sad cue's toggle inverts that off bit, so the next prompt '-3' is
+    # lit at once after the cue (160.717) and goes dark a phase later (161.000)
+    script, reference = _reference("l4_p4_s16")
+    until = 161.5
+    reference = [e for e in reference if e["t"] <= until]
+    decisions = resolve(script, reference, end=until).decisions
+    events, _ = _replay(script, [d.value for d in decisions], until)
+    for text, after in (("-3", 160.0), ("  ", 160.8)):
+        assert abs(_display(events, text, after=after) - _display(reference, text, after=after)) \
+            <= 2 * FRAME + 1e-6
+
+
+def test_the_victory_score_flashes_in_the_running_phase():
+    # l4_p4_s16: the victory tune ends at 234.520 in an on phase and the score is lit at the
+    # next refresh (234.529); level4_riddle: its tune ends at 106.051 in an off phase and the
+    # score waits for the on toggle (106.150)
+    for name, tune_end, until in (("l4_p4_s16", 234.52, 235.0), ("level4_riddle", 106.05, 106.6)):
+        script, reference = _reference(name)
+        reference = [e for e in reference if e["t"] <= until]
+        decisions = resolve(script, reference, end=until).decisions
+        events, _ = _replay(script, [d.value for d in decisions], until)
+        assert abs(_display(events, "99", after=tune_end - 0.1)
+                   - _display(reference, "99", after=tune_end - 0.1)) <= 2 * FRAME + 1e-6
