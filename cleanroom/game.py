@@ -671,6 +671,8 @@ class Game:
                 return None
             else:
                 w -= 1
+                # a lost skirmish takes longer to work out (params ``skirmish_lost_extra_s``)
+                yield from self.sleep(param("skirmish_lost_extra_s"))
             # rulebook (REPEAT): the warriors left after a battle are not repeated; the
             # skirmish's pictures are lit a little longer than others (params
             # ``skirmish_picture_s``), the cue follows 0.6 ms after them

@@ -98,8 +98,8 @@ _ROWS = [
           "where the genuine's refresh comes 708 cycles after the scan, so the game's count at "
           "a scan is the genuine's plus 1 (1408 of 1610 takes; 130 are a pass ahead, 50 a pass "
           "behind, after a reel stop a step off): the genuine's bit is the game's 1 tick "
-          "before its take.  Conformance: 32 of 34 with 1 (was 2 ticks: 32, failing l4_p4_s16 "
-          "160.717)", "measured on the pins"),
+          "before its take.  With 2 ticks (the value before the refreshes were counted) "
+          "l4_p4_s16 differed at 160.717", "measured on the pins"),
     Param("flash_ticks", 32, "ticks", "all 34 recordings: each flash phase is 32 ticks (on "
           "117588 or 118302 cycles, off 115074 or 115788: the key scan falls in 10 or 11 of "
           "them); period 0.5495 s, not 33 frames", "measured: 4,400 phases"),
@@ -230,19 +230,22 @@ _ROWS = [
     Param("closed_after_click_s", 0.0054, "s", "corpus: HAGGLE on food -> the reel to "
           "BAZAAR CLOSED 5.4 ms after the click (9); level4_bazaar 69.310", "measured"),
     Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
-    Param("battle_pause_s", 1.612, "s", "level4_riddle 67.910->69.522; corpus, 91 battles: "
-          "the first BRIGANDS lamp -> the first skirmish's lamp 3.2114 s mean (sd 1.3 ms; the "
-          "game 3.2083), i.e. a pause of 1.6152.  Kept at 1.612 because the GOLD reel turn "
-          "after a battle starts within 4 ms of a 27 ms reel step in most battles, more often "
-          "just before one: the reel then stops a step later or sooner (27 ms) as the start "
-          "falls on one side or the other, and the game's start, 2.5 ms early on average, "
-          "is on the genuine's side in 86 of 107 battles (1.6152: 66; 32 of 34 recordings "
-          "conform, 27 with 1.6152); the per-skirmish time varies like a random draw's "
-          "running time (sd 1.3 ms; cleanroom/README.md, Still wrong)", "measured"),
+    Param("battle_pause_s", 1.6146, "s", "corpus, 88 battles: the first BRIGANDS lamp -> the "
+          "first skirmish's lamp 3.21089 s when it is won (median of 59, sd 1.0 ms), 1.65 ms "
+          "more when lost (skirmish_lost_extra_s); level4_riddle 67.910->69.522 (1.612) is one "
+          "of them.  Where a battle's GOLD reel turn starts within a few ms of a 27 ms reel "
+          "step the reel stops a step sooner or later as it falls: 22 of 107 such starts fall "
+          "on the other side of a step than the genuine's (21 with the 3 ms shorter 1.612; 57 "
+          "of the corpus's 884 reel stops a step off either way)", "measured"),
     Param("skirmish_gap_s", 0.479, "s", "corpus: a won skirmish's cue end -> the next WARRIORS "
-          "lamp (264 skirmishes, mean 0.4790, 0.4766-0.4828)", "measured"),
-    Param("skirmish_lost_gap_s", 0.4803, "s", "corpus: a lost skirmish's cue end -> the next "
-          "WARRIORS lamp (100 skirmishes, median 0.4803, 0.4769-0.4843 but for 4 at 0.4485)",
+          "lamp when that skirmish is won (232, median 0.47902, 0.4766-0.4810)", "measured"),
+    Param("skirmish_lost_gap_s", 0.4794, "s", "corpus: a lost skirmish's cue end -> the next "
+          "WARRIORS lamp when that skirmish is won (40, median 0.47938, 0.4769-0.4810; the "
+          "next lost: 55, 0.48077, but for 4 at 0.4485)", "measured"),
+    Param("skirmish_lost_extra_s", 0.0017, "s", "corpus: the lamp that shows a skirmish's "
+          "result comes later when it is lost: after the battle's first BRIGANDS 3.21089 s "
+          "(won, 59) or 3.21254 (lost, 29), after a won skirmish's cue 0.47902 (next won, 232) "
+          "or 0.48101 (next lost, 15), after a lost one's 0.47938 (40) or 0.48077 (55); medians",
           "measured"),
     Param("skirmish_picture_s", 1.5970, "s", "corpus: each skirmish's WARRIORS and BRIGANDS "
           "pictures are lit 1.5970 s (912 of 912), 0.7 ms longer than picture_s (the battle's "

@@ -655,3 +655,25 @@ def test_the_victory_score_flashes_in_the_running_phase():
         events, _ = _replay(script, [d.value for d in decisions], until)
         assert abs(_display(events, "99", after=tune_end - 0.1)
                    - _display(reference, "99", after=tune_end - 0.1)) <= 2 * FRAME + 1e-6
+
+
+@pytest.mark.parametrize("name, first_result_lamp, won", [
+    ("l1_p2_s29", 135.8616, True), ("l1_p1_s01", 100.8988, True),
+    ("l1_p3_s09", 44.3896, False), ("l1_p3_s35", 35.5591, False)])
+def test_a_lost_skirmish_shows_its_result_later_than_a_won_one(name, first_result_lamp, won):
+    # corpus, 88 battles: the first BRIGANDS lamp -> the first skirmish's result 3.21089 s
+    # when won, 1.65 ms more when lost (the genuine's own spread: 1.0 ms)
+    script, reference = _reference(name)
+    until = first_result_lamp + 0.1
+    reference = [e for e in reference if e["t"] <= until]
+    decisions = resolve(script, reference, end=until).decisions
+    events, calls = _replay(script, [d.value for d in decisions], until)
+    assert next(c.value for c in calls if c.name == "skirmish") is won
+
+    def lamps(evs):
+        return [e["t"] for e in evs if e["type"] == "lamp" and e["on"]
+                and first_result_lamp - 3.4 < e["t"] < first_result_lamp + 0.05]
+    game, genuine = lamps(events), lamps(reference)
+    # within the genuine's own spread (sd 1.0 ms); without the lost skirmish's 1.7 ms the
+    # game's l1_p3_s09 would be 2.5 ms early
+    assert abs((game[-1] - game[0]) - (genuine[-1] - genuine[0])) < 0.002
