@@ -33,7 +33,11 @@ class Tolerance:
     ``freq_frac``: tone frequency; ``dur_frac``/``dur_s``: tone duration, relative or at least
     this many seconds (conformance); ``period_frac``: a flashing text's period (conformance);
     ``pulses``: tone pulse counts may differ by this much (a legato seam, event comparison);
-    ``types``: the event types compared.
+    ``types``: the event types compared;
+    ``since_input_frac``: the ``time_s`` window (not ``flash_s``) grows by this fraction of
+    the time since the reference's last input (a button press) before the item, as a clock
+    that runs a little off gathers error between the inputs that set both towers going
+    (conformance; e.g. 1/60 s + 1 %: ``Tolerance(time_s=1/60, since_input_frac=0.01)``).
     """
     time_s: float | Mapping[str, float] = 0.05
     flash_s: float = 0.15
@@ -43,6 +47,7 @@ class Tolerance:
     period_frac: float = 0.15
     pulses: int = 1
     types: tuple[str, ...] = OUTPUT_TYPES
+    since_input_frac: float = 0.0
 
     def time_for(self, kind: str) -> float:
         """Return the time window (s) for events of type ``kind`` (KeyError if the per-type

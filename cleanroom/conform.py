@@ -21,7 +21,10 @@ phase), because the tower's flash timer runs in the firmware's main loop and is 
 at every change (shared captures tower_test and level_select show the same ``L1`` appearing
 8 ms and 87 ms after the same lamp).  On the shared captures the game is off by at most
 13 ms for tones, lamps and motor (the key-scan jitter), one 1/60 s frame for steady displays
-and 50 ms for flashing ones.  Flash periods must agree within 15 %.  The first
+and 50 ms for flashing ones.  Flash periods must agree within 15 %.  ``since_input_frac``
+widens the window by a fraction of the time since the reference's last button press (the
+timing criterion 1/60 s + 1 %: ``towerlab conform --tolerance-ms 16.7 --tolerance-pct 1``).
+The first
 item that has no partner on the other side is the first difference; it is reported with its
 time, both sides, and the reference's neighbouring items as context.
 
@@ -52,6 +55,7 @@ game, are in cleanroom.stats (``towerlab conform --stats``).
 """
 from __future__ import annotations
 
+import bisect
 import math
 import os
 from dataclasses import dataclass, field
@@ -257,11 +261,13 @@ def _gap(a: Item, b: Item) -> float:
     return min(abs(x - y) for x in starts_a for y in starts_b)
 
 
-def _window(a: Item, b: Item, tol: Tolerance) -> float:
+def _window(a: Item, b: Item, tol: Tolerance, grow: float = 0.0) -> float:
+    """Return the time window for pairing ``a`` with ``b``: the flash window where a
+    flashing text starts, else ``time_s`` plus ``grow`` (``since_input_frac``'s share)."""
     if a.kind == "display" and (a.flashing or b.flashing or a.flashing is None
                                 or b.flashing is None):
         return tol.flash_s
-    return tol.time_s
+    return tol.time_s + grow
 
 
 @dataclass
@@ -336,8 +342,18 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     used = [False] * len(got)
     missing: Item | None = None
     start = 0
+    presses = sorted(e["t"] for e in reference
+                     if e["type"] == "button" and e.get("action") == "press")
+
+    def grow(t: float) -> float:
+        if not tol.since_input_frac:
+            return 0.0
+        i = bisect.bisect_right(presses, t) - 1
+        return tol.since_input_frac * (t - (presses[i] if i >= 0 else 0.0))
+
     for r in ref:
-        win = _window(r, r, tol)
+        extra_s = grow(r.t)
+        win = _window(r, r, tol, extra_s)
         best = None
         while start < len(got) and got[start].t < r.t - 2 * tol.flash_s - 1:
             start += 1
@@ -349,7 +365,7 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
                 continue
             # the earliest partner within the window: repeated items (a cue's notes, a
             # flashing text) pair in order even when one side runs up to the tolerance early
-            if _gap(r, g) <= _window(r, g, tol):
+            if _gap(r, g) <= _window(r, g, tol, extra_s):
                 best = j
                 break
         if best is None:

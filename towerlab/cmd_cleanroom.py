@@ -66,7 +66,11 @@ def _tolerance(args):
         v = getattr(args, name)
         if not v > 0:
             raise ValueError(f"--{name.replace('_', '-')} {v!r} must be more than 0 ms")
-    return Tolerance(time_s=args.tolerance_ms / 1000, flash_s=args.flash_tolerance_ms / 1000)
+    if not 0 <= args.tolerance_pct < 100:
+        raise ValueError(f"--tolerance-pct {args.tolerance_pct!r} must be a percentage from 0 "
+                         "to under 100")
+    return Tolerance(time_s=args.tolerance_ms / 1000, flash_s=args.flash_tolerance_ms / 1000,
+                     since_input_frac=args.tolerance_pct / 100)
 
 
 def cmd_conform(args, out: IO[str]) -> int:
@@ -194,6 +198,10 @@ def register(sub) -> None:
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=50.0,
                    help="timing tolerance in ms (default 50)")
+    p.add_argument("--tolerance-pct", type=float, default=0.0,
+                   help="widen the timing tolerance by this percentage of the time since the "
+                        "recording's last button press (default 0; the 1/60 s + 1 %% "
+                        "criterion: --tolerance-ms 16.7 --tolerance-pct 1)")
     p.add_argument("--flash-tolerance-ms", type=float, default=150.0,
                    help="tolerance for where a flashing display starts, ms (default 150)")
     p.add_argument("--clock-ratio", type=float, default=1.0,

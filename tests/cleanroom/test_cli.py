@@ -49,6 +49,23 @@ def test_conform_rejects_a_zero_tolerance(capsys):
     assert code == 2 and "tolerance" in capsys.readouterr().err
 
 
+def test_conform_rejects_a_negative_tolerance_percentage(capsys):
+    code, _ = run("conform", "--tolerance-pct", "-1", "--reference", str(CAPTURES / "tower_test"))
+    err = capsys.readouterr().err
+    assert code == 2 and "--tolerance-pct -1.0" in err and err.count("\n") == 1
+
+
+def test_conform_at_a_frame_plus_one_percent_since_the_last_press():
+    # level4_riddle 65.450: a reel position shows two frames (33 ms) late, 1.8 s after the
+    # last press: within a frame plus 1 % of that (34.6 ms) but not within a frame alone
+    riddle = str(CAPTURES / "level4_riddle")
+    code, text = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "1",
+                     "--reference", riddle)
+    assert code == 0 and "conforms" in text
+    code, text = run("conform", "--tolerance-ms", "16.7", "--reference", riddle)
+    assert "first difference" in text
+
+
 def test_conform_stats_checks_the_haggle_odds():
     code, text = run("conform", "--stats", str(CAPTURES))
     assert code == 0 and "haggle" in text and "OUTSIDE" not in text

@@ -341,3 +341,26 @@ def test_a_flashing_text_whose_first_flash_was_cut_short_pairs_by_its_second_fla
     assert compare(flashing(2), flashing(1), end=13.0).conforms
     assert compare(flashing(2), flashing(1)[2:], end=13.0).conforms
     assert not compare(flashing(17), flashing(17)[2:], end=13.0).conforms
+
+
+def _beep(t: float) -> dict:
+    return {"t": t, "type": "tone", "freq_hz": 737.8, "dur_s": 0.0447, "pulses": 33}
+
+
+def _press(t: float) -> dict:
+    return {"t": t, "type": "button", "button": "MOVE", "action": "press"}
+
+
+def test_the_time_window_grows_with_the_time_since_the_last_press():
+    # 1/60 s + 1 %: a beep 30 ms late 10 s after the press is within 16.7 + 100 ms
+    tol = Tolerance(time_s=1 / 60, since_input_frac=0.01)
+    ref = [_press(1.0), _beep(11.0)]
+    assert compare(ref, [_beep(11.03)], tol, end=12.0).conforms
+    assert not compare(ref, [_beep(11.03)], Tolerance(time_s=1 / 60), end=12.0).conforms
+
+
+def test_a_press_just_before_an_item_leaves_the_window_at_its_base():
+    # 0.1 s after the press the window is 16.7 + 1 ms: 30 ms late is a difference
+    tol = Tolerance(time_s=1 / 60, since_input_frac=0.01)
+    ref = [_press(1.0), _press(10.9), _beep(11.0)]
+    assert not compare(ref, [_beep(11.03)], tol, end=12.0).conforms
