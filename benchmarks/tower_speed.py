@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -39,35 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.processes import cached_env, time_process  # noqa: E402
+
 SESSION = ROOT / "emulator" / "firmware" / "demo_session.txt"
 TARGET = 10.0
-
-
-def _env(cache: str) -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = cache
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
-def _children_cpu() -> float:
-    use = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return use.ru_utime + use.ru_stime
-
-
-def time_process(cmd: list[str], env: dict | None, cwd=ROOT) -> tuple[float, float]:
-    """Return (wall seconds, CPU seconds user + system) of one run of ``cmd``, launch to exit
-    (the CPU of every process it started and waited for); raise on failure."""
-    c0 = _children_cpu()
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} ...: exit status {proc.returncode}: "
-                           f"{proc.stderr.strip()[-300:]}")
-    return wall, _children_cpu() - c0
 
 
 def mame_cpu(oracle, rom: bytes, mpla_text: str, opla_text: str, seconds: int) -> float:
@@ -166,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Dark Tower board, {name}, script {SESSION.name}, {args.seconds} emulated s; "
           f"{os.cpu_count()} cores; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     cache = tempfile.TemporaryDirectory()
-    env = _env(str(Path(cache.name) / "pycache"))
+    env = cached_env(str(Path(cache.name) / "pycache"))
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "events.jsonl"
         cmd = [sys.executable, "-m", "towerlab", "run", *program, "--script", str(SESSION),

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,27 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.processes import cached_env, time_process  # noqa: E402
+
 LINES_PER_S = 425_000 / 6          # one line per instruction at 425 kHz
 TARGET_X = 30
 
 
-def _env(cache: str) -> dict:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = cache
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
-
-
 def _run(cmd: list[str], env: dict) -> float:
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise RuntimeError(f"towerlab trace: exit status {proc.returncode}: "
-                           f"{proc.stderr.strip()[-300:]}")
-    return wall
+    return time_process(cmd, env)[0]
 
 
 def _row(label: str, lines: int, wall: float, extra: str = "") -> None:
@@ -85,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         name = args.rom or "open demo firmware (emulator/firmware/demo.asm)"
         print(f"towerlab trace, {name}, {steps:,} instructions ({args.seconds} emulated s); "
               f"{os.cpu_count()} cores; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-        env = _env(str(Path(tmp) / "pycache"))
+        env = cached_env(str(Path(tmp) / "pycache"))
         base = [sys.executable, "-m", "towerlab", "trace", "--rom", str(rom)]
         _run(base + ["--steps", "1000", "-o", str(Path(tmp) / "warm.txt")], env)
         text, binary, pins = (Path(tmp) / n for n in ("t.txt", "t.bin", "p.txt"))
