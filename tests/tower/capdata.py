@@ -1,4 +1,5 @@
-"""Read the shared reference captures' lossless edges for the tower tests (test helper)."""
+"""Read the shared reference captures' lossless edges for the tower tests, and a board's own
+pin record the same way (test helper)."""
 from __future__ import annotations
 
 import gzip
@@ -28,3 +29,17 @@ def events(name: str) -> list[dict]:
     from captures.events import read_events
 
     return read_events(str(CAPTURES / name / "events.jsonl"))
+
+
+def board_edges(board, channel: str) -> list[tuple[int, int]]:
+    """Return the (cycle, level) changes of one channel of a DarkTowerBoard's pin record."""
+    from captures.model import DARKTOWER_CHANNELS
+
+    mask = 1 << DARKTOWER_CHANNELS.index(channel)
+    out, prev = [], 0
+    for cycle, word in board.pins:
+        level = int(bool(word & mask))
+        if level != prev:
+            out.append((cycle, level))
+            prev = level
+    return out

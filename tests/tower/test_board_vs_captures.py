@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from captures.darktower_facts import GLYPHS
-from captures.model import DARKTOWER_CHANNELS
 from captures.script import read_script
 from emulator.darktower import DarkTowerBoard, glyph_o_table
 
-from .capdata import CAPTURES, NAMES, channel_edges, edges, events
+from .capdata import CAPTURES, NAMES, board_edges, channel_edges, edges, events
 
 
 def replay_r(name: str, with_script: bool = False) -> DarkTowerBoard:
@@ -27,17 +26,6 @@ def replay_r(name: str, with_script: bool = False) -> DarkTowerBoard:
             board.write_r(cycle, r)
     board.advance_to(header["end_cycle"])
     return board
-
-
-def board_edges(board: DarkTowerBoard, channel: str) -> list[tuple[int, int]]:
-    mask = 1 << DARKTOWER_CHANNELS.index(channel)
-    out, prev = [], 0
-    for cycle, word in board.pins:
-        level = int(bool(word & mask))
-        if level != prev:
-            out.append((cycle, level))
-            prev = level
-    return out
 
 
 @pytest.mark.parametrize("name", NAMES)

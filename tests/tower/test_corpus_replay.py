@@ -17,9 +17,10 @@ import pytest
 from analysis.decode import decode
 from captures.events import read_events
 from captures.formats import open_capture
-from captures.model import DARKTOWER_CHANNELS
 from captures.script import read_script
 from emulator.darktower import DarkTowerBoard
+
+from .capdata import board_edges
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
 SESSIONS = sorted(p.name for p in CORPUS.iterdir() if (p / "edges.jsonl.gz").exists())
@@ -56,18 +57,6 @@ def replay(name: str) -> tuple[DarkTowerBoard, dict[str, list[tuple[int, int]]]]
         board.write_r(pending, r)
     board.advance_to(header["end_cycle"])
     return board, recorded
-
-
-def board_edges(board: DarkTowerBoard, channel: str) -> list[tuple[int, int]]:
-    """Return the (cycle, level) changes of one channel of the board's pin record."""
-    mask = 1 << DARKTOWER_CHANNELS.index(channel)
-    out, prev = [], 0
-    for cycle, word in board.pins:
-        level = int(bool(word & mask))
-        if level != prev:
-            out.append((cycle, level))
-            prev = level
-    return out
 
 
 def first_difference(ours: list, theirs: list) -> str:

@@ -12,6 +12,8 @@ from emulator.darktower import (
     BoardError, DarkTowerBoard, glyph_o_table, segments_from_o, write_glyph_output_pla,
 )
 
+from .capdata import board_edges
+
 CLOCK = 425_000
 TICK = 11_475                 # 27 ms at 425 kHz
 FRAME = CLOCK / 60            # 7083.33 cycles
@@ -23,17 +25,6 @@ def bit(name: str) -> int:
 
 def r(*pins: int) -> int:
     return sum(1 << p for p in pins)
-
-
-def edges(board: DarkTowerBoard, channel: str) -> list[tuple[int, int]]:
-    """Return the (cycle, level) changes of one channel in the board's pin record."""
-    out, prev = [], 0
-    for cycle, word in board.pins:
-        level = int(bool(word & bit(channel)))
-        if level != prev:
-            out.append((cycle, level))
-            prev = level
-    return out
 
 
 @pytest.mark.parametrize("button", BUTTONS)
@@ -166,7 +157,7 @@ def test_a_key_on_a_frame_boundary_is_seen_by_the_sample_clock_the_boundary_fall
     assert board.read_k(36_670_410) == 0           # the instruction fetched at 36,670,409
     assert board.read_k(36_670_416) == 2
     board.write_r(36_670_424, 0)
-    assert edges(board, "K2") == [(36_670_417, 1), (36_670_424, 0)]
+    assert board_edges(board, "K2") == [(36_670_417, 1), (36_670_424, 0)]
 
 
 def test_a_key_given_as_a_whole_clock_is_seen_from_that_clock():
