@@ -19,17 +19,17 @@ says by how much). Errors name the file and line: ``s.txt:3: unknown drum 'upper
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import IO
 
 from captures.rtdt import (DRUMS, LAYERS, LIGHT_NAMES, SEQUENCES, SIDES, RtdtParams,
                            effect_code)
+from captures.script import (format_seconds, read_script_text, script_lines,
+                             seconds_value)
 
 __all__ = ["RtdtCommand", "RtdtScript", "RtdtScriptError", "parse_rtdt_script",
            "read_rtdt_script", "write_rtdt_script", "SIM_ONLY", "COMMANDS"]
 
-MAX_SCRIPT_BYTES = 1 << 20
 SIM_ONLY = ("skull-drop", "drop-link", "battery")
 COMMANDS = ("calibrate", "rotate", "light", "sound", "sequence", "volume", "reset-skulls") \
     + SIM_ONLY
@@ -73,18 +73,8 @@ class RtdtScript:
         return sorted(self.commands, key=lambda c: (c.t, c.line))
 
 
-_LENGTH = re.compile(r"#\s*run length:\s*([0-9.]+)\s*s", re.I)
-
-
 def _time(tok: str, where: str) -> float:
-    try:
-        v = float(tok)
-    except ValueError:
-        raise RtdtScriptError(f"{where}: time {tok!r} is not a number of seconds (expected "
-                              f"'<time_s> COMMAND ...')") from None
-    if not v >= 0 or v == float("inf"):
-        raise RtdtScriptError(f"{where}: time {tok!r} must be a finite number of seconds >= 0")
-    return v
+    return seconds_value(tok, where, "time", RtdtScriptError)
 
 
 def _int(tok: str, where: str, what: str, lo: int, hi: int) -> int:
@@ -172,22 +162,14 @@ def parse_rtdt_script(text: str, name: str = "script",
     line."""
     params = params or RtdtParams()
     script = RtdtScript(name=name)
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        where = f"{name}:{lineno}"
-        m = _LENGTH.match(raw.strip())
-        if m:
-            try:
-                script.length = float(m.group(1))
-            except ValueError:
-                raise RtdtScriptError(f"{where}: run length {m.group(1)!r} is not a number "
-                                      f"of seconds") from None
-        line = raw.split("#", 1)[0].strip()
-        if not line:
+    for lineno, (where, length, toks) in enumerate(script_lines(text, name, RtdtScriptError), 1):
+        if length is not None:
+            script.length = length
+        if not toks:
             continue
-        toks = line.split()
         if len(toks) < 2:
             raise RtdtScriptError(f"{where}: expected '<time_s> COMMAND ...' (commands: "
-                                  f"{', '.join(COMMANDS)}), got {line!r}")
+                                  f"{', '.join(COMMANDS)}), got {' '.join(toks)!r}")
         t = _time(toks[0], where)
         cmd = toks[1].lower()
         if cmd not in COMMANDS:
@@ -200,29 +182,13 @@ def parse_rtdt_script(text: str, name: str = "script",
 
 def read_rtdt_script(path: str, params: RtdtParams | None = None) -> RtdtScript:
     """Read a script file; errors name the file and line."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SCRIPT_BYTES + 1)
-        if len(data) > MAX_SCRIPT_BYTES:
-            raise RtdtScriptError(f"{path}: more than {MAX_SCRIPT_BYTES} bytes (expected a "
-                                  f"script)")
-        text = data.decode("utf-8-sig")
-    except OSError as exc:
-        raise RtdtScriptError(f"{path}: cannot read script ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise RtdtScriptError(f"{path}: not a text script (not UTF-8: byte {exc.start} is "
-                              f"0x{exc.object[exc.start]:02x})") from None
+    text = read_script_text(path, RtdtScriptError)
     return parse_rtdt_script(text, path, params)
-
-
-def _seconds(v: float) -> str:
-    text = f"{v:.6f}".rstrip("0").rstrip(".")
-    return text or "0"
 
 
 def write_rtdt_script(script: RtdtScript, fileobj: IO[str]) -> None:
     """Write a script in the text format (parse_rtdt_script reads it back the same)."""
     if script.length is not None:
-        fileobj.write(f"# run length: {_seconds(script.length)} s\n")
+        fileobj.write(f"# run length: {format_seconds(script.length)} s\n")
     for c in script.commands:
-        fileobj.write(f"{_seconds(c.t)} {c.text()}\n")
+        fileobj.write(f"{format_seconds(c.t)} {c.text()}\n")

@@ -65,14 +65,47 @@ class Script:
 _LENGTH = re.compile(r"#\s*run length:\s*([0-9.]+)\s*s", re.I)
 
 
-def _number(tok: str, where: str, what: str) -> float:
+def seconds_value(tok: str, where: str, what: str,
+                  error: type[Exception] | None = None) -> float:
+    """Return ``tok`` as a finite number of seconds >= 0; else raise ``error`` (default
+    ScriptError) as ``where: what 'tok' ...``."""
+    error = error or ScriptError
     try:
         v = float(tok)
     except ValueError:
-        raise ScriptError(f"{where}: {what} {tok!r} is not a number of seconds") from None
+        raise error(f"{where}: {what} {tok!r} is not a number of seconds") from None
     if not v >= 0 or v == float("inf"):
-        raise ScriptError(f"{where}: {what} {tok!r} must be a finite number of seconds >= 0")
+        raise error(f"{where}: {what} {tok!r} must be a finite number of seconds >= 0")
     return v
+
+
+def script_lines(text: str, name: str, error: type[Exception]
+                 ) -> Iterator[tuple[str, float | None, list[str]]]:
+    """Yield ``(where, run_length, tokens)`` for each line of a script text in the shared
+    format (the button scripts here, captures.rtdt_script's command scripts): ``where`` is
+    ``name:lineno``; ``run_length`` the seconds of a ``# run length: N s`` comment on the line,
+    else None; ``tokens`` the words before any ``#`` (empty for a blank or comment line)."""
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        where = f"{name}:{lineno}"
+        m = _LENGTH.match(raw.strip())
+        length = seconds_value(m.group(1), where, "run length", error) if m else None
+        yield where, length, raw.split("#", 1)[0].split()
+
+
+def read_script_text(path: str, error: type[Exception]) -> str:
+    """Return the text of the script file ``path`` (bounded by MAX_SCRIPT_BYTES, UTF-8);
+    raise ``error`` naming the file and what was expected."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_SCRIPT_BYTES + 1)     # bounded: /dev/zero never ends
+        if len(data) > MAX_SCRIPT_BYTES:
+            raise error(f"{path}: more than {MAX_SCRIPT_BYTES} bytes (expected a script)")
+        return data.decode("utf-8-sig")
+    except OSError as exc:
+        raise error(f"{path}: cannot read script ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not a text script (not UTF-8: byte {exc.start} is "
+                    f"0x{exc.object[exc.start]:02x})") from None
 
 
 def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
@@ -82,25 +115,22 @@ def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
     Labyrinth board passes its 64 squares and 8 buttons).
     """
     script = Script(name=name)
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        where = f"{name}:{lineno}"
-        m = _LENGTH.match(raw.strip())
-        if m:
-            script.length = _number(m.group(1), where, "run length")
-        line = raw.split("#", 1)[0].strip()
-        if not line:
+    for where, length, toks in script_lines(text, name, ScriptError):
+        if length is not None:
+            script.length = length
+        if not toks:
             continue
-        toks = line.split()
+        line = " ".join(toks)
         if len(toks) == 3 and toks[1].lower() == "power":
             if toks[2].lower() not in ("on", "off"):
                 raise ScriptError(f"{where}: power takes 'on' or 'off', got {toks[2]!r}")
-            script.actions.append(Power(_number(toks[0], where, "time"), toks[2].lower() == "on"))
+            script.actions.append(Power(seconds_value(toks[0], where, "time"), toks[2].lower() == "on"))
             continue
         if len(toks) < 3:
             raise ScriptError(f"{where}: expected '<time_s> <BUTTON> <hold_s>' or "
                               f"'<time_s> power on|off', got {line!r}")
-        t = _number(toks[0], where, "time")
-        hold = _number(toks[-1], where, "hold")
+        t = seconds_value(toks[0], where, "time")
+        hold = seconds_value(toks[-1], where, "hold")
         button = " ".join(toks[1:-1]).upper()
         if button not in buttons:
             shown = ", ".join(list(buttons)[:16]) + (", ..." if len(buttons) > 16 else "")
@@ -113,21 +143,10 @@ def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
 
 def read_script(path: str, buttons=BUTTONS) -> Script:
     """Read a script file; errors name the file and line (``buttons`` as in parse_script)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SCRIPT_BYTES + 1)     # bounded: /dev/zero never ends
-        if len(data) > MAX_SCRIPT_BYTES:
-            raise ScriptError(f"{path}: more than {MAX_SCRIPT_BYTES} bytes (expected a script)")
-        text = data.decode("utf-8-sig")
-    except OSError as exc:
-        raise ScriptError(f"{path}: cannot read script ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ScriptError(f"{path}: not a text script (not UTF-8: byte {exc.start} is "
-                          f"0x{exc.object[exc.start]:02x})") from None
-    return parse_script(text, path, buttons)
+    return parse_script(read_script_text(path, ScriptError), path, buttons)
 
 
-def _seconds(v: float) -> str:
+def format_seconds(v: float) -> str:
     """Format seconds with microsecond precision and no trailing zeros (12.783333, 3, 0.2)."""
     text = f"{v:.6f}".rstrip("0").rstrip(".")
     return text or "0"
@@ -136,12 +155,12 @@ def _seconds(v: float) -> str:
 def write_script(script: Script, fileobj: IO[str]) -> None:
     """Write a script in the text format (round-trips through parse_script to the µs)."""
     if script.length is not None:
-        fileobj.write(f"# run length: {_seconds(script.length)} s\n")
+        fileobj.write(f"# run length: {format_seconds(script.length)} s\n")
     for a in script.actions:
         if isinstance(a, Power):
-            fileobj.write(f"{_seconds(a.t)} power {'on' if a.on else 'off'}\n")
+            fileobj.write(f"{format_seconds(a.t)} power {'on' if a.on else 'off'}\n")
         else:
-            fileobj.write(f"{_seconds(a.t)} {a.button} {_seconds(a.hold)}\n")
+            fileobj.write(f"{format_seconds(a.t)} {a.button} {format_seconds(a.hold)}\n")
 
 
 def timeline(script: Script) -> Iterator[tuple[float, str, object]]:
