@@ -20,7 +20,9 @@ a picture or a sound) takes the running phase, is shown at once while the bit is
 next toggle while it is off.  The flows that play one of ``flash_toggling_cues`` (the sad cue,
 a tomb's creak) toggle it once (``force_toggle``).  The key scan runs every ``scan_ticks``
 ticks from the moment the game starts waiting for a key (the first scan one loop pass after
-it); a key is taken at the second scan that sees it closed (a debounce).
+it); a key is taken at the second scan that sees it closed (a debounce): a press notes that
+scan's tick count (``_key_seen``) and the clock runs to it like to a toggle or a scan's key
+mode, so the same stepping times both.
 
 Commands a flow may yield::
 
@@ -97,7 +99,9 @@ class Engine:
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._scan_lead = 0.0               # ticks the loop's scans come before 3, 6, 9...
-        self._taken_ticks: float | None = None  # tick count at the scan that takes the key
+        self._take_ticks: float | None = None   # tick count of the scan that will take a key
+        self._take_click_s = 0.0            # its click comes that long after that scan
+        self._taken_ticks: float | None = None  # tick count at the scan that took the key
         self._bit_at_key: bool | None = None    # the flash bit when the last key was seen
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
@@ -320,9 +324,11 @@ class Engine:
     def _toggle_extra_s(self) -> float:
         return param("toggle_extra_cycles") / NOMINAL_CLOCK_HZ / self.clock_ratio
 
-    def _key_taken_at(self, t: float) -> float:
-        """Return when a key closed at ``t`` is taken: the second key scan after it (scans
-        every ``scan_ticks`` ticks from the loop's entry), plus the click's set-up."""
+    def _key_seen(self, t: float) -> None:
+        """A key the loop waits for closed at ``t``: note the tick count of the scan that will
+        take it (the second key scan that sees it; scans every ``scan_ticks`` ticks from the
+        loop's entry), when its click comes after that scan, and the flash bit a forced
+        toggle will invert.  advance() runs the clock to that scan like to any other."""
         k = param("scan_ticks")
         self._sync_ticks(t)
         first = self._next_scan_ticks()
@@ -335,6 +341,11 @@ class Engine:
         if (strobe and prev >= loop_first - 1e-9
                 and (self._ticks - prev) * self._tick_len(self._lit, self._scan_mode)
                 < strobe / self.clock_ratio):
+            # the scan that saw it has just been: this pass already stops at its column,
+            # the next one is a held key's
+            seen_mode = self._next_mode(self._scan_mode)
+            self._scan_mode = seen_mode
+            self._mode_pending = (first, self._next_mode(seen_mode))
             first = prev
         target = first + k * (param("debounce_scans") - 1)
         # the timer's bit at the genuine's taking scan (what a forced toggle inverts)
@@ -342,34 +353,11 @@ class Engine:
         seen = target - param("toggle_bit_before_take_ticks")
         crossed = math.floor(seen / n + 1e-9) - math.floor(self._ticks / n + 1e-9)
         self._bit_at_key = self._fstate ^ (crossed % 2 == 1)
-        # walk across flash toggles (their phases tick at different rates) and the scan that
-        # first sees the key (the passes after it stop at its column)
-        ticks, tk_t, lit = self._ticks, self._tk_t, self._lit
-        col = self._scan_mode
-        col_then = self._next_mode(col)
-        col_later = self._next_mode(col_then)
-        if ticks >= first - 1e-9:
-            col = col_then          # the scan that saw it has just been
-        while True:
-            boundary = (math.floor(ticks / n + 1e-9) + 1) * n
-            stop = min([target, boundary] + [x for x in (first, first + k) if ticks < x - 1e-9])
-            step = stop - ticks
-            tk_t = self._run_until(tk_t, step * self._tick_len(lit, col))
-            ticks += step
-            if ticks >= target - 1e-9:
-                self._taken_ticks = target
-                cycles = param("click_after_scan_cycles")
-                self._click_lag = ((cycles[key_col] - cycles[2]) / NOMINAL_CLOCK_HZ
-                                   / self.clock_ratio)
-                return tk_t + cycles[key_col] / NOMINAL_CLOCK_HZ / self.clock_ratio
-            if ticks >= first + k - 1e-9:
-                col = col_later
-            elif ticks >= first - 1e-9:
-                col = col_then
-            if abs(ticks - boundary) < 1e-9:
-                tk_t += self._toggle_extra_s()
-                if self._ftext is not None and self._ftext.strip():
-                    lit = not lit
+        cycles = param("click_after_scan_cycles")
+        self._take_ticks = target
+        self._take_click_s = cycles[key_col] / NOMINAL_CLOCK_HZ / self.clock_ratio
+        self._click_lag = (cycles[key_col] - cycles[2]) / NOMINAL_CLOCK_HZ / self.clock_ratio
+        self._wake = None
 
     def lamp(self, name: str, on: bool, at: float | None = None) -> None:
         """Switch a card lamp (upper, middle, lower)."""
@@ -483,7 +471,7 @@ class Engine:
         if self.powered and self._wait_keys is not None and button in self._wait_keys:
             self._wait_keys = None
             self._key_value = button
-            self._wake = self._key_taken_at(self.now)
+            self._key_seen(self.now)
 
     def first_scan_after(self, cycles: float) -> None:
         """A key loop that begins now has its first key scan ``cycles`` (at 425 kHz, the
@@ -542,6 +530,10 @@ class Engine:
                       if self._mode_pending is not None and self._in_loop else None)
             if col_at is not None:
                 cands.append(col_at)
+            take_at = (self._time_at_ticks(self._take_ticks)
+                       if self._take_ticks is not None and self._in_loop else None)
+            if take_at is not None:
+                cands.append(take_at)
             t = min(cands)
             if t > end + _EPS:
                 break
@@ -556,6 +548,12 @@ class Engine:
                 self._sync_ticks(t)
                 self._scan_mode, self._mode_pending = self._mode_pending[1], None
                 self._schedule_mode()       # a new key or a release lasts one pass
+                continue
+            if take_at is not None and abs(t - take_at) < _EPS:
+                # the scan that takes the key: the flow goes on at its click
+                self._sync_ticks(t)
+                self._taken_ticks, self._take_ticks = self._take_ticks, None
+                self._wake = t + self._take_click_s
                 continue
             if self._fpending is not None and abs(t - self._fpending[0]) < _EPS:
                 _, text, restart = self._fpending
@@ -651,7 +649,7 @@ class Engine:
                 if early:
                     self._wait_keys = None
                     self._key_value = early[0]
-                    self._wake = self._key_taken_at(self.now)
+                    self._key_seen(self.now)
                 return
             if kind == "reel":
                 self._wake = None
