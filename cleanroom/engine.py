@@ -448,6 +448,7 @@ class Engine:
             self._flow = self._factory(self)
             self._wake = self.now
             self._wait_keys = None
+            self._take_ticks = self._key_value = None
             self._reel_target = None
             self._run_flow(None)
         elif not on and self.powered:
@@ -455,6 +456,7 @@ class Engine:
             self._flow = None
             self._wake = None
             self._wait_keys = None
+            self._take_ticks = self._key_value = None     # a key seen but not taken is gone
             self._ftext = self._fpending = None
             self._put_display(self.now, "  ")
             self.lamps_off()

@@ -677,3 +677,23 @@ def test_a_lost_skirmish_shows_its_result_later_than_a_won_one(name, first_resul
     # within the genuine's own spread (sd 1.0 ms); without the lost skirmish's 1.7 ms the
     # game's l1_p3_s09 would be 2.5 ms early
     assert abs((game[-1] - game[0]) - (genuine[-1] - genuine[0])) < 0.002
+
+
+def test_a_key_not_yet_taken_when_the_power_goes_is_forgotten():
+    # a press the loop has seen but not yet taken (the debounce's second scan is ~26 ms
+    # away) is gone with the power: after power-on nothing clicks until a new press
+    def flow(e: Engine):
+        while True:
+            yield ("key", frozenset({"MOVE"}))
+            e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+
+    engine = Engine(flow)
+    engine.power(True)
+    engine.advance(1.0)
+    engine.press("MOVE")
+    engine.advance(0.005)
+    engine.power(False)
+    engine.release("MOVE")
+    engine.power(True)
+    engine.advance(10.0)
+    assert not [x for x in engine.events if x.get("cue") == "click"]
