@@ -647,8 +647,16 @@ class Game:
         yield from self.show("BRIGANDS", _two(brigands), remember=False)
         yield from self.sleep(param("battle_pause_s"))
         w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
+        gap = None                # the pause before this skirmish's result, after the first
         while True:
-            if "NO/END" in e.held:
+            chance = skirmish_chance(w, brigands)
+            won = self.choose("skirmish", [True, False], [chance, 1 - chance])
+            # a lost skirmish that would leave one warrior: the Death March comes sooner and
+            # without the key scan that looks for a retreat (params ``skirmish_fatal_gap_s``)
+            fatal = not won and w - 1 <= 1
+            if gap is not None:
+                yield from self.sleep(param("skirmish_fatal_gap_s") if fatal else gap)
+            if "NO/END" in e.held and not fatal:
                 # rulebook: hold NO/END down to retreat; the corpus's short presses during a
                 # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
                 # used the key: the end signal waits for a new press
@@ -657,11 +665,9 @@ class Game:
                 p.carry()
                 yield from self._picture_with_sound("WARRIORS", "death_march")
                 return None
-            chance = skirmish_chance(w, brigands)
-            won = self.choose("skirmish", [True, False], [chance, 1 - chance])
             if won:
                 brigands //= 2
-            elif w - 1 <= 1:
+            elif fatal:
                 # multi-player keeps 1 warrior; solo loses every one (rulebook, IMPORTANT)
                 p.warriors = self._min_warriors()
                 p.carry()
@@ -686,7 +692,7 @@ class Game:
             if brigands == 0:
                 yield from self.sleep(param("victory_gap_s" if final else "gold_after_battle_s"))
                 break
-            yield from self.sleep(param("skirmish_gap_s" if won else "skirmish_lost_gap_s"))
+            gap = param("skirmish_gap_s" if won else "skirmish_lost_gap_s")
         p.warriors = w
         if final:
             yield from self._victory(p, siege=w0)

@@ -242,6 +242,11 @@ _ROWS = [
     Param("skirmish_lost_gap_s", 0.4794, "s", "corpus: a lost skirmish's cue end -> the next "
           "WARRIORS lamp when that skirmish is won (40, median 0.47938, 0.4769-0.4810; the "
           "next lost: 55, 0.48077, but for 4 at 0.4485)", "measured"),
+    Param("skirmish_fatal_gap_s", 0.44849, "s", "corpus: a lost skirmish's cue end -> the "
+          "Death March's WARRIORS lamp when the next skirmish is lost with two warriors left "
+          "(l1_p3_s09 169.59, l1_p3_s35 387.99, l3_p3_s11 265.27, l3_p4_s15 368.25: 0.44849 "
+          "in all 4), with no key scan between (the other skirmishes scan once for a retreat "
+          "10-16 ms before their lamp)", "measured on the pins"),
     Param("skirmish_lost_extra_s", 0.0017, "s", "corpus: the lamp that shows a skirmish's "
           "result comes later when it is lost: after the battle's first BRIGANDS 3.21089 s "
           "(won, 59) or 3.21254 (lost, 29), after a won skirmish's cue 0.47902 (next won, 232) "

@@ -697,3 +697,20 @@ def test_a_key_not_yet_taken_when_the_power_goes_is_forgotten():
     engine.power(True)
     engine.advance(10.0)
     assert not [x for x in engine.events if x.get("cue") == "click"]
+
+
+def test_a_fatal_skirmish_brings_the_death_march_sooner():
+    # l1_p3_s09 169.585: the lost cue ends 169.137 and the Death March's WARRIORS lamp comes
+    # 0.44849 s later, with no key scan between (the other skirmishes' results 0.479-0.481 s)
+    script, reference = _reference("l1_p3_s09")
+    until = 169.7
+    reference = [e for e in reference if e["t"] <= until]
+    decisions = resolve(script, reference, end=until).decisions
+    events, _ = _replay(script, [d.value for d in decisions], until)
+
+    def gap(evs):
+        lamp = next(e["t"] for e in evs if e["type"] == "lamp" and e["on"] and e["t"] > 169.4)
+        cue_end = max(e["t"] + e["dur_s"] for e in evs if e["type"] == "tone" and e["t"] < lamp)
+        return lamp - cue_end
+    assert abs(gap(reference) - 0.44849) < 0.0002
+    assert abs(gap(events) - gap(reference)) < 0.0005
