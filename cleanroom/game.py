@@ -875,7 +875,9 @@ class Game:
         # the silence after the trill depends on what follows (params ``trill_tail_s``)
         tail = param("trill_tail_s")["picture" if doubles or any(needs.values())
                                      else "end_signal"]
-        yield from self.sound("trill", delay=after_click("trill"), tail=tail)
+        # after the low-food warning the trill follows the warning's tail, not the click
+        delay = (param("after_low_food_s")["trill"] if self._warned else after_click("trill"))
+        yield from self.sound("trill", delay=delay, tail=tail)
         if doubles:
             p.warriors = min(param("max_count"), 2 * p.warriors)
             p.doubled = True

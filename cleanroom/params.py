@@ -229,6 +229,11 @@ _ROWS = [
           "is nothing to draw, 5.4 ms (9: closed_after_click_s)", "measured"),
     Param("closed_after_click_s", 0.0054, "s", "corpus: HAGGLE on food -> the reel to "
           "BAZAAR CLOSED 5.4 ms after the click (9); level4_bazaar 69.310", "measured"),
+    Param("after_low_food_s", dict(trill=0.00387), "s", "corpus: the SANCTUARY/CITADEL trill "
+          "after the low-food warning starts 443.87 ms after the warning's last note ends "
+          "(l2_p1_s02 417.392, l2_p1_s26 302.666+: 2 of 2), the warning's 0.44 s tail and this "
+          "much (the game had taken the trill's 12.9 ms after a click: 9.7 ms late)",
+          "measured"),
     Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
     Param("battle_pause_s", 1.6146, "s", "corpus, 88 battles: the first BRIGANDS lamp -> the "
           "first skirmish's lamp 3.21089 s when it is won (median of 59, sd 1.0 ms), 1.65 ms "

@@ -714,3 +714,18 @@ def test_a_fatal_skirmish_brings_the_death_march_sooner():
         return lamp - cue_end
     assert abs(gap(reference) - 0.44849) < 0.0002
     assert abs(gap(events) - gap(reference)) < 0.0005
+
+
+def test_the_trill_after_the_low_food_warning_follows_the_warnings_tail():
+    # l2_p1_s26 302.67: SANCTUARY/CITADEL as a turn's first action with food low: the warning,
+    # then the trill 443.87 ms after the warning's last note (not the click's 12.9 ms after)
+    script, reference = _reference("l2_p1_s26")
+    until = 303.3
+    reference = [e for e in reference if e["t"] <= until]
+    decisions = resolve(script, reference, end=until).decisions
+    events, _ = _replay(script, [d.value for d in decisions], until)
+
+    def trill(evs):
+        return next(e["t"] for e in evs if e["type"] == "tone" and e["t"] > 302.9
+                    and abs(e["freq_hz"] - 1011.9) < 1)
+    assert abs(trill(events) - trill(reference)) < 0.001
