@@ -649,11 +649,13 @@ class Game:
         w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
         gap = None                # the pause before this skirmish's result, after the first
         while True:
-            chance = skirmish_chance(w, brigands)
-            won = self.choose("skirmish", [True, False], [chance, 1 - chance])
-            # a lost skirmish that would leave one warrior: the Death March comes sooner and
-            # without the key scan that looks for a retreat (params ``skirmish_fatal_gap_s``)
-            fatal = not won and w - 1 <= 1
+            won = fatal = None
+            if gap is not None and w - 1 <= 1:
+                # a skirmish lost with two warriors left brings the Death March sooner and
+                # without the key scan that looks for a retreat (params
+                # ``skirmish_fatal_gap_s``): such a skirmish is decided before the pause
+                won = self._skirmish(w, brigands)
+                fatal = not won
             if gap is not None:
                 yield from self.sleep(param("skirmish_fatal_gap_s") if fatal else gap)
             if "NO/END" in e.held and not fatal:
@@ -665,9 +667,11 @@ class Game:
                 p.carry()
                 yield from self._picture_with_sound("WARRIORS", "death_march")
                 return None
+            if won is None:
+                won = self._skirmish(w, brigands)
             if won:
                 brigands //= 2
-            elif fatal:
+            elif w - 1 <= 1:
                 # multi-player keeps 1 warrior; solo loses every one (rulebook, IMPORTANT)
                 p.warriors = self._min_warriors()
                 p.carry()
@@ -698,6 +702,11 @@ class Game:
             yield from self._victory(p, siege=w0)
             return None
         return (yield from self._treasure(p))
+
+    def _skirmish(self, warriors: int, brigands: int) -> bool:
+        """Decide one skirmish: True when the warriors win it (``skirmish_chance``)."""
+        chance = skirmish_chance(warriors, brigands)
+        return self.choose("skirmish", [True, False], [chance, 1 - chance])
 
     def _victory(self, p: Player, siege: int):
         """Show VICTORY with the victory tune, then flash the score (level4_riddle 101.267);
