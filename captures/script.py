@@ -124,7 +124,8 @@ def parse_script(text: str, name: str = "script", buttons=BUTTONS) -> Script:
         if len(toks) == 3 and toks[1].lower() == "power":
             if toks[2].lower() not in ("on", "off"):
                 raise ScriptError(f"{where}: power takes 'on' or 'off', got {toks[2]!r}")
-            script.actions.append(Power(seconds_value(toks[0], where, "time"), toks[2].lower() == "on"))
+            script.actions.append(Power(seconds_value(toks[0], where, "time"),
+                                        toks[2].lower() == "on"))
             continue
         if len(toks) < 3:
             raise ScriptError(f"{where}: expected '<time_s> <BUTTON> <hold_s>' or "

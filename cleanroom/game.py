@@ -228,10 +228,11 @@ class Game:
 
         The key-wait loop begins now (``entry``: a ``loop_after_click_cycles`` row, the loop
         begins that much after the click that came just before, the flash timer standing still
-        until then) and the text takes the flash timer's running phase (cleanroom.engine): shown at once while the timer's bit is on, else from its next
-        toggle.  The key is taken at the second key scan that sees it, with a click; then the
-        display goes dark, unless ``keep`` (a menu: the next entry replaces the text in the
-        same phase, ``text_after_click_s`` later).  ``extra_cycles``: the entry comes that
+        until then) and the text takes the flash timer's running phase (cleanroom.engine):
+        shown at once while the timer's bit is on, else from its next toggle.  The key is
+        taken at the second key scan that sees it, with a click; then the display goes dark,
+        unless ``keep`` (a menu: the next entry replaces the text in the same phase,
+        ``text_after_click_s`` later).  ``extra_cycles``: the entry comes that
         many cycles (at 425 kHz) later still."""
         e = self.engine
         e.flash(text, at=e.now + delay / e.clock_ratio)

@@ -630,7 +630,7 @@ def test_a_key_closed_between_the_r2_and_its_columns_strobe_is_taken_as_the_genu
     assert abs(_click_after(game, 155.0333) - _click_after(genuine, 155.0333)) < 0.0005
 
 
-def test_a_forced_toggle_inverts_the_bit_at_the_genuines_taking_scan_a_toggle_just_before_included():
+def test_a_forced_toggle_inverts_the_bit_at_the_taking_scan_a_toggle_just_before_it_counted():
     # l4_p4_s16: the riddle's '2 ' goes dark one refresh before the scan that takes the wrong
     # YES/BUY (158.80); the sad cue's toggle inverts that off bit, so the next prompt '-3' is
     # lit at once after the cue (160.717) and goes dark a phase later (161.000)
