@@ -173,6 +173,9 @@ class Game:
         self.riddle: tuple[str, ...] = param("level4_riddle")
         self.dragon_warriors, self.dragon_gold = self._hoard_start()
         self.last_shown: list[tuple[str, str | None]] = []
+        # (picture or kind, time) of the picture whose lamp went dark last: the reel turn
+        # that follows it starts a little later (params ``motor_after_picture_s``)
+        self._picture_end: tuple[str, float] | None = None
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
         self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
@@ -253,6 +256,10 @@ class Game:
         card, lamp = PICTURES[picture]
         lamp_at = e.now
         if e.reel.card != card:
+            end, self._picture_end = self._picture_end, None
+            if end is not None and abs(end[1] - e.now) < 1e-9:
+                after = param("motor_after_picture_s")
+                yield from self.sleep(after.get(end[0], after["other"]))
             yield ("reel", card)
             e.motor(False)
             lamp_at = e.now + param("lamp_after_motor_s")
@@ -281,6 +288,7 @@ class Game:
         yield ("sleep", lamp_at - e.now + (param("picture_s") if hold is None else hold))
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
+            self._picture_end = ("gold_found" if then == "gold_found" else picture, e.now)
         e.display("  ")
         if then is None:
             then = {"WARRIOR": "warriors", "GOLD": "gold"}.get(picture, "event")
@@ -618,7 +626,10 @@ class Game:
         yield ("sleep", off - e.now)
         e.lamps_off()
         e.first_scan_after(param("scan_after_picture_cycles")["event"])
-        yield from self.sleep(param("reel_after_cue_s").get(cue, 0.0))
+        if cue in param("reel_after_cue_s"):
+            yield from self.sleep(param("reel_after_cue_s")[cue])
+        else:
+            self._picture_end = (picture, e.now)
 
     @staticmethod
     def _notes_length(cue: str) -> float:

@@ -270,6 +270,13 @@ _ROWS = [
           "measured"),
     Param("key2_after_click_s", 0.0078, "s", "level4_riddle 60.977->60.984 (key 2 offer)",
           "measured"),
+    Param("motor_after_picture_s", dict(WARRIOR=0.00066, FOOD=0.0008, HEALER=0.00196,
+                                        gold_found=0.00248, other=0.00042), "s",
+          "corpus: a reel turn that follows a picture starts this long after its lamp goes "
+          "dark: WARRIOR 0.66 ms (60 of 60), FOOD 0.80 (33 of 37; 0.58 in 4), HEALER 1.96 "
+          "(14 of 14), the GOLD found after a battle or in a tomb 2.09-2.91 (40, median 2.48, "
+          "varying like the battle's pauses), other pictures (LOST, BEAST, a key, CURSED, "
+          "INVENTORY's GOLD) 0.42 (68 of 74)", "measured"),
     Param("reel_after_cue_s", {"death_march": 0.0066, "dragon_slain": 0.0075},
           "s", "corpus: after a picture that plays one of these cues, the next reel turn starts "
           "this long after its lamp goes off (death march 38 pictures, 6.5-7.0 ms; dragon "
@@ -289,9 +296,9 @@ _ROWS = [
           "curser) mod 4): 1 -> 44.2-44.7 ms (6 curses, e.g. l2_p4_s14 128.85 P1 curses P2), "
           "2 -> 37.6-38.1 (4, l3_p4_s15 222.28 P1 curses P3), 3 -> 30.6-30.8 (2, l1_p2_s05 "
           "290.97 P2 curses P1)", "measured"),
-    Param("motor_after_dragon_s", 0.012, "s", "corpus: the reel turns on to WARRIOR 12-13 ms "
-          "after the DRAGON lamp goes dark (l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)",
-          "measured"),
+    Param("motor_after_dragon_s", 0.01246, "s", "corpus: the reel turns on to WARRIOR "
+          "12.30-12.81 ms after the DRAGON lamp goes dark, median 12.46 (28 dragons; e.g. "
+          "l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)", "measured"),
     Param("picture_after_click_s", 0.01345, "s", "corpus: MOVE's reel starts 13.1-14.4 ms "
           "after the key click, median 13.45 (129 moves; l1_p1_s01 37.05, 270.15)", "measured"),
     Param("start_warriors", 10, "", "rulebook: The Object / score charts", "rulebook"),

@@ -729,3 +729,18 @@ def test_the_trill_after_the_low_food_warning_follows_the_warnings_tail():
         return next(e["t"] for e in evs if e["type"] == "tone" and e["t"] > 302.9
                     and abs(e["freq_hz"] - 1011.9) < 1)
     assert abs(trill(events) - trill(reference)) < 0.001
+
+
+def test_a_reel_turn_after_a_picture_starts_as_long_after_its_lamp_as_the_genuines():
+    # l1_p1_s01 INVENTORY (56.82): the reel leaves FOOD 0.80 ms after its lamp goes dark
+    # (WARRIOR 0.66 ms, HEALER 1.96, other pictures 0.42; params motor_after_picture_s)
+    script, reference = _reference("l1_p1_s01")
+    until = 60.2
+    events = _replay(script, [], until)[0]
+
+    def gap(evs):
+        off = max(e["t"] for e in evs if e["type"] == "lamp" and not e["on"] and e["t"] < 60.1)
+        motor = next(e["t"] for e in evs if e["type"] == "motor" and e["on"] and e["t"] > off)
+        return motor - off
+    assert abs(gap(reference) - 0.0008) < 0.00005
+    assert abs(gap(events) - gap(reference)) < 0.00005
