@@ -2,23 +2,17 @@
 measured)."""
 from __future__ import annotations
 
-from captures.model import DARKTOWER_CHANNELS
 from emulator.darktower import DarkTowerBoard, reel_blind
+
+from .capdata import board_edges
 
 CLOCK = 425_000
 TICK = 11_475
 R8, R9, R4 = 1 << 8, 1 << 9, 1 << 4
-SENSOR = 1 << DARKTOWER_CHANNELS.index("SENSOR")
 
 
 def sensor_edges(board):
-    out, prev = [], 0
-    for cycle, word in board.pins:
-        level = int(bool(word & SENSOR))
-        if level != prev:
-            out.append((cycle, level))
-            prev = level
-    return out
+    return board_edges(board, "SENSOR")
 
 
 def test_sensor_sees_the_led_through_the_big_hole_and_seven_small_ones():
