@@ -558,11 +558,19 @@ def _clicks(events) -> list[float]:
 def _replayed_clicks(name: str, until: float) -> tuple[list[float], list[float]]:
     """Return the key clicks of the genuine recording ``name`` and of the game replaying it
     with its random decisions resolved from the recording, up to ``until`` seconds."""
+    reference, events, _ = _resolved_replay(name, until)
+    return _clicks(reference), _clicks(events)
+
+
+def _resolved_replay(name: str, until: float) -> tuple[list[dict], list[dict], list]:
+    """Return the genuine recording ``name``'s events up to ``until`` seconds, the game's
+    events replaying it with its random decisions resolved from them, and the game's
+    decisions."""
     script, reference = _reference(name)
     reference = [e for e in reference if e["t"] <= until]
     decisions = resolve(script, reference, end=until).decisions
-    events, _ = _replay(script, [d.value for d in decisions], until)
-    return _clicks(reference), _clicks(events)
+    events, calls = _replay(script, [d.value for d in decisions], until)
+    return reference, events, calls
 
 
 def _click_after(clicks: list[float], t: float) -> float:
@@ -634,11 +642,7 @@ def test_a_forced_toggle_inverts_the_bit_at_the_taking_scan_a_toggle_just_before
     # l4_p4_s16: the riddle's '2 ' goes dark one refresh before the scan that takes the wrong
     # YES/BUY (158.80); the sad cue's toggle inverts that off bit, so the next prompt '-3' is
     # lit at once after the cue (160.717) and goes dark a phase later (161.000)
-    script, reference = _reference("l4_p4_s16")
-    until = 161.5
-    reference = [e for e in reference if e["t"] <= until]
-    decisions = resolve(script, reference, end=until).decisions
-    events, _ = _replay(script, [d.value for d in decisions], until)
+    reference, events, _ = _resolved_replay("l4_p4_s16", 161.5)
     for text, after in (("-3", 160.0), ("  ", 160.8)):
         assert abs(_display(events, text, after=after) - _display(reference, text, after=after)) \
             <= 2 * FRAME + 1e-6
@@ -649,10 +653,7 @@ def test_the_victory_score_flashes_in_the_running_phase():
     # next refresh (234.529); level4_riddle: its tune ends at 106.051 in an off phase and the
     # score waits for the on toggle (106.150)
     for name, tune_end, until in (("l4_p4_s16", 234.52, 235.0), ("level4_riddle", 106.05, 106.6)):
-        script, reference = _reference(name)
-        reference = [e for e in reference if e["t"] <= until]
-        decisions = resolve(script, reference, end=until).decisions
-        events, _ = _replay(script, [d.value for d in decisions], until)
+        reference, events, _ = _resolved_replay(name, until)
         assert abs(_display(events, "99", after=tune_end - 0.1)
                    - _display(reference, "99", after=tune_end - 0.1)) <= 2 * FRAME + 1e-6
 
@@ -663,11 +664,7 @@ def test_the_victory_score_flashes_in_the_running_phase():
 def test_a_lost_skirmish_shows_its_result_later_than_a_won_one(name, first_result_lamp, won):
     # corpus, 88 battles: the first BRIGANDS lamp -> the first skirmish's result 3.21089 s
     # when won, 1.65 ms more when lost (the genuine's own spread: 1.0 ms)
-    script, reference = _reference(name)
-    until = first_result_lamp + 0.1
-    reference = [e for e in reference if e["t"] <= until]
-    decisions = resolve(script, reference, end=until).decisions
-    events, calls = _replay(script, [d.value for d in decisions], until)
+    reference, events, calls = _resolved_replay(name, first_result_lamp + 0.1)
     assert next(c.value for c in calls if c.name == "skirmish") is won
 
     def lamps(evs):
@@ -702,11 +699,7 @@ def test_a_key_not_yet_taken_when_the_power_goes_is_forgotten():
 def test_a_fatal_skirmish_brings_the_death_march_sooner():
     # l1_p3_s09 169.585: the lost cue ends 169.137 and the Death March's WARRIORS lamp comes
     # 0.44849 s later, with no key scan between (the other skirmishes' results 0.479-0.481 s)
-    script, reference = _reference("l1_p3_s09")
-    until = 169.7
-    reference = [e for e in reference if e["t"] <= until]
-    decisions = resolve(script, reference, end=until).decisions
-    events, _ = _replay(script, [d.value for d in decisions], until)
+    reference, events, _ = _resolved_replay("l1_p3_s09", 169.7)
 
     def gap(evs):
         lamp = next(e["t"] for e in evs if e["type"] == "lamp" and e["on"] and e["t"] > 169.4)
@@ -719,11 +712,7 @@ def test_a_fatal_skirmish_brings_the_death_march_sooner():
 def test_the_trill_after_the_low_food_warning_follows_the_warnings_tail():
     # l2_p1_s26 302.67: SANCTUARY/CITADEL as a turn's first action with food low: the warning,
     # then the trill 443.87 ms after the warning's last note (not the click's 12.9 ms after)
-    script, reference = _reference("l2_p1_s26")
-    until = 303.3
-    reference = [e for e in reference if e["t"] <= until]
-    decisions = resolve(script, reference, end=until).decisions
-    events, _ = _replay(script, [d.value for d in decisions], until)
+    reference, events, _ = _resolved_replay("l2_p1_s26", 303.3)
 
     def trill(evs):
         return next(e["t"] for e in evs if e["type"] == "tone" and e["t"] > 302.9
