@@ -661,16 +661,15 @@ class Game:
         w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
         gap = None                # the pause before this skirmish's result, after the first
         while True:
-            won = fatal = None
-            if gap is not None and w - 1 <= 1:
-                # a skirmish lost with two warriors left brings the Death March sooner and
-                # without the key scan that looks for a retreat (params
-                # ``skirmish_fatal_gap_s``): such a skirmish is decided before the pause
-                won = self._skirmish(w, brigands)
-                fatal = not won
+            won = None
             if gap is not None:
-                yield from self.sleep(param("skirmish_fatal_gap_s") if fatal else gap)
-            if "NO/END" in e.held and not fatal:
+                if w - 1 <= 1:
+                    # a skirmish lost with two warriors left brings the Death March sooner
+                    # and without the key scan that looks for a retreat (params
+                    # ``skirmish_fatal_gap_s``): such a skirmish is decided before the pause
+                    won = self._skirmish(w, brigands)
+                yield from self.sleep(param("skirmish_fatal_gap_s") if won is False else gap)
+            if "NO/END" in e.held and won is not False:
                 # rulebook: hold NO/END down to retreat; the corpus's short presses during a
                 # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
                 # used the key: the end signal waits for a new press
