@@ -17,7 +17,7 @@ Example::
 from __future__ import annotations
 
 __all__ = [
-    "NOMINAL_CLOCK_HZ", "BUTTONS", "KEY_MATRIX",
+    "NOMINAL_CLOCK_HZ", "INSTRUCTION_CYCLES", "BUTTONS", "KEY_MATRIX",
     "SEGMENTS", "SEGMENT_PINS", "GLYPHS", "GLYPH_VARIANTS", "GLYPH_SEGMENTS", "GLYPH_BY_PATTERN",
     "segment_byte", "o_pins", "LAMP_PINS", "CARD_IMAGES", "card_image",
     "REEL_STEPS", "CARD_STEPS", "REEL_TICK_MS", "REEL_TICK_S", "REEL_COAST_MAX",
@@ -27,6 +27,7 @@ __all__ = [
 # Clock (docs/dark-tower-wiring.md §9): MAME's CPU clock for the tower, Hz. The real
 # tower runs on an RC oscillator near it; six clocks make one instruction.
 NOMINAL_CLOCK_HZ = 425_000
+INSTRUCTION_CYCLES = 6    # oscillator clocks per instruction (docs/tms1400.md)
 
 # Keys (docs/dark-tower-wiring.md §5): the twelve keys as printed on them, in the panel's
 # reading order (left to right, top to bottom: four rows of three).

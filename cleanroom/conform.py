@@ -42,6 +42,17 @@ take their likeliest option.  Each decision therefore takes the value the refere
 far as the reference shows it; decisions the reference never reveals keep their first option
 and are marked unrevealed.
 
+Timing decisions: where the genuine tower takes a time its hidden state decides (a skirmish is
+worked out in 4326-6210 cycles, whatever the numbers shown; cleanroom/params.py
+``skirmish_think_cycles``), the game asks for a duration in chip cycles, a decision whose name
+ends in ``_cycles`` (``is_timing``).  Its options are one instruction apart and the search
+does not try them one by one: two replays, with the shortest and the longest, find the first
+lamp, motor or tone the duration moves (displays go by 1/60 s frames), and the reference's
+time of that output gives the duration directly (``_measure``); the search keeps it unless its
+replay differs from the reference sooner than the game's own value.  Such a decision decides no
+item by itself (the outputs it moves stay within the tolerance either way); it matters where a
+later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.
+
 What the rules predict and what chance decided (``Result.rule_items``, ``random_items``): a
 matched item is decided by a random choice when it follows a decision with two or more allowed
 options, before the next button press and the next such decision, and is not shown the same
@@ -452,6 +463,56 @@ class ForcedChooser:
         return value
 
 
+def is_timing(dec: Decision) -> bool:
+    """Return True for a timing decision: a duration in chip cycles (its name ends in
+    ``_cycles``; module doc)."""
+    return dec.name.endswith("_cycles")
+
+
+MEASURE_SPAN_S = 5.0
+_PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
+
+
+def _output_key(e: dict) -> tuple:
+    if e["type"] == "lamp":
+        return ("lamp", e["lamp"], bool(e["on"]))
+    if e["type"] == "motor":
+        return ("motor", bool(e["on"]))
+    return ("tone", round(e["freq_hz"]) if e.get("freq_hz") else None)
+
+
+def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: Decision,
+             tol: Tolerance, end: float, clock_ratio: float):
+    """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
+    the first output it moves where ``reference`` shows that output, or None when no output
+    moves within 5 s or the reference shows none near it.
+
+    Two replays, with the shortest and the longest option, find that output; it moves in
+    proportion to the option (the time goes to a sleep), so the reference's time of it gives
+    the option directly."""
+    lo, hi = min(dec.options), max(dec.options)
+    if lo == hi:
+        return None
+    until = min(end, dec.t + MEASURE_SPAN_S)
+    early = [e for e in _replay(script, list(forced) + [lo], until, clock_ratio)[0]
+             if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
+    late = [e for e in _replay(script, list(forced) + [hi], until, clock_ratio)[0]
+            if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
+    for a, b in zip(early, late):
+        if _output_key(a) != _output_key(b):
+            return None
+        if b["t"] - a["t"] > 1e-7:
+            near = [e for e in reference if e["type"] == a["type"]
+                    and _output_key(e) == _output_key(a)
+                    and a["t"] - tol.time_s <= e["t"] <= b["t"] + tol.time_s]
+            if not near:
+                return None
+            r = min(near, key=lambda e: abs(e["t"] - (a["t"] + b["t"]) / 2))
+            want = lo + (r["t"] - a["t"]) * (hi - lo) / (b["t"] - a["t"])
+            return min(dec.options, key=lambda o: abs(o - want))
+    return None
+
+
 def _ranked(options: Sequence, weights: Sequence[float] | None) -> list:
     """Return options, likeliest first (stable: equal weights keep their order)."""
     if not weights:
@@ -530,6 +591,19 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
             # a decision taken after the difference cannot explain it; one within the time
             # tolerance can (the output it decides may be dated a little before it is taken)
             break
+        if is_timing(dec):
+            runs += 3
+            option = _measure(script, reference, forced, dec, tol, end, clock_ratio)
+            if option is not None and option != dec.value:
+                d, res, cl = probe(forced + [option], dec.t)
+                if d >= diff:
+                    forced.append(option)
+                    revealed.append(True)
+                    diff, result, calls = d, res, cl
+                    continue
+            forced.append(dec.value)
+            revealed.append(option is not None)
+            continue
         scores = []
         best = None
         for option in _ranked(dec.options, dec.weights):
@@ -554,6 +628,8 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
         taken = [d.value for d in calls]
         for i in range(len(forced), len(calls)):
             revealed.append(False)
+            if is_timing(calls[i]):
+                continue        # within the tolerance either way (the search never needed it)
             for option in _ranked(calls[i].options, calls[i].weights)[:8]:
                 if option == taken[i] or runs >= max_runs:
                     continue

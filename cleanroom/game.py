@@ -31,7 +31,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, Sequence
 
-from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 from captures.script import BUTTONS
 
 from .engine import Engine
@@ -209,6 +209,15 @@ class Game:
         a, b = full
         options = list(range(min(a, lo), max(b, hi) + 1))
         return self.choose(name, options, [1.0 if lo <= v <= hi else 0.0 for v in options])
+
+    def think(self, name: str, lo: int, hi: int) -> float:
+        """Decide how long the tower works something out that its hidden state times: a timing
+        decision ``name`` (ending in ``_cycles``, cleanroom.conform) over ``lo``..``hi``
+        cycles at 425 kHz in one-instruction steps (6 cycles), the game's own time first;
+        return it in seconds (nominal clock, like every sleep)."""
+        step = INSTRUCTION_CYCLES
+        options = sorted(range(lo - lo % step, hi + 1, step), key=lambda c: (abs(c), c))
+        return self.choose(name, options) / NOMINAL_CLOCK_HZ
 
     def sleep(self, s: float):
         """Wait ``s`` seconds."""
@@ -625,10 +634,16 @@ class Game:
         off = start + e.sound(cue, at=start)
         yield ("sleep", off - e.now)
         e.lamps_off()
-        e.first_scan_after(param("scan_after_picture_cycles")["event"])
+        first = param("scan_after_picture_cycles")["event"]
         if cue in param("reel_after_cue_s"):
-            yield from self.sleep(param("reel_after_cue_s")[cue])
+            # the wait is the next reel turn's; a key loop that begins instead still scans
+            # first ``first`` cycles after the lamp (l1_p3_s09 172.82: 10440 after the
+            # Death March)
+            wait = param("reel_after_cue_s")[cue]
+            yield from self.sleep(wait)
+            e.first_scan_after(first - wait * NOMINAL_CLOCK_HZ)
         else:
+            e.first_scan_after(first)
             self._picture_end = (picture, e.now)
 
     @staticmethod
@@ -657,7 +672,12 @@ class Game:
         yield from self.sound("battle_horn", delay=after_click("battle_horn")
                               if horn_delay is None else horn_delay)
         yield from self.show("BRIGANDS", _two(brigands), remember=False)
-        yield from self.sleep(param("battle_pause_s"))
+        # each skirmish's pause ends in a time the hidden state decides (params
+        # ``skirmish_think_cycles``): the pauses run to the earliest of it, the rest follows
+        # the skirmish's outcome
+        think = param("skirmish_think_cycles")
+        floor = min(lo for lo, _ in think.values()) / NOMINAL_CLOCK_HZ
+        yield from self.sleep(param("battle_pause_s") + floor)
         w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
         gap = None                # the pause before this skirmish's result, after the first
         while True:
@@ -668,7 +688,8 @@ class Game:
                     # and without the key scan that looks for a retreat (params
                     # ``skirmish_fatal_gap_s``): such a skirmish is decided before the pause
                     won = self._skirmish(w, brigands)
-                yield from self.sleep(param("skirmish_fatal_gap_s") if won is False else gap)
+                yield from self.sleep(param("skirmish_fatal_gap_s") if won is False
+                                      else gap + floor)
             if "NO/END" in e.held and won is not False:
                 # rulebook: hold NO/END down to retreat; the corpus's short presses during a
                 # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
@@ -694,6 +715,8 @@ class Game:
                 w -= 1
                 # a lost skirmish takes longer to work out (params ``skirmish_lost_extra_s``)
                 yield from self.sleep(param("skirmish_lost_extra_s"))
+            lo, hi = think["won" if won else "lost"]
+            yield from self.sleep(self.think("skirmish_think_cycles", lo, hi) - floor)
             # rulebook (REPEAT): the warriors left after a battle are not repeated; the
             # skirmish's pictures are lit a little longer than others (params
             # ``skirmish_picture_s``), the cue follows 0.6 ms after them

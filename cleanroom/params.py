@@ -257,6 +257,14 @@ _ROWS = [
           "(won, 59) or 3.21254 (lost, 29), after a won skirmish's cue 0.47902 (next won, 232) "
           "or 0.48101 (next lost, 15), after a lost one's 0.47938 (40) or 0.48077 (55); medians",
           "measured"),
+    Param("skirmish_think_cycles", dict(won=(-1050, 834), lost=(-906, 1380)), "cycles at 425 kHz",
+          "corpus pins, 456 skirmishes: between its retreat scan and its WARRIORS lamp the "
+          "tower works a skirmish out in 4326-6210 cycles when it is won (292) and 5370-7602 "
+          "when lost (68), whatever the numbers shown (the same 10 against 1 took 4698, 5748 "
+          "and 6078): a hidden state decides it.  The game's pauses above are the medians; "
+          "this is the genuine's time less the game's (game events: won -2462..+1961 us, "
+          "lost -2131..+3236 us), a timing decision in 6-cycle steps (one instruction)",
+          "measured on the pins"),
     Param("skirmish_picture_s", 1.5970, "s", "corpus: each skirmish's WARRIORS and BRIGANDS "
           "pictures are lit 1.5970 s (912 of 912), 0.7 ms longer than picture_s (the battle's "
           "first BRIGANDS: 1.5963 s, 96 of 96)", "measured"),
