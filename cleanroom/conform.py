@@ -494,11 +494,13 @@ def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: D
     if lo == hi:
         return None
     until = min(end, dec.t + MEASURE_SPAN_S)
-    early = [e for e in _replay(script, list(forced) + [lo], until, clock_ratio)[0]
-             if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
-    late = [e for e in _replay(script, list(forced) + [hi], until, clock_ratio)[0]
-            if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
-    for a, b in zip(early, late):
+
+    def outputs(option) -> list[dict]:
+        # events are dated to the microsecond: one taken at the decision may print before it
+        return [e for e in _replay(script, list(forced) + [option], until, clock_ratio)[0]
+                if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
+
+    for a, b in zip(outputs(lo), outputs(hi)):
         if _output_key(a) != _output_key(b):
             return None
         if b["t"] - a["t"] > 1e-7:
