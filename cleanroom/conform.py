@@ -78,6 +78,7 @@ from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
 from .cuefind import is_key_click
+from .game import is_timing_name
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
@@ -466,7 +467,7 @@ class ForcedChooser:
 def is_timing(dec: Decision) -> bool:
     """Return True for a timing decision: a duration in chip cycles (its name ends in
     ``_cycles``; module doc)."""
-    return dec.name.endswith("_cycles")
+    return is_timing_name(dec.name)
 
 
 MEASURE_SPAN_S = 5.0

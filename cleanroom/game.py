@@ -23,6 +23,11 @@ recording shows.  Decision names::
     riddle            key order (levels 1-3, once per game)
     riddle_key1       the key the riddle offers first for key 1 (each DARK TOWER visit)
     riddle_key2       the key it offers first for key 2, of the two left
+    skirmish_think_cycles   how long the tower works a skirmish out (a timing decision)
+
+A name ending in ``_cycles`` is a timing decision (``is_timing_name``): a duration, not an
+outcome.  The RandomChooser draws those from a second generator so that adding one never
+shifts the outcomes a seed plays.
 """
 from __future__ import annotations
 
@@ -39,8 +44,8 @@ from .cues import CUES
 from .params import SOUNDS, param
 from .reel import PICTURES
 
-__all__ = ["Chooser", "RandomChooser", "ScriptedChooser", "Player", "Game", "ACTION_KEYS",
-           "food_per_turn", "skirmish_chance", "dragon_takes"]
+__all__ = ["Chooser", "RandomChooser", "is_timing_name", "ScriptedChooser", "Player", "Game",
+           "ACTION_KEYS", "food_per_turn", "skirmish_chance", "dragon_takes"]
 
 ACTION_KEYS = frozenset({"MOVE", "TOMB/RUIN", "SANCTUARY/CITADEL", "BAZAAR", "FRONTIER",
                          "INVENTORY", "DARK TOWER", "REPEAT", "CLEAR"})
@@ -55,16 +60,26 @@ class Chooser(Protocol):
         """Return one of ``options`` for decision ``name`` taken at tower time ``t``."""
 
 
+def is_timing_name(name: str) -> bool:
+    """Return True if decision ``name`` is a timing decision (a duration in chip cycles)."""
+    return name.endswith("_cycles")
+
+
 class RandomChooser:
-    """Choose with a seeded pseudo-random generator, using the parameter table's odds."""
+    """Choose with a seeded pseudo-random generator, using the parameter table's odds.
+
+    Outcomes and timing decisions come from two generators seeded alike, so a seed plays
+    the same game whatever durations the game asks for."""
 
     def __init__(self, seed: int | None = None):
         self.rng = random.Random(seed)
+        self.timing = random.Random(None if seed is None else f"timing {seed}")
 
     def choose(self, name: str, options: Sequence, weights: Sequence[float] | None,
                t: float) -> Any:
         """Return a weighted random choice (uniform when ``weights`` is None)."""
-        return self.rng.choices(list(options), weights=weights)[0]
+        rng = self.timing if is_timing_name(name) else self.rng
+        return rng.choices(list(options), weights=weights)[0]
 
 
 class ScriptedChooser:
