@@ -51,7 +51,11 @@ lamp, motor or tone the duration moves (displays go by 1/60 s frames), and the r
 time of that output gives the duration directly (``_measure``); the search keeps it unless its
 replay differs from the reference sooner than the game's own value.  Such a decision decides no
 item by itself (the outputs it moves stay within the tolerance either way); it matters where a
-later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.
+later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.  Where a
+decision's best options differ from the reference at the same time, soon after it, and a
+timing decision is taken with it (MOVE's outcome and how long the tower takes to work it out),
+the timing decision is measured first with the best of them and the options are ranked again
+with that duration (``_paired``).
 
 What the rules predict and what chance decided (``Result.rule_items``, ``random_items``): a
 matched item is decided by a random choice when it follows a decision with two or more allowed
@@ -72,6 +76,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.events import EventError, read_events
 from captures.script import Press, Script, ScriptError, read_script
 from captures.tolerance import Difference, Tolerance
@@ -488,31 +493,50 @@ def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: D
     the first output it moves where ``reference`` shows that output, or None when no output
     moves within 5 s or the reference shows none near it.
 
-    Two replays, with the shortest and the longest option, find that output; it moves in
-    proportion to the option (the time goes to a sleep), so the reference's time of it gives
-    the option directly."""
+    Two replays, with the shortest and the longest option, find that output.  It moves with
+    the option, a cycle per cycle (the time goes to a sleep), except where a key scan takes
+    the key that sounds it: a later loop scans later, and the scan that takes a key pressed
+    just before one of them comes a scan sooner (the output jumps back by a scan).  So the
+    reference's time of the output, counted from either end, gives the option; where the two
+    ends disagree (a jump lies between them) one more replay per candidate keeps the option
+    whose output lands nearest the reference's."""
     lo, hi = min(dec.options), max(dec.options)
     if lo == hi:
         return None
     until = min(end, dec.t + MEASURE_SPAN_S)
+    rate = NOMINAL_CLOCK_HZ * clock_ratio       # option cycles per second the output moves
+    span = (hi - lo) / rate
 
     def outputs(option) -> list[dict]:
         # events are dated to the microsecond: one taken at the decision may print before it
         return [e for e in _replay(script, list(forced) + [option], until, clock_ratio)[0]
                 if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
 
-    for a, b in zip(outputs(lo), outputs(hi)):
+    def snap(want: float):
+        return min(dec.options, key=lambda o: abs(o - want))
+
+    for i, (a, b) in enumerate(zip(outputs(lo), outputs(hi))):
         if _output_key(a) != _output_key(b):
             return None
-        if b["t"] - a["t"] > 1e-7:
-            near = [e for e in reference if e["type"] == a["type"]
-                    and _output_key(e) == _output_key(a)
-                    and a["t"] - tol.time_s <= e["t"] <= b["t"] + tol.time_s]
-            if not near:
-                return None
-            r = min(near, key=lambda e: abs(e["t"] - (a["t"] + b["t"]) / 2))
-            want = lo + (r["t"] - a["t"]) * (hi - lo) / (b["t"] - a["t"])
-            return min(dec.options, key=lambda o: abs(o - want))
+        if abs(b["t"] - a["t"]) <= 1e-7:
+            continue
+        near = [e for e in reference if e["type"] == a["type"]
+                and _output_key(e) == _output_key(a)
+                and min(a["t"], b["t"]) - tol.time_s <= e["t"]
+                <= max(a["t"], b["t"]) + span + tol.time_s]
+        slack = tol.time_s * rate
+        wants = {snap(w) for r in near
+                 for w in (lo + (r["t"] - a["t"]) * rate, hi + (r["t"] - b["t"]) * rate)
+                 if lo - slack <= w <= hi + slack}
+        if len(wants) <= 1:
+            return wants.pop() if wants else None
+
+        def miss(option) -> float:
+            got = outputs(option)
+            if len(got) <= i:
+                return math.inf
+            return min(abs(got[i]["t"] - r["t"]) for r in near)
+        return min(sorted(wants), key=miss)
     return None
 
 
@@ -619,6 +643,25 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
                 best = (d, option, res, cl)
             if res.conforms:
                 break
+        paired = _paired(dec, k, scores, best) and _measure(
+            script, reference, forced + [best[1]], best[3][k + 1], tol, end, clock_ratio)
+        if paired is not None and paired is not False:
+            # every option differs at the same time soon after the decision: the duration
+            # taken with it may be what differs; rank the options again with it measured
+            runs += 3
+            pair = None
+            for option in _ranked(dec.options, dec.weights):
+                runs += 1
+                d, res, cl = probe(forced + [option, paired], dec.t)
+                if pair is None or d > pair[0]:
+                    pair = (d, option, res, cl)
+                if res.conforms:
+                    break
+            if pair[0] > best[0]:
+                forced += [pair[1], paired]
+                revealed += [True, True]
+                diff, result, calls = pair[0], pair[2], pair[3]
+                continue
         forced.append(best[1])
         revealed.append(len(set(scores)) > 1)
         diff, result, calls = best[0], best[2], best[3]
@@ -645,6 +688,17 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     result.decisions = list(calls)
     _count_items(result, script, end, clock_ratio, tol)
     return result
+
+
+def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
+    """Tell whether decision ``k``'s best options differ from the reference at the same time,
+    within ``MEASURE_SPAN_S`` of it, and a timing decision is taken with it (the next, at the
+    same time): then the duration may be what differs, and the options are ranked again with
+    it measured (module doc)."""
+    d, _, res, calls = best
+    return (scores.count(d) > 1 and not res.conforms
+            and d - dec.t < MEASURE_SPAN_S and len(calls) > k + 1 and is_timing(calls[k + 1])
+            and abs(calls[k + 1].t - dec.t) < 1e-6)
 
 
 def _count_items(result: Result, script: Script, end: float, clock_ratio: float,

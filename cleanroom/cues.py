@@ -254,11 +254,11 @@ _CUES = [
             (201.2, 0.2435, 0.0227), (201.2, 0.2435, 0.0227), (201.2, 0.0845, 0.0227),
             (201.2, 0.482, 0.0238), (244.1, 0.2048, -0.0041), (233.0, 0.2103, 0.0227),
             (232.9, 0.2147, -0.0043), (201.2, 0.2435, 0.0227), (198.4, 0.494, 0.0002),
-            (201.2, 0.2435, 0.44),
+            (201.2, 0.2435, 0.4415),
         ),
         when=('the PLAGUE picture (1.3 ms after its lamp), and a lost battle or a retreat (with'
               ' the WARRIORS picture); the lamp goes off 0.44 s after the cue'),
-        tail='corpus: the lamp goes off 0.44 s after it (40 of 42)',
+        tail='corpus: the lamp goes off 441.5 ms after it (42 of 42)',
         example=('l1_p1_s01', 69.014419),
         after_click_s=None, after_lamp_s=0.00126,
         sessions={

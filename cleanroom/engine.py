@@ -95,7 +95,7 @@ class Engine:
         self._mode_pending: tuple | None = None  # (tick count of the next scan, its mode)
         self._take_t = -1.0                 # when the last key was taken (its scan)
         self._click_lag = 0.0               # how much later than a column-R2 key's its click is
-        self._entry_hint: tuple | None = None   # (t, cycles, toggles_too): _first_scan_at
+        self._entry_hint: tuple | None = None   # (t, cycles, toggles_too or "sooner")
         self._in_loop = False               # in the key-wait loop (else no ticks)
         self._loop_ticks0 = 0.0             # tick count when the key-wait loop was entered
         self._scan_lead = 0.0               # ticks the loop's scans come before 3, 6, 9...
@@ -481,6 +481,18 @@ class Engine:
         does after a picture (params ``scan_after_picture_cycles``)."""
         self._entry_hint = (self.now, cycles, True)
 
+    def shift_loop(self, cycles: float) -> None:
+        """A key loop that begins now runs ``cycles`` (at 425 kHz, under a tick) later than
+        one begun now would, or sooner for a negative count: its scans and the flash timer's
+        toggles move together (params ``click_alone_cycles``).  Later: its ticks stand still
+        that much longer after the sound now playing (the click); sooner: it is as far along
+        as if it had begun that much sooner."""
+        if cycles >= 0:
+            t = self._run_until(self.now, 0.0)
+            self._pause(t, t + cycles / NOMINAL_CLOCK_HZ / self.clock_ratio)
+        else:
+            self._entry_hint = (self.now, -cycles, "sooner")
+
     def _first_scan_at(self, cycles: float, toggles_too: bool) -> None:
         """Make the loop just begun scan first ``cycles`` (display dark) after now instead of
         one dark pass.  ``toggles_too``: its ticks run as if it had begun that much sooner
@@ -633,9 +645,13 @@ class Engine:
                 self._scan_lead = 0.0
                 hint, self._entry_hint = self._entry_hint, None
                 if hint is not None and abs(hint[0] - self.now) < _EPS:
-                    self._first_scan_at(hint[1], toggles_too=hint[2])
-                if (self.now - self._take_t > param("key_memory_s") or self._scan_mode is None
-                        or self._scan_mode[0] == "release"):
+                    if hint[2] == "sooner":
+                        # the loop as far along as if begun that much sooner
+                        tick_cycles = self._tick_s() * NOMINAL_CLOCK_HZ * self.clock_ratio
+                        self._ticks += hint[1] / tick_cycles
+                    else:
+                        self._first_scan_at(hint[1], toggles_too=hint[2])
+                if self._scan_mode is None or self._scan_mode[0] == "release":
                     # after a flow the scan remembers no key
                     self._scan_mode = None
                 else:

@@ -24,6 +24,14 @@ recording shows.  Decision names::
     riddle_key1       the key the riddle offers first for key 1 (each DARK TOWER visit)
     riddle_key2       the key it offers first for key 2, of the two left
     skirmish_think_cycles   how long the tower works a skirmish out (a timing decision)
+    players_setup_cycles    how much longer than the median levels 1-3 take to set up before
+                      the first player-count prompt (a timing decision)
+    move_think_cycles       how much longer than the median MOVE takes to decide (a timing
+                      decision)
+    treasure_think_cycles   how much longer than the median a won battle's or a tomb's
+                      treasure takes after the GOLD total (a timing decision)
+    riddle_think_cycles     how much longer than the median the riddle's first key takes
+                      after the tower's tune (a timing decision)
 
 A name ending in ``_cycles`` is a timing decision (``is_timing_name``): a duration, not an
 outcome.  The RandomChooser draws those from a second generator so that adding one never
@@ -114,6 +122,20 @@ def after_click(cue: str) -> float:
     return param("sound_after_click_s") if lead is None else lead
 
 
+def lamp_after_motor(role: str, picture: str = "") -> float:
+    """Return how long after the motor stops a picture of ``role`` lights (params
+    ``lamp_after_motor_s``: the picture's own entry, else its role's)."""
+    table = param("lamp_after_motor_s")
+    return table.get(f"{role} {picture}", table[role])
+
+
+def cue_after_lamp(cue: str) -> float:
+    """Return how long after its picture's lamp cue ``cue`` starts (its catalogue row's time,
+    else params ``cue_after_lamp_s``)."""
+    lead = SOUNDS[cue].after_lamp_s
+    return param("cue_after_lamp_s") if lead is None else lead
+
+
 def skirmish_chance(warriors: int, brigands: int) -> float:
     """Return the chance that the warriors win a skirmish: w^2 / (w^2 + (0.8 b)^2) (params
     ``skirmish_win``: the most likely of the family w^k / (w^k + (c b)^k) over the corpus's
@@ -190,7 +212,7 @@ class Game:
         self.last_shown: list[tuple[str, str | None]] = []
         # (picture or kind, time) of the picture whose lamp went dark last: the reel turn
         # that follows it starts a little later (params ``motor_after_picture_s``)
-        self._picture_end: tuple[str, float] | None = None
+        self._picture_end: tuple[str, float, float] | None = None
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
         self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
@@ -273,9 +295,10 @@ class Game:
             e.end_flash()
         return key
 
-    def _turn_to(self, picture: str):
+    def _turn_to(self, picture: str, role: str = "event"):
         """Turn the reel to ``picture``'s card if needed and light its lamp alone; return the
-        lamp's time (shared capture tower_test: the lamp lights as the motor stops)."""
+        lamp's time: after a turn, as long after the motor stops as the picture's ``role``
+        takes (params ``lamp_after_motor_s``: "total", "offer", "item", "event", "cue")."""
         e = self.engine
         card, lamp = PICTURES[picture]
         lamp_at = e.now
@@ -283,24 +306,29 @@ class Game:
             end, self._picture_end = self._picture_end, None
             if end is not None and abs(end[1] - e.now) < 1e-9:
                 after = param("motor_after_picture_s")
-                yield from self.sleep(after.get(end[0], after["other"]))
+                yield from self.sleep(after.get(end[0], after["other"]) + end[2])
             yield ("reel", card)
             e.motor(False)
-            lamp_at = e.now + param("lamp_after_motor_s")
+            lamp_at = e.now + lamp_after_motor(role, picture)
         e.lamps_off(at=lamp_at)
         e.lamp(lamp, True, at=lamp_at)
         return lamp_at
 
     def show(self, picture: str, text: str | None = None, delay: float = 0.0,
              remember: bool = True, keep_lamp: bool = False, hold: float | None = None,
-             then: str | None = None):
+             then: str | None = None, item: bool = False, think: float = 0.0):
         """Turn the reel to ``picture``, light its lamp with a beep, show ``text``, hold 1.6 s
         (``hold`` seconds if given).  A key loop begun as it ends scans first after the
         ``scan_after_picture_cycles`` row ``then`` (by default: "event" for a picture
-        without a number, "warriors" and "gold" for those totals, else "event")."""
+        without a number, "warriors" and "gold" for those totals, else "event").  ``item``:
+        a possession INVENTORY or REPEAT shows (its lamp's time after a reel turn).
+        ``think``: what follows the picture (a key loop or a reel turn) comes that many
+        seconds later still."""
         e = self.engine
         yield from self.sleep(delay)
-        lamp_at = yield from self._turn_to(picture)
+        role = ("offer" if then == "offer" else "total" if text is not None
+                else "item" if item else "event")
+        lamp_at = yield from self._turn_to(picture, role)
         e.tone(param("beep_hz"), param("beep_dur_s"), at=lamp_at + param("beep_after_lamp_s"),
                cue="beep")
         if text is not None:
@@ -312,11 +340,12 @@ class Game:
         yield ("sleep", lamp_at - e.now + (param("picture_s") if hold is None else hold))
         if not keep_lamp:
             e.lamp(PICTURES[picture][1], False)
-            self._picture_end = ("gold_found" if then == "gold_found" else picture, e.now)
+            self._picture_end = ("gold_found" if then == "gold_found" else picture, e.now,
+                                 think)
         e.display("  ")
         if then is None:
             then = {"WARRIOR": "warriors", "GOLD": "gold"}.get(picture, "event")
-        e.first_scan_after(param("scan_after_picture_cycles")[then])
+        e.first_scan_after(param("scan_after_picture_cycles")[then] + think * NOMINAL_CLOCK_HZ)
 
     @property
     def player(self) -> Player:
@@ -334,21 +363,23 @@ class Game:
         yield from self.sleep(param("motor_after_click_s"))
         yield ("reel", "index")
         e.motor(False)
-        lamp_at = e.now + param("lamp_after_motor_s")
+        lamp_at = e.now + lamp_after_motor("tower_test")
+        steps = param("tower_test_lamp_s")
         for i, lamp in enumerate(("upper", "middle", "lower")):
-            t = lamp_at + i * param("tower_test_lamp_s")
+            t = lamp_at + sum(steps[:i])
             if i:
                 e.lamp(("upper", "middle")[i - 1], False, at=t)
             e.lamp(lamp, True, at=t)
             e.tone(param("beep_hz"), param("beep_dur_s"), at=t + param("beep_after_lamp_s"),
                    cue="beep")
         e.display("88", at=lamp_at + param("number_after_lamp_s"))
-        yield ("sleep", lamp_at + 3 * param("tower_test_lamp_s") - e.now)
+        yield ("sleep", lamp_at + sum(steps) - e.now)
         e.lamp("lower", False)
         # '88' and the lamps cleared the flash timer's bit: L1 shows at its next toggle, and
         # the menus L1-L4 then P1-P4 keep that phase (every recording)
         level = 1
         delay = 0.0
+        e.shift_loop(param("menu_after_test_cycles"))
         while True:
             key = yield from self.prompt(f"L{level}", {"YES/BUY", "NO/END"}, delay=delay,
                                          keep=True)
@@ -359,10 +390,15 @@ class Game:
         count = 1
         # levels 1-3 take longer to set up before the first player-count prompt (params)
         entry = "players" if level != 4 else None
+        extra = 0.0
+        if entry:
+            # how much longer than the median is a hidden state's (params)
+            extra = self.think("players_setup_cycles", *param("players_setup_cycles"))
         while True:
             key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay,
-                                         keep=True, entry=entry)
-            entry = None
+                                         keep=True, entry=entry,
+                                         extra_cycles=extra * NOMINAL_CLOCK_HZ)
+            entry, extra = None, 0.0
             if key == "YES/BUY":
                 break
             count = count % 4 + 1
@@ -490,6 +526,8 @@ class Game:
                 # INVENTORY, or REPEAT with nothing to repeat, at the end-of-turn signal: the
                 # click alone, the signal flashes on in its phase (corpus l1_p1_s01 42.18,
                 # 39.37; l2_p1_s02 37.33, 40.2)
+                e.shift_loop(param("click_alone_cycles")[
+                    "inventory_signal" if key == "INVENTORY" else "repeat_signal"])
                 continue
             e.end_flash()
             if key != "REPEAT":
@@ -563,10 +601,11 @@ class Game:
         if not shown:
             # the click alone: the key loop goes on at once (l1_p1_s01 47.277: the next scan
             # one pass plus the click after the scan that took REPEAT)
+            self.engine.shift_loop(param("click_alone_cycles")["repeat_first"])
             return
         yield from self.sleep(self._lead("repeat_after_click_s", shown[0][0]))
         for picture, text in shown:
-            yield from self.show(picture, text, remember=False)
+            yield from self.show(picture, text, remember=False, item=True)
 
     # ---- MOVE (rulebook: The Move Button, 6 events) -------------------------------------
     # What each outcome shows and when, observed in the corpus (tests/data/corpus, e.g.
@@ -576,14 +615,18 @@ class Game:
     def _move(self, p: Player):
         odds = param("move_odds")
         event = self.choose("move", list(odds), list(odds.values()))
+        # how long the tower works the move out: its hidden state decides (params)
+        think = self.think("move_think_cycles",
+                           *param("move_think_cycles")["battle" if event == "battle" else "other"])
         if event == "safe":
             # a short beep right after the click, then the end-of-turn signal
-            yield from self.sound("beep", delay=after_click("beep"),
+            yield from self.sound("beep", delay=after_click("beep") + think,
                                   tail=-param("loop_lead_s")["beep"])
             return None
         if event == "battle":
-            return (yield from self._battle(p, self._brigands_for(p), final=False))
-        yield from self.sleep(param("picture_after_click_s"))
+            return (yield from self._battle(p, self._brigands_for(p), final=False,
+                                            horn_delay=after_click("battle_horn") + think))
+        yield from self.sleep(param("picture_after_click_s") + think)
         if event == "lost":
             if p.scout:
                 # with a Scout: LOST and SCOUT with their beeps, then another turn
@@ -612,8 +655,8 @@ class Game:
             # the sword slays it: the dragon's cue runs on into a falling glide while SWORD
             # is lit; the sword is spent and the hoard won (corpus l4_p3_s38 177.77)
             e = self.engine
-            lamp_at = yield from self._turn_to("DRAGON")
-            start = lamp_at + param("cue_after_lamp_s")
+            lamp_at = yield from self._turn_to("DRAGON", "cue")
+            start = lamp_at + cue_after_lamp("dragon_slain")
             end = start + e.sound("dragon_slain", at=start)
             sword_at = start + self._notes_length("dragon")
             e.lamp(PICTURES["DRAGON"][1], False, at=sword_at)
@@ -643,9 +686,9 @@ class Game:
         cue's notes end plus its tail (the Death March and the cursed cue keep the picture lit
         0.44 s longer; LOST, DRAGON, PEGASUS go dark as the notes end: cleanroom/cues.py)."""
         e = self.engine
-        lamp_at = yield from self._turn_to(picture)
+        lamp_at = yield from self._turn_to(picture, "cue")
         e.display("  ", at=lamp_at)
-        start = lamp_at + param("cue_after_lamp_s")
+        start = lamp_at + cue_after_lamp(cue)
         off = start + e.sound(cue, at=start)
         yield ("sleep", off - e.now)
         e.lamps_off()
@@ -659,7 +702,7 @@ class Game:
             e.first_scan_after(first - wait * NOMINAL_CLOCK_HZ)
         else:
             e.first_scan_after(first)
-            self._picture_end = (picture, e.now)
+            self._picture_end = (picture, e.now, 0.0)
 
     @staticmethod
     def _notes_length(cue: str) -> float:
@@ -811,7 +854,10 @@ class Game:
         found = self.pick("battle_gold", lo, hi, full=(0, 99))
         p.gold = min(param("max_count"), p.gold + found)
         p.carry()
-        yield from self.show("GOLD", _two(p.gold), then="gold_found")
+        # what comes after the total waits for the treasure the hidden state decides (params)
+        yield from self.show("GOLD", _two(p.gold), then="gold_found",
+                             think=self.think("treasure_think_cycles",
+                                              *param("treasure_think_cycles")))
 
     def _treasure(self, p: Player):
         """Award a won battle's or a tomb's treasure: the new gold total, then maybe one more
@@ -981,12 +1027,12 @@ class Game:
         yield from self.show("FOOD", _two(p.food))
         for have, picture in ((p.beast, "BEAST"), (p.scout, "SCOUT"), (p.healer, "HEALER")):
             if have:
-                yield from self.show(picture)
+                yield from self.show(picture, item=True)
         yield from self.show("GOLD", _two(p.gold), then="inventory_gold")
         for k in reversed(KEYS[:p.keys]):
-            yield from self.show(k)
+            yield from self.show(k, item=True)
         if p.sword:
-            yield from self.show("SWORD")
+            yield from self.show("SWORD", item=True)
         return None
 
     # ---- BAZAAR (rulebook: The Bazaar Button; Level 4 Bazaar and How To Haggle) -----------
@@ -1096,7 +1142,15 @@ class Game:
         ``riddle_key1``); for key 2 the two others, in the same cycle, from one of them
         (``riddle_key2``).  A wrong key: the sad cue, no picture, the end signal.
         """
-        yield from self.sound("dark_tower", delay=after_click("dark_tower"))
+        tail = None
+        cycle = list(param("riddle_offer_order"))
+        stage, left = 1, cycle
+        if p.keys >= 3 and p.frontiers >= 4:
+            i = left.index(self.choose("riddle_key1", left))
+            # the first key comes after a time the hidden state decides (params)
+            tail = SOUNDS["dark_tower"].tail_s + self.think("riddle_think_cycles",
+                                                            *param("riddle_think_cycles"))
+        yield from self.sound("dark_tower", delay=after_click("dark_tower"), tail=tail)
         if p.keys < 3:
             # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
             # the refusal again (l3_p1_s03 182.17)
@@ -1107,9 +1161,6 @@ class Game:
             # as the KEY MISSING refusal: chosen, no recording shows it)
             yield from self.sound("sad")
             return 0.0
-        cycle = list(param("riddle_offer_order"))
-        stage, left = 1, cycle
-        i = left.index(self.choose("riddle_key1", left))
         yield from self.show(left[i], None, remember=False)
         while True:
             key = yield from self.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"})

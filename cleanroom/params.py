@@ -43,7 +43,23 @@ _ROWS = [
     Param("beep_hz", 737.8, "Hz", "tower_test: beep with each lamp", "measured"),
     Param("beep_dur_s", 0.0447, "s", "tower_test: 33 pulses", "measured"),
     Param("beep_after_lamp_s", 0.0004, "s", "tower_test, level4_bazaar: lamp->tone", "measured"),
-    Param("lamp_after_motor_s", 0.0008, "s", "level4_bazaar 29.0256->29.0263", "measured"),
+    Param("lamp_after_motor_s", {
+        "tower_test": 0.000480, "total": 0.001144, "total WARRIOR": 0.001158,
+        "total FOOD": 0.001158, "total BRIGANDS": 0.000664, "offer": 0.000777,
+        "offer SCOUT": 0.000763, "item": 0.000734, "item BRASS KEY": 0.000720,
+        "event": 0.000763, "event BRASS KEY": 0.000819, "event SILVER KEY": 0.000819,
+        "event GOLD KEY": 0.000791, "event LOST": 0.000819, "event PLAGUE": 0.000805,
+        "cue": 0.000537, "cue LOST": 0.000593, "cue PLAGUE": 0.000593, "cue CURSED": 0.000565},
+          "s", "corpus, 999 pictures lit as the reel stops: the lamp lights this long after the "
+          "motor goes off, by what the picture does (each within 1 us): the tower test's first "
+          "lamp 0.480 ms (34 of 34); a total with its number 1.144 ms for GOLD (227), 1.158 for "
+          "WARRIOR (154) and FOOD (1), the battle's BRIGANDS count 0.664 (92); a bazaar offer "
+          "0.777 (WARRIOR, 71), 0.763 (SCOUT, 4); an INVENTORY or REPEAT item 0.734 (41), "
+          "BRASS KEY 0.720 (4); an event or treasure 0.763 (HEALER, SCOUT, SWORD, WIZARD: 51), "
+          "a key won 0.791-0.819 (14), LOST 0.819 (17), PLAGUE with a Healer 0.805 (14); a "
+          "picture with its own cue 0.537 (DRAGON, PEGASUS, KEY MISSING, BAZAAR CLOSED: 85), "
+          "LOST and PLAGUE 0.593 (61), CURSED 0.565 (10).  A role's plain entry stands for the "
+          "pictures no recording shows after a turn", "measured on the pins"),
     Param("motor_off_after_tick_s", 0.00055, "s", "level4_bazaar/riddle: sensor edge -> R9 off; "
           "corpus: 230-259 cycles after the reel's step in 907 stops at a card", "measured"),
     Param("motor_off_after_index_s", 640 / NOMINAL_CLOCK_HZ, "s", "corpus: the tower test's "
@@ -140,6 +156,49 @@ _ROWS = [
           "'--' (18342-18378 dark, 18462-18648 lit: 35), each later count (18210-18270, "
           "18426-18618: 34), the next curse target (16002-16026: 5)",
           "measured on the pins"),
+    Param("click_alone_cycles", dict(repeat_first=-166, inventory_signal=-98,
+                                     repeat_signal=183), "cycles at 425 kHz",
+          "corpus pins: where a key brings the click alone and the key loop goes on, its scans "
+          "come this much later (sooner, negative) than the menus' one pass plus the click: "
+          "REPEAT before the turn's first action 0.35-0.41 ms sooner (20), INVENTORY at the "
+          "end-of-turn signal 0.17-0.23 ms sooner (31), REPEAT with nothing to repeat there "
+          "0.40-0.47 ms later (9; one 0.88)", "measured on the pins"),
+    Param("move_think_cycles", dict(other=(-218, 452), battle=(-380, 440)), "cycles at 425 kHz",
+          "corpus: after MOVE's click the safe move's beep comes 13.20-14.44 ms later (81, "
+          "median 13.55), an outcome's reel 13.07-14.39 (127, median 13.45), its lamp on the "
+          "card in place 13.30-13.78 (9), a battle's horn 16.52-18.13 (47, median 17.25): a "
+          "hidden state decides how long the move takes.  This is the genuine's time less the "
+          "game's (the medians): -162..+396 cycles, a battle's -312..+372, widened by a tenth "
+          "of the span each side, a timing decision in 6-cycle steps (one instruction)",
+          "measured"),
+    Param("treasure_think_cycles", (-241, 313), "cycles at 425 kHz",
+          "corpus pins: after the GOLD total of a won battle or a tomb the next key loop's "
+          "first scan comes 11112-11574 cycles after its lamp goes dark (78) and a treasure's "
+          "reel 2.09-2.91 ms after it (40): the treasure the hidden state decides takes its "
+          "time.  This is the genuine's less the game's (scan_after_picture_cycles' gold_found "
+          "row, motor_after_picture_s' gold_found): -195..+267 cycles, widened by a tenth of "
+          "the span each side, a timing decision in 6-cycle steps (one instruction)",
+          "measured on the pins"),
+    Param("menu_after_test_cycles", 89, "cycles at 425 kHz",
+          "all 34 recordings: the level menu's key scans come this much later than a loop "
+          "begun as the tower test's last lamp goes dark would scan (0.16-0.27 ms, 33 "
+          "sessions' level menus)", "measured on the pins"),
+    Param("riddle_think_cycles", (-191, 695), "cycles at 425 kHz",
+          "corpus: the riddle's first key picture comes after the tower's tune at a time that "
+          "varies (11 riddles: its lamp on the card in place, or its reel, -0.28..+1.46 ms "
+          "from the game's time, the tune's 0.44 s tail; the refusals' reel 442.038 ms after "
+          "the tune, 22 of 22, does not vary): a hidden state decides it.  This is the "
+          "genuine's time less the game's, -117..+621 cycles, widened by a tenth of the span "
+          "each side, a timing decision in 6-cycle steps (one instruction)", "measured"),
+    Param("players_setup_cycles", (-1600, 2050), "cycles at 425 kHz",
+          "corpus pins, the 22 games at levels 1-3: the first player-count prompt's key scans "
+          "come 15792-18300 cycles after the scan that took the level (13086-13338 at level "
+          "4): the extra set-up varies by some 3,000 cycles with nothing the tower has shown "
+          "(l1_p3_s09 and l1_p4_s40 take YES/BUY at the same scan, 232 since power-on, and "
+          "differ by 1,662), so a hidden state decides it.  loop_after_click_cycles' players "
+          "row is the game's own value; this is the genuine's less the game's (the resolved "
+          "values span -1291..+1755 over the 22), widened by a tenth of that span each side, "
+          "a timing decision in 6-cycle steps (one instruction)", "measured on the pins"),
     Param("trill_tail_s", dict(picture=0.4482, end_signal=0.4457), "s",
           "corpus, on the pins: after the SANCTUARY/CITADEL trill's last edge the reel starts "
           "190752-191622 cycles later (12 visits; the lamp at 191022 when no turn is needed, "
@@ -147,7 +206,7 @@ _ROWS = [
           "after it (30): its key loop begins 2.5 ms before a picture's reel would",
           "measured on the pins"),
     Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
-                                              for c in (2527, 5932, 8775, 11629)), "s",
+                                              for c in (2489, 5894, 8737, 11591)), "s",
           "corpus, 553 turn changes measured on the pins: the next player's key loop begins "
           "after the end cue plus a pause that grows with the empty player slots skipped "
           "(of four): its first key scan comes 13740, 17358, 19986 or 22914 cycles (medians) "
@@ -157,7 +216,7 @@ _ROWS = [
           "(it starts 5.44 ms after the click, cleanroom/cues.py)", "measured on the pins"),
     Param("scan_after_picture_cycles", dict(offer=10410, event=10450, warriors=10692,
                                             gold=10566, inventory_gold=10662,
-                                            gold_found=11307, key_won=10700,
+                                            gold_found=11307, key_won=10480,
                                             curse_offer=13380, cursed_gold=13158),
           "cycles at 425 kHz",
           "corpus, on the pins (561 key loops that begin as a picture's lamp goes dark): the "
@@ -290,14 +349,17 @@ _ROWS = [
           "this long after its lamp goes off (death march 38 pictures, 6.5-7.0 ms; dragon "
           "slain 5, 7-8 ms; the dragon's own: motor_after_dragon_s; after other pictures "
           "0-3 ms)", "measured"),
-    Param("cue_after_lamp_s", 0.0019, "s", "level4_bazaar 69.310->69.312 (BAZAAR CLOSED, sad)",
-          "measured"),
+    Param("cue_after_lamp_s", 0.0019, "s", "level4_bazaar 69.310->69.312 (BAZAAR CLOSED, sad); "
+          "a cue whose catalogue row (cleanroom/cues.py) has its own time after the lamp "
+          "starts then instead", "measured"),
     Param("victory_tune_after_lamp_s", 0.001, "s", "level4_riddle 101.267->101.268",
           "measured"),
     Param("score_after_tune_s", 0.009, "s", "l4_p4_s16: the victory tune ends 234.520, the "
           "score is lit 234.529 in the running on phase; level4_riddle: tune end 106.051, the "
           "score waits for the flash timer's on toggle (106.150)", "measured on the pins"),
-    Param("tower_test_lamp_s", 1.5963, "s", "tower_test", "measured"),
+    Param("tower_test_lamp_s", (1.596480, 1.596466, 1.596325), "s", "all 34 recordings: the "
+          "tower test lights the upper lamp 1.596480 s, the middle 1.596466 s and the lower "
+          "1.596325 s (each the same to the microsecond in all 34)", "measured"),
     Param("curse_reel_after_click_s", {1: 0.0445, 2: 0.0379, 3: 0.0307}, "s",
           "corpus, all 12 curses: YES/BUY's click -> the reel turning to WARRIOR depends on "
           "how far the victim's number is after the curser's, counted round 4 ((victim - "
@@ -594,6 +656,7 @@ class Sound:
     notes: tuple
     tail_s: float
     source: str
+    after_lamp_s: float | None = None   # when it starts after its picture's lamp, if known
 
     @property
     def length(self) -> float:
@@ -610,7 +673,8 @@ def _observed_sounds() -> list[Sound]:
         session, t = cue.example
         out.append(Sound(cue.name, rows, tail,
                          f"cues.py: recorded in {session} at {t:.3f} s; {cue.count} times in "
-                         f"{len(cue.sessions)} recordings; tail: {cue.tail}"))
+                         f"{len(cue.sessions)} recordings; tail: {cue.tail}",
+                         after_lamp_s=cue.after_lamp_s))
         for v in cue.variants:     # another recorded form, with the cue's tail
             rows, _ = sound_rows(v.notes)
             out.append(Sound(v.name, rows, tail, f"cues.py: {cue.name} as recorded in "
@@ -618,8 +682,10 @@ def _observed_sounds() -> list[Sound]:
                              f"{cue.count}): {v.why}"))
     # The CURSED picture plays the lost-skirmish notes; what follows it comes sooner.
     rows, _ = sound_rows(CUES["skirmish_lost"].notes)
-    out.append(Sound("cursed", rows, 0.44, "cues.py skirmish_lost notes with the CURSED picture "
-                     "(11 times in the corpus); tail: the next lamp 0.44 s after it"))
+    out.append(Sound("cursed", rows, 0.4415, "cues.py skirmish_lost notes with the CURSED picture "
+                     "(11 times in the corpus), 0.49 ms after its lamp (10 of 10); tail: the "
+                     "lamp goes off 441.5 ms after it (10 of 10, as after the Death March)",
+                     after_lamp_s=0.000494))
     return out
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from cleanroom.conform import (ConformError, Tolerance, compare, load_reference, resolve,
                                summarize, wilson)
+from cleanroom.game import is_timing_name
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
 NAMES = ("tower_test", "level_select", "level4_bazaar", "level4_riddle")
@@ -225,9 +226,11 @@ def test_resolver_recovers_the_random_outcomes_of_a_session_it_has_never_seen():
     revealed = [(d.name, d.value) for d in result.decisions if d.revealed]
     assert len(revealed) >= 5
     # found gold beyond what the force can carry is never shown, so only gold decisions may
-    # take another value than the truth (the display is the same capped total)
+    # take another value than the truth (the display is the same capped total); a duration
+    # is measured from the outputs it moves, so it also takes up what earlier durations the
+    # search did not need (left at the game's own value) moved them by
     assert all((name, value) in [(n, v) for _, n, v in truth]
-               for name, value in revealed if name != "battle_gold")
+               for name, value in revealed if name != "battle_gold" and not is_timing_name(name))
 
 
 def test_nothing_is_compared_inside_a_gap_of_the_reference(bazaar):
