@@ -316,10 +316,13 @@ class Result:
         """Return the item counts: matched, predicted by rules, decided by a random choice."""
         text = f"{self.matched} of {self.total} items matched"
         if self.rule_items is not None:
-            random_decisions = sum(1 for d in self.decisions
-                                   if len(d.options) > 1 and d.t <= self.diff_time)
+            taken = [d for d in self.decisions if len(d.options) > 1 and d.t <= self.diff_time]
+            durations = sum(1 for d in taken if is_timing(d))
             text += (f": {self.rule_items} predicted by rules, {self.random_items} decided by "
-                     f"{random_decisions} random choices")
+                     f"{len(taken) - durations} random choices")
+            if durations:
+                # durations decide no item by themselves (module doc)
+                text += f"; {durations} durations the hidden state decides"
         return text
 
     def describe(self) -> str:

@@ -93,7 +93,6 @@ class Engine:
         self._lit = False                   # a digit is lit (ticks are tick_lit_s long)
         self._scan_mode: tuple | None = None   # the pass's key mode (_next_mode)
         self._mode_pending: tuple | None = None  # (tick count of the next scan, its mode)
-        self._take_t = -1.0                 # when the last key was taken (its scan)
         self._click_lag = 0.0               # how much later than a column-R2 key's its click is
         self._entry_hint: tuple | None = None   # (t, cycles, toggles_too or "sooner")
         self._in_loop = False               # in the key-wait loop (else no ticks)
@@ -108,6 +107,8 @@ class Engine:
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
         self._last_card: int | None = None
         self._next_tick = 1
+        # asks the game's chooser for a decision: (name, options, weights) -> option
+        self.decide: Callable[[str, list, list | None], object] | None = None
 
     # ---- outputs --------------------------------------------------------------------
     def emit(self, t: float, type: str, **fields) -> None:
@@ -336,17 +337,35 @@ class Engine:
         # before its own column's is seen by that scan
         key_col = KEY_MATRIX[self._key_value][0] if self._key_value else 2
         strobe = (2 - key_col) * param("column_strobe_cycles") / NOMINAL_CLOCK_HZ
+        strobe /= self.clock_ratio
         prev = first - k
-        loop_first = self._loop_ticks0 - self._scan_lead + k
-        if (strobe and prev >= loop_first - 1e-9
-                and (self._ticks - prev) * self._tick_len(self._lit, self._scan_mode)
-                < strobe / self.clock_ratio):
+        prev_ok = prev >= self._loop_ticks0 - self._scan_lead + k - 1e-9
+        tick_s = self._tick_len(self._lit, self._scan_mode)
+        since_prev = (self._ticks - prev) * tick_s      # since the last scan's R2 strobe
+        seen_prev = bool(strobe) and prev_ok and since_prev < strobe
+        # a key closed within scan_edge_s of its column's strobe may be seen by the scan on
+        # either side of it (the game's scans are that close to the genuine's): a decision
+        if seen_prev:
+            margin, other = strobe - since_prev, 1
+        else:
+            margin, other = min([((first - self._ticks) * tick_s + strobe, 1)]
+                                + ([(since_prev - strobe, -1)] if prev_ok else []))
+        edge = param("scan_edge_s") / self.clock_ratio
+        shift = 0
+        if margin < edge and self.decide is not None:
+            scan_cycles = round(k * param("tick_lit_s") * NOMINAL_CLOCK_HZ)
+            p = 0.5 * (1 - margin / edge)
+            shift = other if self.decide("key_scan_cycles", [0, other * scan_cycles],
+                                         [1 - p, p]) else 0
+        if (seen_prev and not shift) or shift < 0:
             # the scan that saw it has just been: this pass already stops at its column,
             # the next one is a held key's
             seen_mode = self._next_mode(self._scan_mode)
             self._scan_mode = seen_mode
             self._mode_pending = (first, self._next_mode(seen_mode))
             first = prev
+        elif shift > 0 and not seen_prev:
+            first += k
         target = first + k * (param("debounce_scans") - 1)
         # the timer's bit at the genuine's taking scan (what a forced toggle inverts)
         n = param("flash_ticks")
@@ -581,7 +600,6 @@ class Engine:
                     # (the refreshes counted are whole even when the scans came early)
                     self._ticks = self._taken_ticks + self._scan_lead
                     self._taken_ticks = None
-                    self._take_t = t
                 self._in_loop = False
                 self._wake = None
                 if self._key_value is not None:
@@ -652,11 +670,12 @@ class Engine:
                     else:
                         self._first_scan_at(hint[1], toggles_too=hint[2])
                 if self._scan_mode is None or self._scan_mode[0] == "release":
-                    # after a flow the scan remembers no key
-                    self._scan_mode = None
+                    self._scan_mode = None      # the last scans found the keys open
                 else:
-                    # a menu's next loop, begun at its click, still knows the key it took;
-                    # the pass with the click is an ordinary one
+                    # the loop still knows the key the last one took: a menu's next loop,
+                    # begun at its click, finds it held; after a longer flow its first scan
+                    # finds the keys open and begins a release pass (cleanroom/README.md);
+                    # the pass before that first scan is an ordinary one
                     self._scan_mode = ("entry", self._scan_mode[1])
                 self._keys_changed()        # the first scan stops at a key already held
                 self._wake = None

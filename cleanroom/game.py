@@ -32,6 +32,11 @@ recording shows.  Decision names::
                       treasure takes after the GOLD total (a timing decision)
     riddle_think_cycles     how much longer than the median the riddle's first key takes
                       after the tower's tune (a timing decision)
+    haggle_think_cycles     how much longer than the median a haggle takes (a timing decision)
+    spoils_think_cycles     how much longer than the median a won battle takes to turn to its
+                      GOLD (a timing decision)
+    key_scan_cycles         0, or one scan later or sooner: which scan sees a key closed
+                      within ``scan_edge_s`` of its column's strobe (cleanroom.engine)
 
 A name ending in ``_cycles`` is a timing decision (``is_timing_name``): a duration, not an
 outcome.  The RandomChooser draws those from a second generator so that adding one never
@@ -203,6 +208,7 @@ class Game:
         if start is not None and not (start[0] in (1, 2, 3, 4) and start[1] in (1, 2, 3, 4)):
             raise ValueError(f"start {start!r}: expected (level 1-4, players 1-4)")
         self.engine = Engine(self._quick_start if start else self._power_on, clock_ratio)
+        self.engine.decide = self.choose
         self.level = 1
         self.players: list[Player] = []
         self.current = 0
@@ -786,7 +792,12 @@ class Game:
             e.sound(cue, at=e.now + lead / e.clock_ratio)
             yield ("sleep", lead + self._notes_length(cue))
             if brigands == 0:
-                yield from self.sleep(param("victory_gap_s" if final else "gold_after_battle_s"))
+                if final:
+                    yield from self.sleep(param("victory_gap_s"))
+                else:
+                    # the won battle's spoils take a time the hidden state decides (params)
+                    yield from self.sleep(param("gold_after_battle_s") + self.think(
+                        "spoils_think_cycles", *param("spoils_think_cycles")))
                 break
             gap = param("skirmish_gap_s" if won else "skirmish_lost_gap_s")
         p.warriors = w
@@ -846,26 +857,26 @@ class Game:
             odds.pop("wizard")
         return odds
 
-    def _gold_found(self, p: Player):
-        """Add found gold and show the new total with GOLD (rulebook: Battle Treasures, gold:
-        'the number displayed is always the total bags of gold you own'; corpus: the total is
-        shown after every won battle and treasure-giving tomb, as much as the force carries)."""
+    def _treasure(self, p: Player):
+        """Award a won battle's or a tomb's treasure: the new gold total, then maybe one more
+        treasure (corpus: l1_p1_s01 181.08 gold + Pegasus, l1_p3_s17 269.57 tomb gold +
+        sword, l1_p4_s40 217.98 gold + brass key, l1_p2_s05 264.05 gold + wizard).
+
+        The found gold is added and shown with GOLD (rulebook: Battle Treasures, gold: 'the
+        number displayed is always the total bags of gold you own'; corpus: the total is
+        shown after every won battle and treasure-giving tomb, as much as the force
+        carries).  What follows the total waits for the treasure, which takes a time the
+        hidden state decides (params ``treasure_think_cycles``): the treasure is drawn
+        first, then that duration."""
         lo, hi = param("battle_gold")
         found = self.pick("battle_gold", lo, hi, full=(0, 99))
         p.gold = min(param("max_count"), p.gold + found)
         p.carry()
-        # what comes after the total waits for the treasure the hidden state decides (params)
+        odds = self._treasure_odds(p, "treasure_odds")
+        kind = self.choose("treasure", list(odds), list(odds.values()))
         yield from self.show("GOLD", _two(p.gold), then="gold_found",
                              think=self.think("treasure_think_cycles",
                                               *param("treasure_think_cycles")))
-
-    def _treasure(self, p: Player):
-        """Award a won battle's or a tomb's treasure: the new gold total, then maybe one more
-        treasure (corpus: l1_p1_s01 181.08 gold + Pegasus, l1_p3_s17 269.57 tomb gold +
-        sword, l1_p4_s40 217.98 gold + brass key, l1_p2_s05 264.05 gold + wizard)."""
-        yield from self._gold_found(p)
-        odds = self._treasure_odds(p, "treasure_odds")
-        kind = self.choose("treasure", list(odds), list(odds.values()))
         if kind == "key":
             yield from self.show(KEYS[p.keys], then="key_won")
             p.keys += 1
@@ -887,13 +898,18 @@ class Game:
         others = [(p.number + k) % n or n for k in range(1, n)]
         i = 0
         entry = None
-        # the tower finds each offer by looking through its four player slots: the empty
-        # slots it passes over delay the offer's key loop (params ``curse_slot_cycles``)
+        # the tower finds each offer by looking through its four player slots: the slots it
+        # passes over, empty ones and the curser's own, delay the offer's key loop (params
+        # ``curse_slot_cycles``); with one other player NO/END offers the same one again
+        # without looking (``loop_after_click_cycles``' curse_only row)
         slot = param("curse_slot_cycles")
-        empty = 4 - n
         last = p.number
         while True:
-            extra = slot * empty if others[i] < last else 0.0
+            passed = sum(1 for k in range(1, (others[i] - last) % 4 or 4)
+                         if (last + k - 1) % 4 + 1 > n or (last + k - 1) % 4 + 1 == p.number)
+            extra = slot * passed
+            if entry is not None and len(others) == 1:
+                entry, extra = "curse_only", 0.0
             if entry is None:
                 self.engine.first_scan_after(param("scan_after_picture_cycles")["curse_offer"]
                                              + extra)
@@ -1081,14 +1097,17 @@ class Game:
                     # rulebook, Rations Of Food: 'you cannot haggle' over food; the genuine
                     # tower closes the bazaar at once (cleanroom/README.md, Observed)
                     return (yield from self._closed())
-                if self.choose("haggle", [True, False],
-                               [param("haggle_success"), 1 - param("haggle_success")]):
+                won = self.choose("haggle", [True, False],
+                                  [param("haggle_success"), 1 - param("haggle_success")])
+                # the haggle takes a time the hidden state decides (params)
+                think = self.think("haggle_think_cycles", *param("haggle_think_cycles"))
+                if won:
                     prices[item] = max(1, prices[item] - 1)
                     yield from self.show(pictures[item], _two(prices[item]),
-                                         delay=param("haggled_after_click_s"),
+                                         delay=param("haggled_after_click_s") + think,
                                          remember=False, then="offer")
                     continue
-                return (yield from self._closed(param("haggle_refused_after_click_s")))
+                return (yield from self._closed(param("haggle_refused_after_click_s") + think))
             # YES/BUY
             if item in ("beast", "scout", "healer"):
                 if prices[item] > p.gold:

@@ -93,12 +93,10 @@ _ROWS = [
           "45, 209 or 366 cycles (727, 191 and 328 passes)", "measured on the pins"),
     Param("release_pass_cut_cycles", 42, "cycles at 425 kHz",
           "all 30 corpus recordings: the pass that begins at the scan that first finds the keys "
-          "open again is 42 cycles shorter, whatever the column (394 passes)",
+          "open again is 42 cycles shorter, whatever the column (394 passes); a loop begun "
+          "after a flow still knows the key the last one took, so its first scan begins such "
+          "a pass (1913 clicks: +0.10 ms of drift per loop without it, +0.02 with it)",
           "measured on the pins"),
-    Param("key_memory_s", 0.05, "s", "all 30 corpus recordings: a key loop begun within a pass "
-          "of the click that ended the last one (a menu's next entry) still knows the key: "
-          "its passes are 'held' ones while the key stays closed; after a longer flow the first "
-          "pass is an ordinary one (95 of 95 measured)", "measured on the pins"),
     Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food",
                                   "creak_open_slow_start"), "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
@@ -129,6 +127,11 @@ _ROWS = [
           "corpus pins (l4_p4_s16, 3451 key scans): R1 is strobed 156 cycles after R2 and R0 "
           "312 after (162 and 324 in 166 of them), so a key in column R1 or R0 closed that "
           "little after a scan's R2 strobe is seen by that scan", "measured on the pins"),
+    Param("scan_edge_s", 0.0001, "s", "the game's key scans against the genuine's over the "
+          "corpus's 1913 clicks (cleanroom/README.md): half within 0.06 ms, three in four "
+          "within 0.13 ms; a key closed this close to its column's strobe may be seen by the "
+          "scan on either side (decision key_scan_cycles, the nearer side likelier, evens at "
+          "the strobe)", "measured on the pins"),
     Param("debounce_scans", 2, "scans", "l4_p4_s16 14.183 (K2 seen at 14.2048 and 14.2306, "
           "click 14.2314): a key is taken at the second scan that sees it; all recordings: "
           "click 26-52 ms after the press", "measured"),
@@ -146,7 +149,7 @@ _ROWS = [
           "measured from the last note's decoded start, this pause puts the game's first scan "
           "on the genuine one (30 of 30 within 0.05 ms)", "measured on the pins"),
     Param("loop_after_click_cycles", dict(players=3600, count_first=5250, count_next=5112,
-                                          curse=2916), "cycles at 425 kHz",
+                                          curse=2916, curse_only=150), "cycles at 425 kHz",
           "all 30 corpus recordings: from the scan that takes a key to the next prompt's first "
           "scan is a loop pass plus the click (13110 cycles dark, 13365 lit) in the level and "
           "player menus and the turn prompts, and longer where the tower does more before its "
@@ -154,7 +157,9 @@ _ROWS = [
           "22 recordings: the extra varies by 2,500; after level 4 none, 13338 lit and 13104 "
           "dark in all 10), the bazaar's first count after YES/BUY on "
           "'--' (18342-18378 dark, 18462-18648 lit: 35), each later count (18210-18270, "
-          "18426-18618: 34), the next curse target (16002-16026: 5)",
+          "18426-18618: 34), the next curse target (16002-16026: 5), the same target again "
+          "when there is no other (l1_p2_s05 356.63: 2767 cycles sooner than a step to the "
+          "next, 1)",
           "measured on the pins"),
     Param("click_alone_cycles", dict(repeat_first=-166, inventory_signal=-98,
                                      repeat_signal=183), "cycles at 425 kHz",
@@ -190,6 +195,18 @@ _ROWS = [
           "the tune, 22 of 22, does not vary): a hidden state decides it.  This is the "
           "genuine's time less the game's, -117..+621 cycles, widened by a tenth of the span "
           "each side, a timing decision in 6-cycle steps (one instruction)", "measured"),
+    Param("haggle_think_cycles", (-176, 193), "cycles at 425 kHz",
+          "corpus: after HAGGLE's click a won haggle's lamp comes 16.25-16.97 ms later (29, "
+          "median 16.59) and a refused one's reel 6.9-7.4 ms (14, median 7.2): a hidden state "
+          "decides how long the haggle takes.  This is the genuine's time less the game's "
+          "(haggled_after_click_s, haggle_refused_after_click_s), -145..+162 cycles, widened "
+          "by a tenth of the span each side, a timing decision in 6-cycle steps", "measured"),
+    Param("spoils_think_cycles", (-533, 375), "cycles at 425 kHz",
+          "corpus: after a won battle's last cue the reel to GOLD starts 449.925-451.704 ms "
+          "after its last note (91 battles, median 450.885): a hidden state decides how long "
+          "the spoils take.  This is the genuine's time less the game's (gold_after_battle_s), "
+          "-457..+299 cycles, widened by a tenth of the span each side, a timing decision in "
+          "6-cycle steps", "measured"),
     Param("players_setup_cycles", (-1600, 2050), "cycles at 425 kHz",
           "corpus pins, the 22 games at levels 1-3: the first player-count prompt's key scans "
           "come 15792-18300 cycles after the scan that took the level (13086-13338 at level "
@@ -236,8 +253,10 @@ _ROWS = [
           "tower passes over two empty player slots to find it (player 2 of 2 offered C1: "
           "l1_p2_s05 288.15, l1_p2_s29 346.33, 19026 cycles after WIZARD's lamp; the other 10 "
           "offers pass none), as the next player's turn does (``next_player_after_sound_s``): "
-          "taken as this much per empty slot, for the first offer and each NO/END to the next "
-          "(no recording shows one slot, or a step across empty slots)", "measured on the pins"),
+          "taken as this much per slot passed over, for the first offer and each NO/END to "
+          "the next; the curser's own slot counts like an empty one (3 players, player 1 "
+          "cursing: NO/END from C3 to C2 passes slots 4 and 1 and scans 2 slots later than a "
+          "step from C2 to C3, l1_p3_s35 66.78, l3_p3_s11 344.77)", "measured on the pins"),
     Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
           "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
           "100.2 ms after it (the opening cue's tail)", "measured"),

@@ -1,0 +1,95 @@
+"""The durations the hidden state decides (timing decisions, cleanroom.game ``*_cycles``): each
+range the game draws from covers every time the corpus shows, and the game's own value (the
+offset 0) lies inside it, so the resolver never has to leave the rules to date an output."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.events import read_events
+from captures.script import read_script
+from cleanroom.cuefind import is_key_click
+from cleanroom.game import after_click, is_timing_name
+from cleanroom.params import PARAMS, param
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
+SESSIONS = sorted(p for p in CORPUS.iterdir() if (p / "events.jsonl").exists())
+BEEP_HZ, HORN_HZ = 737.8, 520.8
+
+
+def _after_click(button: str) -> list[tuple[str, float]]:
+    """Return (what, seconds) from each recorded click of ``button`` to the first lamp, motor
+    or tone after it: what is 'beep', 'horn', 'lamp', 'motor' or another tone's frequency."""
+    out = []
+    for folder in SESSIONS:
+        events = read_events(str(folder / "events.jsonl"))
+        for press in read_script(str(folder / "script.txt")).actions:
+            if getattr(press, "button", None) != button:
+                continue
+            clicks = [e["t"] for e in events if e["type"] == "tone" and is_key_click(e)
+                      and press.t <= e["t"] < press.t + 0.1]
+            if not clicks:
+                continue
+            nxt = next((e for e in events if clicks[0] < e["t"] < clicks[0] + 1.0
+                        and e["type"] in ("tone", "motor", "lamp")), None)
+            if nxt is None:
+                continue
+            what = nxt["type"]
+            if what == "tone":
+                what = {BEEP_HZ: "beep", HORN_HZ: "horn"}.get(nxt["freq_hz"], nxt["freq_hz"])
+            out.append((what, nxt["t"] - clicks[0]))
+    return out
+
+
+def _covered(name: str, row, game_s: float, recorded: list[float]) -> None:
+    lo, hi = param(name)[row] if row is not None else param(name)
+    assert lo < 0 < hi, (name, row)
+    for t in recorded:
+        cycles = (t - game_s) * NOMINAL_CLOCK_HZ
+        assert lo <= cycles <= hi, (name, row, t)
+
+
+def test_every_timing_decision_has_a_parameter_row():
+    names = {"skirmish_think_cycles", "players_setup_cycles", "move_think_cycles",
+             "treasure_think_cycles", "riddle_think_cycles", "haggle_think_cycles",
+             "spoils_think_cycles"}
+    assert names <= set(PARAMS) and all(is_timing_name(n) for n in names)
+
+
+@pytest.mark.parametrize("what, row, game", [
+    ("beep", "other", lambda: after_click("beep")),
+    ("motor", "other", lambda: param("picture_after_click_s")),
+    ("horn", "battle", lambda: after_click("battle_horn")),
+])
+def test_the_move_durations_cover_every_recorded_move(what, row, game):
+    # a cursed player's MOVE brings CURSED instead, its reel 5.5 ms after the click
+    recorded = [t for w, t in _after_click("MOVE") if w == what and t > 0.01]
+    assert len(recorded) >= 40
+    _covered("move_think_cycles", row, game(), recorded)
+
+
+def test_the_haggle_durations_cover_every_recorded_haggle():
+    got = _after_click("HAGGLE")
+    won = [t for w, t in got if w == "lamp"]
+    refused = [t for w, t in got if w == "motor" and t > 0.006]    # not food's 5.4 ms close
+    assert len(won) >= 25 and len(refused) >= 10
+    _covered("haggle_think_cycles", None, param("haggled_after_click_s"), won)
+    _covered("haggle_think_cycles", None, param("haggle_refused_after_click_s"), refused)
+
+
+def test_the_spoils_durations_cover_every_recorded_won_battle():
+    from cleanroom.cues import CUES
+    last = CUES["skirmish_won"].notes[-1][0]
+    recorded = []
+    for folder in SESSIONS:
+        events = read_events(str(folder / "events.jsonl"))
+        for i, e in enumerate(events):
+            if e["type"] == "motor" and e["on"]:
+                tones = [x for x in events[max(0, i - 6):i] if x["type"] == "tone"
+                         and x.get("freq_hz")]
+                if tones and abs(tones[-1]["freq_hz"] - last) < 1 and e["t"] - tones[-1]["t"] < 1:
+                    recorded.append(e["t"] - tones[-1]["t"] - tones[-1]["dur_s"])
+    assert len(recorded) >= 80
+    _covered("spoils_think_cycles", None, param("gold_after_battle_s"), recorded)
