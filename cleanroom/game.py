@@ -1115,7 +1115,11 @@ class Game:
                 p.gold -= prices[item]
                 setattr(p, item, True)
                 p.carry()
-                yield from self.show("GOLD", _two(p.gold), delay=param("reel_after_click_s"))
+                # GOLD on the card in place (after the SCOUT or HEALER) lights later than
+                # a reel turn to it would start (params)
+                same = PICTURES["GOLD"][0] == self.engine.reel.card
+                yield from self.show("GOLD", _two(p.gold), delay=param(
+                    "gold_lamp_after_buy_s" if same else "reel_after_click_s"))
                 return None
             return (yield from self._buy_many(p, item, prices[item]))
 

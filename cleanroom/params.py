@@ -282,6 +282,9 @@ _ROWS = [
           "decoded end (0.91 ms, sd 0.2; 1.98 ms, sd 0.01; 0.78-0.83 ms in 6, 0.24 in 2)",
           "measured on the pins"),
     Param("reel_after_click_s", 0.015, "s", "level4_bazaar 43.184->43.199", "measured"),
+    Param("gold_lamp_after_buy_s", 0.016856, "s", "corpus: buying the SCOUT, the GOLD total on "
+          "the card in place lights 16.856 ms after YES/BUY's click (3 of 3: l2_p1_s02 218.56, "
+          "l2_p1_s26 227.73, l3_p1_s27 225.19)", "measured"),
     Param("repeat_after_click_s", dict(turn=0.00527, upper=0.00584, middle=0.00584,
                                        lower=0.00613), "s",
           "corpus: REPEAT at the end-of-turn signal starts the reel 5.26-5.56 ms after its "
