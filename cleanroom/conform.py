@@ -49,9 +49,7 @@ ends in ``_cycles`` (``is_timing``).  Its options are one instruction apart and 
 does not try them one by one: two replays, with the shortest and the longest, find the first
 lamp, motor or tone the duration moves (displays go by 1/60 s frames), and the reference's
 time of that output gives the duration directly (``_measure``); the search keeps it unless its
-replay differs from the reference sooner than the game's own value by more than the time
-tolerance (the same difference a little sooner may be for a later decision to settle: a key
-at a scan's edge).  Such a decision decides no
+replay differs from the reference sooner than the game's own value.  Such a decision decides no
 item by itself (the outputs it moves stay within the tolerance either way); it matters where a
 later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.  Where a
 decision's best options differ from the reference at the same time, soon after it, and a
@@ -396,14 +394,12 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
         used[best] = True
     # A game item in the last ``time_s`` of the session may fall after the recording stopped.
     extra = next((g for j, g in enumerate(got) if not used[j] and g.t < end - tol.time_s and
-                  (missing is None or g.t < missing.t - tol.time_s)), None)
+                  (missing is None or g.t < missing.t)), None)
     matched = sum(used)
     matched_items = [g for j, g in enumerate(got) if used[j]]
     if missing is None and extra is None:
         return Result(True, None, matched, len(ref), matched_items=matched_items)
-    # within the time tolerance of each other the reference's missing item is reported,
-    # with the game's item beside it
-    if extra is not None and (missing is None or extra.t < missing.t - tol.time_s):
+    if extra is not None and (missing is None or extra.t < missing.t):
         pos = _index_near(ref, extra.t)
         diff = Difference(extra.t, None, extra, ref[max(0, pos - 3):pos + 3])
     else:
@@ -630,10 +626,7 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
             option = _measure(script, reference, forced, dec, tol, end, clock_ratio)
             if option is not None and option != dec.value:
                 d, res, cl = probe(forced + [option], dec.t)
-                # the duration the reference shows is kept unless it brings a difference
-                # sooner than the tolerance: the same difference a little sooner may be for a
-                # later decision to settle (a key at a scan's edge)
-                if d >= diff - tol.time_s:
+                if d >= diff:
                     forced.append(option)
                     revealed.append(True)
                     diff, result, calls = d, res, cl
