@@ -509,6 +509,7 @@ def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: D
     until = min(end, dec.t + MEASURE_SPAN_S)
     rate = NOMINAL_CLOCK_HZ * clock_ratio       # option cycles per second the output moves
     span = (hi - lo) / rate
+    slack = tol.time_s * rate                   # a reference output this far off still dates
 
     def outputs(option) -> list[dict]:
         # events are dated to the microsecond: one taken at the decision may print before it
@@ -527,7 +528,6 @@ def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: D
                 and _output_key(e) == _output_key(a)
                 and min(a["t"], b["t"]) - tol.time_s <= e["t"]
                 <= max(a["t"], b["t"]) + span + tol.time_s]
-        slack = tol.time_s * rate
         wants = {snap(w) for r in near
                  for w in (lo + (r["t"] - a["t"]) * rate, hi + (r["t"] - b["t"]) * rate)
                  if lo - slack <= w <= hi + slack}
@@ -646,12 +646,14 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
                 best = (d, option, res, cl)
             if res.conforms:
                 break
-        paired = _paired(dec, k, scores, best) and _measure(
-            script, reference, forced + [best[1]], best[3][k + 1], tol, end, clock_ratio)
-        if paired is not None and paired is not False:
-            # every option differs at the same time soon after the decision: the duration
-            # taken with it may be what differs; rank the options again with it measured
+        paired = None
+        if _paired(dec, k, scores, best):
             runs += 3
+            paired = _measure(script, reference, forced + [best[1]], best[3][k + 1], tol, end,
+                              clock_ratio)
+        if paired is not None:
+            # the best options differ at the same time soon after the decision: the duration
+            # taken with it may be what differs; rank the options again with it measured
             pair = None
             for option in _ranked(dec.options, dec.weights):
                 runs += 1

@@ -253,11 +253,14 @@ class Game:
         options = list(range(min(a, lo), max(b, hi) + 1))
         return self.choose(name, options, [1.0 if lo <= v <= hi else 0.0 for v in options])
 
-    def think(self, name: str, lo: int, hi: int) -> float:
+    def think(self, name: str, lo: int | None = None, hi: int | None = None) -> float:
         """Decide how long the tower works something out that its hidden state times: a timing
         decision ``name`` (ending in ``_cycles``, cleanroom.conform) over ``lo``..``hi``
-        cycles at 425 kHz in one-instruction steps (6 cycles), the game's own time first;
-        return it in seconds (nominal clock, like every sleep)."""
+        cycles at 425 kHz (default: the parameter of that name) in one-instruction steps (6
+        cycles), the game's own time first; return it in seconds (nominal clock, like every
+        sleep)."""
+        if lo is None:
+            lo, hi = param(name)
         step = INSTRUCTION_CYCLES
         options = sorted(range(lo - lo % step, hi + 1, step), key=lambda c: (abs(c), c))
         return self.choose(name, options) / NOMINAL_CLOCK_HZ
@@ -399,7 +402,7 @@ class Game:
         extra = 0.0
         if entry:
             # how much longer than the median is a hidden state's (params)
-            extra = self.think("players_setup_cycles", *param("players_setup_cycles"))
+            extra = self.think("players_setup_cycles")
         while True:
             key = yield from self.prompt(f"P{count}", {"YES/BUY", "NO/END"}, delay=delay,
                                          keep=True, entry=entry,
@@ -796,8 +799,8 @@ class Game:
                     yield from self.sleep(param("victory_gap_s"))
                 else:
                     # the won battle's spoils take a time the hidden state decides (params)
-                    yield from self.sleep(param("gold_after_battle_s") + self.think(
-                        "spoils_think_cycles", *param("spoils_think_cycles")))
+                    yield from self.sleep(param("gold_after_battle_s")
+                                          + self.think("spoils_think_cycles"))
                 break
             gap = param("skirmish_gap_s" if won else "skirmish_lost_gap_s")
         p.warriors = w
@@ -875,8 +878,7 @@ class Game:
         odds = self._treasure_odds(p, "treasure_odds")
         kind = self.choose("treasure", list(odds), list(odds.values()))
         yield from self.show("GOLD", _two(p.gold), then="gold_found",
-                             think=self.think("treasure_think_cycles",
-                                              *param("treasure_think_cycles")))
+                             think=self.think("treasure_think_cycles"))
         if kind == "key":
             yield from self.show(KEYS[p.keys], then="key_won")
             p.keys += 1
@@ -905,9 +907,8 @@ class Game:
         slot = param("curse_slot_cycles")
         last = p.number
         while True:
-            passed = sum(1 for k in range(1, (others[i] - last) % 4 or 4)
-                         if (last + k - 1) % 4 + 1 > n or (last + k - 1) % 4 + 1 == p.number)
-            extra = slot * passed
+            between = ((last + k - 1) % 4 + 1 for k in range(1, (others[i] - last) % 4 or 4))
+            extra = slot * sum(1 for s in between if s > n or s == p.number)
             if entry is not None and len(others) == 1:
                 entry, extra = "curse_only", 0.0
             if entry is None:
@@ -1100,7 +1101,7 @@ class Game:
                 won = self.choose("haggle", [True, False],
                                   [param("haggle_success"), 1 - param("haggle_success")])
                 # the haggle takes a time the hidden state decides (params)
-                think = self.think("haggle_think_cycles", *param("haggle_think_cycles"))
+                think = self.think("haggle_think_cycles")
                 if won:
                     prices[item] = max(1, prices[item] - 1)
                     yield from self.show(pictures[item], _two(prices[item]),
@@ -1171,8 +1172,7 @@ class Game:
         if p.keys >= 3 and p.frontiers >= 4:
             i = left.index(self.choose("riddle_key1", left))
             # the first key comes after a time the hidden state decides (params)
-            tail = SOUNDS["dark_tower"].tail_s + self.think("riddle_think_cycles",
-                                                            *param("riddle_think_cycles"))
+            tail = SOUNDS["dark_tower"].tail_s + self.think("riddle_think_cycles")
         yield from self.sound("dark_tower", delay=after_click("dark_tower"), tail=tail)
         if p.keys < 3:
             # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show

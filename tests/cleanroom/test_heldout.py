@@ -19,6 +19,8 @@ from pathlib import Path
 from cleanroom.conform import Tolerance, load_reference, resolve
 from cleanroom.stats import estimate_all, observe_folder
 
+from .util import STRICT
+
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
 
 CALIBRATION = (
@@ -56,7 +58,6 @@ def test_chosen_values_lie_in_the_calibration_intervals():
 
 REACHED = {"sessions": 10, "items": 13485}
 REACHED_STRICT = {"sessions": 9, "items": 13249}
-STRICT = Tolerance(time_s=1 / 60, since_input_frac=0.01)
 
 
 def test_the_game_keeps_what_it_reaches_on_the_held_out_sessions():

@@ -15,7 +15,7 @@ from cleanroom.engine import Engine
 from cleanroom.params import param
 from cleanroom.tower import CleanroomTower
 
-STRICT = Tolerance(time_s=1 / 60, since_input_frac=0.01)     # the 1/60 s + 1 % criterion
+from .util import STRICT
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 RECORDINGS = sorted(p for p in (DATA / "captures").iterdir() if p.is_dir()) + \
