@@ -410,8 +410,10 @@ _ROWS = [
           "rulebook; corpus"),
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
-    Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), for the gold; the "
-          "warriors lose a fifth, rounded, at least one (corpus: cleanroom.game.dragon_takes)",
+    Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), of the gold and of "
+          "the warriors (at least one); the tower takes the quarter digit by digit, a quarter "
+          "of the tens' value plus a quarter of the units (corpus: cleanroom.game."
+          "quarter_by_digits)",
           "rulebook; corpus (evidence rows)"),
     Param("dragon_hoard_start", dict(warriors=2, gold=6), "",
           "decided by evidence: the Dragon's hoard holds 2 warriors and 6 bags before its "
@@ -547,7 +549,7 @@ _EVIDENCE_ROWS: list[tuple] = [
     ('citadel_double', 'citadel_double', 'all levels', 'agree', 'rule',
      11, 11, 1.0, 1.0, None, None),
     ('dragon_share', 'dragon_gold', 'all levels', 'agree', 'rule',
-     26, 26, 1.0, 1.0, None, None),
+     27, 27, 1.0, 1.0, None, None),
     ('dragon_share', 'dragon_warriors', 'all levels', 'agree', 'rule',
      23, 23, 1.0, 1.0, None, None),
     ('food_price', 'food_price', 'all levels', '= 1', 'rule',

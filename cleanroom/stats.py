@@ -206,10 +206,12 @@ class _Totals:
     sword: bool = False
     keys: int = 0
     frontiers: int = 0
+    beast: bool | None = False      # None: perhaps (a purchase while the BEAST was offered)
 
     def copy(self) -> "_Totals":
         """Return a copy (the turn's snapshot that CLEAR returns to)."""
-        return _Totals(self.warriors, self.gold, self.sword, self.keys, self.frontiers)
+        return _Totals(self.warriors, self.gold, self.sword, self.keys, self.frontiers,
+                       self.beast)
 
 
 def _treasure_chance(table: dict, who: _Totals, players: int, outcome: str) -> float:
@@ -303,6 +305,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
             who.warriors, who.gold = inv["warriors"], inv["gold"]
             who.sword, who.keys, who.frontiers = bool(inv["sword"]), inv["keys"], \
                 inv["frontiers"]
+            who.beast = bool(inv["beast"])
     odds = {"treasure": PARAMS["treasure_odds"].value,
             "tomb_extra": PARAMS["treasure_odds"].value}
 
@@ -444,6 +447,8 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
         if me is not None:
             if p.button == "YES/BUY" and bazaar is not None:
                 me.warriors = None          # a purchase: what was bought is not shown
+                if bazaar["current"] == "BEAST" and me.beast is False:
+                    me.beast = None
             for q in pics:
                 if q.number is None or (battle is not None and battle.start <= q.t <=
                                         battle.end):
@@ -461,7 +466,10 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                 if victim is not None:
                     victim.warriors = victim.gold = None
             if me.gold is not None and me.warriors is not None and me.gold > 6 * me.warriors:
-                me.gold = None              # perhaps cut to what the force can carry
+                # cut to what the force can carry (rulebook: Warriors) after a plague or the
+                # like; unknown with a Beast, or after a battle (its treasure is not all shown)
+                known = me.beast is False and horn is None
+                me.gold = 6 * me.warriors if known else None
     return out
 
 

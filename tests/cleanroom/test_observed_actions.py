@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cleanroom.game import dragon_takes, skirmish_chance
+from cleanroom.game import dragon_takes, quarter_by_digits, skirmish_chance
 
 from .util import player, press, shown, tower
 
@@ -50,14 +50,27 @@ def test_plague_with_a_healer_beeps_and_adds_two_warriors():
 
 @pytest.mark.parametrize("warriors, taken", [(2, 1), (5, 1), (6, 1), (8, 2), (10, 2),
                                              (11, 2), (12, 2), (14, 3)])
-def test_the_dragon_takes_a_fifth_of_the_warriors_rounded_at_least_one(warriors, taken):
-    """l2_p2_s06 217: 12 warriors become 10; l1_p3_s09 319: 2 become 1."""
+def test_the_dragon_takes_a_quarter_of_the_warriors_by_digits_at_least_one(warriors, taken):
+    """l2_p2_s06 217: 12 warriors become 10 (a quarter of 10 is 2, of 2 is 0); l1_p3_s09
+    319: 2 become 1."""
     assert dragon_takes(warriors, 0)[0] == taken
 
 
 def test_the_dragon_takes_a_quarter_of_the_gold_rounded_down():
-    """l1_p1_s01 168.50: 30 bags become 23 (corpus 26 of 26)."""
+    """l1_p1_s01 168.50: 30 bags become 23 (corpus 27 of 27)."""
     assert dragon_takes(0, 30)[1] == 7
+
+
+def test_the_dragon_takes_the_quarter_of_the_gold_digit_by_digit():
+    """l3_p1_s27 135.5: 36 bags become 28, not 27: a quarter of 30 is 7, of 6 is 1."""
+    assert dragon_takes(0, 36)[1] == 8
+
+
+def test_a_quarter_by_digits_is_one_less_only_with_odd_tens_and_2_or_3_units_over_4():
+    for n in range(100):
+        tens, units = divmod(n, 10)
+        less = tens % 2 == 1 and units % 4 in (2, 3)
+        assert quarter_by_digits(n) == n // 4 - less, n
 
 
 def test_the_sword_slays_the_dragon_and_the_hoard_is_won():
