@@ -49,7 +49,10 @@ ends in ``_cycles`` (``is_timing``).  Its options are one instruction apart and 
 does not try them one by one: two replays, with the shortest and the longest, find the first
 lamp, motor or tone the duration moves (displays go by 1/60 s frames), and the reference's
 time of that output gives the duration directly (``_measure``); the search keeps it unless its
-replay differs from the reference sooner than the game's own value.  Such a decision decides no
+replay differs from the reference sooner than the game's own value.  Where it differs only a
+little sooner (within the time tolerance: the same difference, e.g. a key at the edge of a key
+scan that the next decision, which scan sees it, may settle), both are taken one random
+decision further and the one that then gets further is kept (``_ahead``).  Such a decision decides no
 item by itself (the outputs it moves stay within the tolerance either way); it matters where a
 later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.  Where a
 decision's best options differ from the reference at the same time, soon after it, and a
@@ -478,7 +481,10 @@ def is_timing(dec: Decision) -> bool:
     return is_timing_name(dec.name)
 
 
-MEASURE_SPAN_S = 5.0
+# how far after a timing decision the output it moves is looked for: a duration that delays
+# only a key loop shows first at the next key's click, which may come many seconds later
+MEASURE_SPAN_S = 30.0
+PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 _PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
 
 
@@ -494,7 +500,7 @@ def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: D
              tol: Tolerance, end: float, clock_ratio: float):
     """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
     the first output it moves where ``reference`` shows that output, or None when no output
-    moves within 5 s or the reference shows none near it.
+    moves within ``MEASURE_SPAN_S`` or the reference shows none near it.
 
     Two replays, with the shortest and the longest option, find that output.  It moves with
     the option, a cycle per cycle (the time goes to a sleep), except where a key scan takes
@@ -626,7 +632,15 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
             option = _measure(script, reference, forced, dec, tol, end, clock_ratio)
             if option is not None and option != dec.value:
                 d, res, cl = probe(forced + [option], dec.t)
-                if d >= diff:
+                keep = d >= diff
+                if not keep and d >= diff - tol.time_s:
+                    # the same difference a little sooner: a key at a scan's edge may decide
+                    # it; look one random decision further on both sides
+                    with_it, n1 = _ahead(probe, forced + [option], cl, d, tol)
+                    without, n2 = _ahead(probe, forced + [dec.value], calls, diff, tol)
+                    runs += n1 + n2
+                    keep = with_it > without
+                if keep:
                     forced.append(option)
                     revealed.append(True)
                     diff, result, calls = d, res, cl
@@ -695,14 +709,38 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     return result
 
 
+def _ahead(probe, forced: list, calls: list, diff: float, tol: Tolerance
+           ) -> tuple[float, int]:
+    """Return how far the best option of the next decision after ``forced`` gets (the time of
+    its first difference; ``diff`` when there is none, it comes after the difference, or it
+    has more than ``AHEAD_OPTIONS`` options, as a duration does; which key scan sees a key
+    has two) and the replays that took."""
+    k = len(forced)
+    if k >= len(calls) or calls[k].t > diff + tol.time_s or \
+            len(calls[k].options) > AHEAD_OPTIONS:
+        return diff, 0
+    dec = calls[k]
+    best, runs = diff, 0
+    for option in _ranked(dec.options, dec.weights):
+        runs += 1
+        d, res, _ = probe(forced + [option], dec.t)
+        best = max(best, d)
+        if res.conforms:
+            break
+    return best, runs
+
+
+AHEAD_OPTIONS = 8
+
+
 def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
     """Tell whether decision ``k``'s best options differ from the reference at the same time,
-    within ``MEASURE_SPAN_S`` of it, and a timing decision is taken with it (the next, at the
+    within ``PAIRED_SPAN_S`` of it, and a timing decision is taken with it (the next, at the
     same time): then the duration may be what differs, and the options are ranked again with
     it measured (module doc)."""
     d, _, res, calls = best
     return (scores.count(d) > 1 and not res.conforms
-            and d - dec.t < MEASURE_SPAN_S and len(calls) > k + 1 and is_timing(calls[k + 1])
+            and d - dec.t < PAIRED_SPAN_S and len(calls) > k + 1 and is_timing(calls[k + 1])
             and abs(calls[k + 1].t - dec.t) < 1e-6)
 
 

@@ -35,6 +35,8 @@ recording shows.  Decision names::
     haggle_think_cycles     how much longer than the median a haggle takes (a timing decision)
     spoils_think_cycles     how much longer than the median a won battle takes to turn to its
                       GOLD (a timing decision)
+    sanctuary_think_cycles  how much longer than the median a Sanctuary's bonuses take to draw
+                      (a timing decision)
     key_scan_cycles         0, or one scan later or sooner: which scan sees a key closed
                       within ``scan_edge_s`` of its column's strobe (cleanroom.engine)
 
@@ -1007,9 +1009,22 @@ class Game:
         # each bonus depends on its own total only, so all three are known before the trill
         needs = {item: getattr(p, item) <= param(f"sanctuary_{item}_below")
                  for item in ("warriors", "food", "gold")}
-        # the silence after the trill depends on what follows (params ``trill_tail_s``)
-        tail = param("trill_tail_s")["picture" if doubles or any(needs.values())
-                                     else "end_signal"]
+        # the silence after the trill depends on what follows (params ``trill_tail_s``); at
+        # the Citadel once the warriors are doubled the end signal comes sooner; each bonus
+        # drawn takes a time the hidden state decides (``sanctuary_think_cycles``)
+        citadel = p.frontiers >= 4 and p.keys >= 3
+        bonuses = 0 if doubles else sum(needs.values())
+        if doubles or bonuses:
+            first = ("WARRIOR" if doubles or needs["warriors"] else
+                     "FOOD" if needs["food"] else "GOLD")
+            turn = self.engine.reel.card != PICTURES[first][0]
+            tail = param("trill_tail_s")["picture" if turn else "picture_lamp"]
+        else:
+            tail = param("trill_tail_s")["citadel_again" if citadel else "end_signal"]
+        if bonuses:
+            lo, hi = param("sanctuary_think_cycles")
+            tail += (bonuses * param("sanctuary_bonus_cycles") / NOMINAL_CLOCK_HZ
+                     + self.think("sanctuary_think_cycles", bonuses * lo, bonuses * hi))
         # after the low-food warning the trill follows the warning's tail, not the click
         delay = (param("after_low_food_s")["trill"] if self._warned else after_click("trill"))
         yield from self.sound("trill", delay=delay, tail=tail)

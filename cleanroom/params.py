@@ -216,12 +216,24 @@ _ROWS = [
           "row is the game's own value; this is the genuine's less the game's (the resolved "
           "values span -1291..+1755 over the 22), widened by a tenth of that span each side, "
           "a timing decision in 6-cycle steps (one instruction)", "measured on the pins"),
-    Param("trill_tail_s", dict(picture=0.4482, end_signal=0.4457), "s",
-          "corpus, on the pins: after the SANCTUARY/CITADEL trill's last edge the reel starts "
-          "190752-191622 cycles later (12 visits; the lamp at 191022 when no turn is needed, "
-          "4), and with no bonus the end signal's first key scan comes 199584-200772 cycles "
-          "after it (30): its key loop begins 2.5 ms before a picture's reel would",
-          "measured on the pins"),
+    Param("trill_tail_s", dict(picture=0.4482, picture_lamp=0.448935, end_signal=0.4457,
+                               citadel_again=0.444287), "s",
+          "corpus, on the pins: after the CITADEL trill's last edge the reel to the doubled "
+          "WARRIOR starts 190752-190776 cycles later (8 visits); when no turn is needed its lamp "
+          "lights at 191022 (3), 0.735 ms after the game's reel would start; with no bonus the end signal's first key scan comes 200484-200772 "
+          "cycles after it (27): its key loop begins 2.5 ms before a picture's reel would; at "
+          "the Citadel once the warriors are doubled, 199584-199812 (3: l4_p3_s20 88.1, 109.0, "
+          "l4_p4_s24 268.8), 1.41 ms sooner", "measured on the pins"),
+    Param("sanctuary_bonus_cycles", 700, "cycles at 425 kHz",
+          "corpus pins: a Sanctuary's bonus pictures come later than the Citadel's doubled "
+          "warriors (above), by 510 and 558 cycles with the warriors' bonus alone (l3_p1_s37 "
+          "220.9, l3_p3_s19 314.6), 846 with the food's alone (l2_p1_s02 419.4), 2214 with "
+          "both (l2_p1_s26 305.1): about this much per bonus drawn", "measured on the pins"),
+    Param("sanctuary_think_cycles", (-250, 470), "cycles at 425 kHz",
+          "corpus pins, the 4 bonus visits above: a hidden state decides how long each bonus "
+          "takes to draw, -190..+407 cycles per bonus around sanctuary_bonus_cycles, widened "
+          "by a tenth of the span each side; the range and the median scale with the number "
+          "of bonuses, a timing decision in 6-cycle steps", "measured on the pins"),
     Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
                                               for c in (2489, 5894, 8737, 11591)), "s",
           "corpus, 553 turn changes measured on the pins: the next player's key loop begins "

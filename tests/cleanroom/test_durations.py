@@ -54,7 +54,7 @@ def _covered(name: str, row, game_s: float, recorded: list[float]) -> None:
 def test_every_timing_decision_has_a_parameter_row():
     names = {"skirmish_think_cycles", "players_setup_cycles", "move_think_cycles",
              "treasure_think_cycles", "riddle_think_cycles", "haggle_think_cycles",
-             "spoils_think_cycles"}
+             "spoils_think_cycles", "sanctuary_think_cycles"}
     assert names <= set(PARAMS) and all(is_timing_name(n) for n in names)
 
 
@@ -93,3 +93,65 @@ def test_the_spoils_durations_cover_every_recorded_won_battle():
                     recorded.append(e["t"] - tones[-1]["t"] - tones[-1]["dur_s"])
     assert len(recorded) >= 80
     _covered("spoils_think_cycles", None, param("gold_after_battle_s"), recorded)
+
+
+def _trill_visits() -> list[tuple[str, float, dict, list[str]]]:
+    """Return (session, the trill's end, what came next, the pictures before the next key)
+    for each SANCTUARY/CITADEL trill of the corpus."""
+    from cleanroom.cues import CUES
+    from cleanroom.reel import CARDS
+    trill = {round(note[0], 1) for note in CUES["trill"].notes}
+    out = []
+    for folder in SESSIONS:
+        events = read_events(str(folder / "events.jsonl"))
+        tones = [e for e in events if e["type"] == "tone" and e.get("freq_hz")
+                 and round(e["freq_hz"], 1) in trill]
+        ends = [a["t"] + a["dur_s"] for a, b in zip(tones, tones[1:] + [None])
+                if b is None or b["t"] - a["t"] > 0.2]
+        for end in ends:
+            after = [e for e in events if end < e["t"] < end + 6.0]
+            nxt = next(e for e in after if e["type"] in ("motor", "lamp", "tone")
+                       and e.get("on", True))
+            key = next((e["t"] for e in after if e["type"] == "button"), end + 6.0)
+            card, pictures = None, []
+            for e in after:
+                if e["t"] >= key:
+                    break
+                if e["type"] == "reel":
+                    card = e["card_pos"]
+                elif e["type"] == "lamp" and e["on"]:
+                    later = [x["card_pos"] for x in after if x["type"] == "reel"
+                             and x["t"] <= e["t"] + 0.2]
+                    pictures.append(CARDS.get((later[-1] if later else card, e["lamp"])))
+            out.append((folder.name, end, nxt, pictures))
+    return out
+
+
+def test_the_sanctuary_bonus_durations_cover_every_recorded_bonus():
+    """Levels 1-3 (no Citadel in the corpus there): the bonus pictures' first lamp or reel
+    after the trill, per bonus drawn, around the game's time for it."""
+    recorded = 0
+    lo, hi = param("sanctuary_think_cycles")
+    for session, end, nxt, pictures in _trill_visits():
+        if session.startswith("l4") or not pictures:
+            continue
+        bonuses = len(pictures)
+        tail = param("trill_tail_s")["picture" if nxt["type"] == "motor" else "picture_lamp"]
+        game_s = tail + bonuses * param("sanctuary_bonus_cycles") / NOMINAL_CLOCK_HZ
+        cycles = (nxt["t"] - end - game_s) * NOMINAL_CLOCK_HZ
+        assert bonuses * lo <= cycles <= bonuses * hi, (session, end, cycles)
+        recorded += 1
+    assert recorded >= 4 and lo < 0 < hi
+
+
+def test_the_citadel_doubles_at_the_game_s_time_after_the_trill():
+    """Level 4: the doubled WARRIOR's reel, or its lamp when no turn is needed, within the
+    trill's last note's rounding (0.1 ms) of the game's tail."""
+    seen = 0
+    for session, end, nxt, pictures in _trill_visits():
+        if not session.startswith("l4") or pictures != ["WARRIOR"]:
+            continue
+        tail = param("trill_tail_s")["picture" if nxt["type"] == "motor" else "picture_lamp"]
+        assert abs(nxt["t"] - end - tail) < 0.0003, (session, end)
+        seen += 1
+    assert seen >= 8
