@@ -91,7 +91,14 @@ from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
-           "read_reference_events", "resolve", "Decision", "ForcedChooser", "allowed", "wilson"]
+           "read_reference_events", "resolve", "Decision", "ForcedChooser", "allowed", "wilson",
+           "CRITERION"]
+
+# The timing criterion of conformance: every time within 1/60 s plus 1 % of the time since the
+# recording's last button press (a clock a little off gathers error between the inputs that
+# set both towers going); flashing displays start within Tolerance.flash_s.  The default of
+# ``resolve`` and of ``towerlab conform``.
+CRITERION = Tolerance(time_s=1 / 60, since_input_frac=0.01)
 
 
 class ConformError(CleanroomError):
@@ -343,7 +350,8 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     """Compare two event lists (see module doc); return the result with the first difference.
 
     ``types``: the output types the reference could observe (e.g. no display on an 8-channel
-    probe); the game's other outputs are not compared. Default: all.
+    probe); the game's other outputs are not compared. Default: all.  ``tol``: default
+    ``Tolerance()`` (50 ms; ``resolve`` and ``towerlab conform`` default to ``CRITERION``).
     """
     tol = tol or Tolerance()
     if types is not None:
@@ -605,11 +613,12 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     Returns the comparison of the best replay; ``result.decisions`` lists the decisions
     (module doc: how they are resolved).  ``clock_ratio``: the recorded tower's clock over
     MAME's 425 kHz (a real tower's RC oscillator; e.g. from ``towerlab clock``).
-    ``types``: the output types the reference observed (``compare``).
+    ``types``: the output types the reference observed (``compare``); ``tol``: default
+    ``CRITERION``.
     """
     if not clock_ratio > 0 or clock_ratio == float("inf"):
         raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
-    tol = tol or Tolerance()
+    tol = tol or CRITERION
     if end is None:
         end = max([e["t"] for e in reference] + [script.end_time()])
     forced: list = []

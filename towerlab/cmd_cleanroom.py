@@ -60,8 +60,13 @@ def _progress(folders: list[str], out: IO[str], what: str):
 
 
 def _tolerance(args):
-    from cleanroom.conform import Tolerance
+    from cleanroom.conform import CRITERION, Tolerance
 
+    # unset: the timing criterion (cleanroom.conform.CRITERION)
+    if args.tolerance_ms is None:
+        args.tolerance_ms = CRITERION.time_s * 1000
+    if args.tolerance_pct is None:
+        args.tolerance_pct = CRITERION.since_input_frac * 100
     for name in ("tolerance_ms", "flash_tolerance_ms"):
         v = getattr(args, name)
         if not v > 0:
@@ -196,12 +201,13 @@ def register(sub) -> None:
                            "catalogue (cleanroom/cues.py); list the runs that are no cue")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
-    p.add_argument("--tolerance-ms", type=float, default=50.0,
-                   help="timing tolerance in ms (default 50)")
-    p.add_argument("--tolerance-pct", type=float, default=0.0,
+    p.add_argument("--tolerance-ms", type=float, default=None,
+                   help="timing tolerance in ms (default 16.7, one 1/60 s frame)")
+    p.add_argument("--tolerance-pct", type=float, default=None,
                    help="widen the timing tolerance by this percentage of the time since the "
-                        "recording's last button press (default 0; the 1/60 s + 1 %% "
-                        "criterion: --tolerance-ms 16.7 --tolerance-pct 1)")
+                        "recording's last button press (default 1: the defaults are the "
+                        "1/60 s + 1 %% criterion; --tolerance-ms 50 --tolerance-pct 0 is the "
+                        "older, looser check)")
     p.add_argument("--flash-tolerance-ms", type=float, default=150.0,
                    help="tolerance for where a flashing display starts, ms (default 150)")
     p.add_argument("--clock-ratio", type=float, default=1.0,

@@ -4,6 +4,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from towerlab.cli import main
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
@@ -62,8 +64,18 @@ def test_conform_at_a_frame_plus_one_percent_since_the_last_press():
     code, text = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "1",
                      "--reference", riddle)
     assert code == 0 and "conforms" in text
-    code, text = run("conform", "--tolerance-ms", "16.7", "--reference", riddle)
+    code, text = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "0",
+                     "--reference", riddle)
     assert "first difference" in text
+
+
+def test_conform_s_default_is_the_frame_plus_one_percent_criterion(capsys):
+    code, text = run("conform", "--reference", str(CAPTURES / "level4_riddle"))
+    assert code == 0 and "conforms" in text
+    with pytest.raises(SystemExit):
+        run("conform", "--help")
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "(default 16.7, one 1/60 s frame)" in help_text and "(default 1:" in help_text
 
 
 def test_conform_stats_checks_the_haggle_odds():

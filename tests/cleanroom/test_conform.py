@@ -68,11 +68,24 @@ def test_a_tone_80_ms_late_is_a_difference(bazaar):
     assert not resolve(script, ref).conforms
 
 
-def test_a_tone_30_ms_late_is_within_the_50_ms_tolerance(bazaar):
+def _tone_late(events, seconds):
+    return _mutate(events, lambda e: e["type"] == "tone" and abs(e["t"] - 46.274885) < 1e-3,
+                   lambda e: e.update(t=e["t"] + seconds))
+
+
+def test_a_tone_30_ms_late_is_within_the_looser_50_ms_tolerance(bazaar):
     script, events = bazaar
-    ref = _mutate(events, lambda e: e["type"] == "tone" and abs(e["t"] - 46.274885) < 1e-3,
-                  lambda e: e.update(t=e["t"] + 0.03))
-    assert resolve(script, ref).conforms
+    assert resolve(script, _tone_late(events, 0.03), Tolerance()).conforms
+
+
+def test_a_tone_30_ms_late_is_outside_the_default_frame_plus_one_percent(bazaar):
+    script, events = bazaar
+    assert not resolve(script, _tone_late(events, 0.03)).conforms
+
+
+def test_a_tone_10_ms_late_is_within_the_default_frame_plus_one_percent(bazaar):
+    script, events = bazaar
+    assert resolve(script, _tone_late(events, 0.01)).conforms
 
 
 def test_a_tighter_tolerance_rejects_the_30_ms_shift(bazaar):

@@ -1,13 +1,13 @@
 """Help the clean-room tests press keys like a player and read what the tower showed."""
 from __future__ import annotations
 
-from cleanroom.conform import Tolerance
+from cleanroom.conform import CRITERION
 from cleanroom.game import ScriptedChooser
 from cleanroom.play import observations, settle
 from cleanroom.tower import CleanroomTower
 
 HOLD_S = 0.2
-STRICT = Tolerance(time_s=1 / 60, since_input_frac=0.01)     # the 1/60 s + 1 % criterion
+STRICT = CRITERION       # the 1/60 s + 1 % criterion
 
 
 def tower(level: int = 1, players: int = 1, inventory: dict | None = None,
