@@ -730,6 +730,12 @@ class Game:
             self._picture_end = (picture, e.now, 0.0)
 
     @staticmethod
+    def _tail_before_picture(cue: str) -> float:
+        """Return the silence after cue ``cue`` when a picture follows it: the catalogue's tail
+        and the measured difference (params ``tail_before_picture_s``)."""
+        return SOUNDS[cue].tail_s + param("tail_before_picture_s")[cue]
+
+    @staticmethod
     def _notes_length(cue: str) -> float:
         """Return how long cue ``cue``'s notes last (s), without its tail."""
         snd = SOUNDS[cue]
@@ -753,7 +759,8 @@ class Game:
         e = self.engine
         # the horn: 17 ms after the key click, or at once after a tomb's creak (cues.py)
         yield from self.sound("battle_horn", delay=after_click("battle_horn")
-                              if horn_delay is None else horn_delay)
+                              if horn_delay is None else horn_delay,
+                              tail=self._tail_before_picture("battle_horn"))
         yield from self.show("BRIGANDS", _two(brigands), remember=False)
         # each skirmish's pause ends in a time the hidden state decides (params
         # ``skirmish_think_cycles``): the pauses run to the earliest of it, the rest follows
@@ -1053,8 +1060,10 @@ class Game:
         """Play the frontier cue and count the frontier; leaving a foreign kingdom without its
         key shows KEY MISSING with the sad cue after the frontier cue, and does not count
         (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
-        yield from self.sound("frontier", delay=after_click("frontier"))
-        if 1 <= p.frontiers <= 3 and p.keys < p.frontiers:
+        missing = 1 <= p.frontiers <= 3 and p.keys < p.frontiers
+        yield from self.sound("frontier", delay=after_click("frontier"),
+                              tail=self._tail_before_picture("frontier") if missing else None)
+        if missing:
             return (yield from self._picture_with_sound("KEY MISSING", "sad"))
         p.frontiers = min(4, p.frontiers + 1)
         return None
@@ -1202,6 +1211,8 @@ class Game:
             i = left.index(self.choose("riddle_key1", left))
             # the first key comes after a time the hidden state decides (params)
             tail = SOUNDS["dark_tower"].tail_s + self.think("riddle_think_cycles")
+        elif p.keys < 3:
+            tail = self._tail_before_picture("dark_tower")      # KEY MISSING follows
         yield from self.sound("dark_tower", delay=after_click("dark_tower"), tail=tail)
         if p.keys < 3:
             # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show

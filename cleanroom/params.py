@@ -400,6 +400,14 @@ _ROWS = [
           "curser) mod 4): 1 -> 44.2-44.7 ms (6 curses, e.g. l2_p4_s14 128.85 P1 curses P2), "
           "2 -> 37.6-38.1 (4, l3_p4_s15 222.28 P1 curses P3), 3 -> 30.6-30.8 (2, l1_p2_s05 "
           "290.97 P2 curses P1)", "measured"),
+    Param("tail_before_picture_s", {"battle_horn": 0.000394, "frontier": 0.0013,
+                                    "dark_tower": -0.00196}, "s",
+          "corpus, the game's replay against the genuine pins: the picture after these cues "
+          "comes this much later than the cue's catalogue tail (cleanroom/cues.py) says: the "
+          "battle horn -> BRIGANDS's reel 96 of 96 +0.394 ms; FRONTIER -> KEY MISSING 9 of 9 "
+          "+1.30 ms; the DARK TOWER tune -> KEY MISSING without the keys 27 of 27 -1.96 to "
+          "-2.00 ms (the tune's other paths, and the cues' key loops, keep the catalogue's "
+          "tail)", "measured"),
     Param("motor_after_dragon_s", 0.01246, "s", "corpus: the reel turns on to WARRIOR "
           "12.30-12.81 ms after the DRAGON lamp goes dark, median 12.46 (28 dragons; e.g. "
           "l1_p1_s01 168.50, l1_p2_s05 170.08, l1_p4_s21 36.97)", "measured"),

@@ -155,3 +155,30 @@ def test_the_citadel_doubles_at_the_game_s_time_after_the_trill():
         assert abs(nxt["t"] - end - tail) < 0.0003, (session, end)
         seen += 1
     assert seen >= 8
+
+
+@pytest.mark.parametrize("cue, at_least", [("battle_horn", 90), ("frontier", 9),
+                                           ("dark_tower", 25)])
+def test_the_picture_after_the_cue_comes_at_the_measured_tail(cue, at_least):
+    """The reel (or lamp) after the horn's, the FRONTIER cue's and the refusing DARK TOWER
+    tune's last note: the catalogue's tail and ``tail_before_picture_s``, within the note
+    duration's rounding (0.1 ms)."""
+    from cleanroom.cues import CUES
+    from cleanroom.params import SOUNDS
+    last = CUES[cue].notes[-1][0]
+    tail = SOUNDS[cue].tail_s + param("tail_before_picture_s")[cue]
+    seen = 0
+    for folder in SESSIONS:
+        events = read_events(str(folder / "events.jsonl"))
+        for i, e in enumerate(events):
+            if not (e["type"] == "tone" and e.get("freq_hz") and abs(e["freq_hz"] - last) < 1):
+                continue
+            nxt = next((x for x in events[i + 1:i + 8] if x["type"] in ("motor", "lamp", "tone")
+                        and x.get("on", True)), None)
+            if nxt is None or nxt["type"] == "tone" or nxt["t"] - e["t"] > 2.0:
+                continue
+            if cue == "dark_tower" and folder.name.startswith("l4"):
+                continue        # the riddle of the keys follows there (riddle_think_cycles)
+            assert abs(nxt["t"] - e["t"] - e["dur_s"] - tail) < 0.0001, (folder.name, e["t"])
+            seen += 1
+    assert seen >= at_least
