@@ -52,9 +52,9 @@ time of that output gives the duration directly (``_measure``); the search keeps
 replay differs from the reference sooner than the game's own value.  Where it differs only a
 little sooner (within the time tolerance: the same difference, e.g. a key at the edge of a key
 scan that the next decision, which scan sees it, may settle), both are taken one random
-decision further and the one that then gets further is kept (``_ahead``).  Such a decision decides no
-item by itself (the outputs it moves stay within the tolerance either way); it matters where a
-later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.  Where a
+decision further and the one that then gets further is kept (``_ahead``).  Such a decision
+decides no item by itself (the outputs it moves stay within the tolerance either way); it
+matters where a later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.  Where a
 decision's best options differ from the reference at the same time, soon after it, and a
 timing decision is taken with it (MOVE's outcome and how long the tower takes to work it out),
 the timing decision is measured first with the best of them and the options are ranked again
@@ -493,6 +493,7 @@ def is_timing(dec: Decision) -> bool:
 # only a key loop shows first at the next key's click, which may come many seconds later
 MEASURE_SPAN_S = 30.0
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
+AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 _PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
 
 
@@ -677,14 +678,8 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
         if paired is not None:
             # the best options differ at the same time soon after the decision: the duration
             # taken with it may be what differs; rank the options again with it measured
-            pair = None
-            for option in _ranked(dec.options, dec.weights):
-                runs += 1
-                d, res, cl = probe(forced + [option, paired], dec.t)
-                if pair is None or d > pair[0]:
-                    pair = (d, option, res, cl)
-                if res.conforms:
-                    break
+            pair, n = _best_of(probe, dec, forced, [paired])
+            runs += n
             if pair[0] > best[0]:
                 forced += [pair[1], paired]
                 revealed += [True, True]
@@ -728,18 +723,24 @@ def _ahead(probe, forced: list, calls: list, diff: float, tol: Tolerance
     if k >= len(calls) or calls[k].t > diff + tol.time_s or \
             len(calls[k].options) > AHEAD_OPTIONS:
         return diff, 0
-    dec = calls[k]
-    best, runs = diff, 0
+    best, runs = _best_of(probe, calls[k], forced)
+    return max(diff, best[0]), runs
+
+
+def _best_of(probe, dec: Decision, head: list, tail: Sequence = ()) -> tuple[tuple, int]:
+    """Replay each allowed option of ``dec``, likeliest first, between the decisions ``head``
+    and ``tail``; return (time of the first difference, option, result, decisions) of the
+    one that differs latest (the likelier of equals; the first that conforms ends the
+    search) and the replays taken."""
+    best, runs = None, 0
     for option in _ranked(dec.options, dec.weights):
         runs += 1
-        d, res, _ = probe(forced + [option], dec.t)
-        best = max(best, d)
+        d, res, cl = probe(list(head) + [option] + list(tail), dec.t)
+        if best is None or d > best[0]:
+            best = (d, option, res, cl)
         if res.conforms:
             break
     return best, runs
-
-
-AHEAD_OPTIONS = 8
 
 
 def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:

@@ -1012,14 +1012,14 @@ class Game:
         Observed; the warriors on card 6, not the battle card's WARRIORS).
         """
         lo, hi = param("citadel_double")
-        doubles = p.frontiers >= 4 and p.keys >= 3 and lo <= p.warriors <= hi and not p.doubled
+        citadel = p.frontiers >= 4 and p.keys >= 3
+        doubles = citadel and lo <= p.warriors <= hi and not p.doubled
         # each bonus depends on its own total only, so all three are known before the trill
         needs = {item: getattr(p, item) <= param(f"sanctuary_{item}_below")
                  for item in ("warriors", "food", "gold")}
         # the silence after the trill depends on what follows (params ``trill_tail_s``); at
         # the Citadel once the warriors are doubled the end signal comes sooner; each bonus
         # drawn takes a time the hidden state decides (``sanctuary_think_cycles``)
-        citadel = p.frontiers >= 4 and p.keys >= 3
         bonuses = 0 if doubles else sum(needs.values())
         if doubles or bonuses:
             first = ("WARRIOR" if doubles or needs["warriors"] else

@@ -220,8 +220,9 @@ _ROWS = [
                                citadel_again=0.444287), "s",
           "corpus, on the pins: after the CITADEL trill's last edge the reel to the doubled "
           "WARRIOR starts 190752-190776 cycles later (8 visits); when no turn is needed its lamp "
-          "lights at 191022 (3), 0.735 ms after the game's reel would start; with no bonus the end signal's first key scan comes 200484-200772 "
-          "cycles after it (27): its key loop begins 2.5 ms before a picture's reel would; at "
+          "lights at 191022 (3), 0.735 ms after the game's reel would start; with no bonus the "
+          "end signal's first key scan comes 200484-200772 cycles after it (27): its key loop "
+          "begins 2.5 ms before a picture's reel would; at "
           "the Citadel once the warriors are doubled, 199584-199812 (3: l4_p3_s20 88.1, 109.0, "
           "l4_p4_s24 268.8), 1.41 ms sooner", "measured on the pins"),
     Param("sanctuary_bonus_cycles", 700, "cycles at 425 kHz",

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Sequence
 
 from .conform import read_reference_events, wilson
@@ -210,8 +210,7 @@ class _Totals:
 
     def copy(self) -> "_Totals":
         """Return a copy (the turn's snapshot that CLEAR returns to)."""
-        return _Totals(self.warriors, self.gold, self.sword, self.keys, self.frontiers,
-                       self.beast)
+        return replace(self)
 
 
 def _treasure_chance(table: dict, who: _Totals, players: int, outcome: str) -> float:
@@ -298,6 +297,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
     if level is None or players is None:
         return out
     lv = f"level {level}"
+    per = PARAMS["gold_per_warrior"].value      # bags each warrior carries (rulebook)
     totals = {n: _Totals() for n in range(1, players + 1)}
     if level == 4:
         inv = PARAMS["level4_inventory"].value
@@ -366,7 +366,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                 add("tomb_treasure", "all levels", pics[0].name == "GOLD", pics[0].t)
                 if pics[0].name == "GOLD":
                     if pics[0].number is not None and me.gold is not None and \
-                            me.warriors is not None and pics[0].number < min(99, 6 * me.warriors):
+                            me.warriors is not None and pics[0].number < min(99, per * me.warriors):
                         add("tomb_gold", "all levels", pics[0].number - me.gold, pics[0].t)
                     extra = pics[1:2]
                     treasure("tomb_extra", extra[0] if extra and extra[0].name in TREASURES
@@ -415,7 +415,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
             if battle.won and after and after[0].name == "GOLD" and \
                     after[0].number is not None:
                 w_end = battle.skirmishes[-1][4]
-                if me and me.gold is not None and after[0].number < min(99, 6 * w_end):
+                if me and me.gold is not None and after[0].number < min(99, per * w_end):
                     add("battle_gold", "all levels", after[0].number - me.gold, after[0].t)
                 extra = after[1:2]
                 if me is not None:
@@ -465,11 +465,11 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                 victim = totals.get(int(p.prompt[1:]))
                 if victim is not None:
                     victim.warriors = victim.gold = None
-            if me.gold is not None and me.warriors is not None and me.gold > 6 * me.warriors:
+            if me.gold is not None and me.warriors is not None and me.gold > per * me.warriors:
                 # cut to what the force can carry (rulebook: Warriors) after a plague or the
                 # like; unknown with a Beast, or after a battle (its treasure is not all shown)
                 known = me.beast is False and horn is None
-                me.gold = 6 * me.warriors if known else None
+                me.gold = per * me.warriors if known else None
     return out
 
 

@@ -3,6 +3,7 @@ range the game draws from covers every time the corpus shows, and the game's own
 offset 0) lies inside it, so the resolver never has to leave the rules to date an output."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,18 @@ SESSIONS = sorted(p for p in CORPUS.iterdir() if (p / "events.jsonl").exists())
 BEEP_HZ, HORN_HZ = 737.8, 520.8
 
 
+@functools.lru_cache(maxsize=None)
+def _events(folder: Path) -> list[dict]:
+    """Return a corpus session's events, read once for all the tests here."""
+    return read_events(str(folder / "events.jsonl"))
+
+
 def _after_click(button: str) -> list[tuple[str, float]]:
     """Return (what, seconds) from each recorded click of ``button`` to the first lamp, motor
     or tone after it: what is 'beep', 'horn', 'lamp', 'motor' or another tone's frequency."""
     out = []
     for folder in SESSIONS:
-        events = read_events(str(folder / "events.jsonl"))
+        events = _events(folder)
         for press in read_script(str(folder / "script.txt")).actions:
             if getattr(press, "button", None) != button:
                 continue
@@ -84,7 +91,7 @@ def test_the_spoils_durations_cover_every_recorded_won_battle():
     last = CUES["skirmish_won"].notes[-1][0]
     recorded = []
     for folder in SESSIONS:
-        events = read_events(str(folder / "events.jsonl"))
+        events = _events(folder)
         for i, e in enumerate(events):
             if e["type"] == "motor" and e["on"]:
                 tones = [x for x in events[max(0, i - 6):i] if x["type"] == "tone"
@@ -103,7 +110,7 @@ def _trill_visits() -> list[tuple[str, float, dict, list[str]]]:
     trill = {round(note[0], 1) for note in CUES["trill"].notes}
     out = []
     for folder in SESSIONS:
-        events = read_events(str(folder / "events.jsonl"))
+        events = _events(folder)
         tones = [e for e in events if e["type"] == "tone" and e.get("freq_hz")
                  and round(e["freq_hz"], 1) in trill]
         ends = [a["t"] + a["dur_s"] for a, b in zip(tones, tones[1:] + [None])
@@ -169,7 +176,7 @@ def test_the_picture_after_the_cue_comes_at_the_measured_tail(cue, at_least):
     tail = SOUNDS[cue].tail_s + param("tail_before_picture_s")[cue]
     seen = 0
     for folder in SESSIONS:
-        events = read_events(str(folder / "events.jsonl"))
+        events = _events(folder)
         for i, e in enumerate(events):
             if not (e["type"] == "tone" and e.get("freq_hz") and abs(e["freq_hz"] - last) < 1):
                 continue
