@@ -77,7 +77,7 @@ import bisect
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.events import EventError, read_events
@@ -92,13 +92,21 @@ from .tower import CleanroomError, CleanroomTower
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
            "read_reference_events", "resolve", "Decision", "ForcedChooser", "allowed", "wilson",
-           "CRITERION"]
+           "CRITERION", "STRICT", "LOOSE", "FRAME_S"]
 
-# The timing criterion of conformance: every time within 1/60 s plus 1 % of the time since the
-# recording's last button press (a clock a little off gathers error between the inputs that
-# set both towers going); flashing displays start within Tolerance.flash_s.  The default of
-# ``resolve`` and of ``towerlab conform``.
-CRITERION = Tolerance(time_s=1 / 60, since_input_frac=0.01)
+# The strict check, conformance's default: every item within one display frame, 1/60 s flat,
+# the start of a flashing text included.  A reference whose clock is exact (MAME's 425 kHz, the
+# corpus) needs no allowance that grows with time; a real tower's recording is first put on the
+# reference clock (``clock_ratio``).  Events files date to the microsecond, so two items one
+# whole frame apart may read up to 2 us more than 1/60 s apart (``ROUNDING_S``).
+FRAME_S = 1 / 60
+ROUNDING_S = 2e-6
+STRICT = Tolerance(time_s=FRAME_S + ROUNDING_S, flash_s=FRAME_S + ROUNDING_S)
+CRITERION = STRICT
+# The older, looser check: 1/60 s plus 1 % of the time since the reference's last press, a
+# flashing text's start within 0.15 s (``towerlab conform --tolerance-pct 1
+# --flash-tolerance-ms 150``).  The resolver also searches at it first (``resolve``).
+LOOSE = Tolerance(time_s=FRAME_S, since_input_frac=0.01, flash_s=0.15)
 
 
 class ConformError(CleanroomError):
@@ -613,15 +621,51 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
 
     Returns the comparison of the best replay; ``result.decisions`` lists the decisions
     (module doc: how they are resolved).  ``clock_ratio``: the recorded tower's clock over
-    MAME's 425 kHz (a real tower's RC oscillator; e.g. from ``towerlab clock``).
+    MAME's 425 kHz (a real tower's RC oscillator; e.g. from ``towerlab conform``'s fit).
     ``types``: the output types the reference observed (``compare``); ``tol``: default
-    ``CRITERION``.
+    ``CRITERION`` (the strict check).
+
+    A check stricter than ``LOOSE`` searches at ``LOOSE`` first and checks the decisions it
+    found at ``tol``: searched at one frame, a duration a frame off early in the session ties
+    every option of the decisions after it (they all differ there first), so the search keeps
+    their likeliest options and a later total may show a wrong draw, where the looser search
+    reads each draw off what the reference shows.  Only when those decisions do not conform
+    at ``tol`` is the search run again at ``tol``, and the replay that gets further kept.
     """
     if not clock_ratio > 0 or clock_ratio == float("inf"):
         raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
     tol = tol or CRITERION
     if end is None:
         end = max([e["t"] for e in reference] + [script.end_time()])
+    if not _stricter(tol, LOOSE):
+        return _search(script, reference, tol, end, max_runs, clock_ratio, types)
+    loose = _search(script, reference, LOOSE, end, max_runs, clock_ratio, types)
+    events, calls = _replay(script, [d.value for d in loose.decisions], end, clock_ratio)
+    checked = compare(reference, events, tol, end, types)
+    if not checked.conforms:
+        direct = _search(script, reference, tol, end, max_runs, clock_ratio, types)
+        if direct.diff_time >= checked.diff_time:
+            return direct
+    for d, taken in zip(calls, loose.decisions):
+        d.revealed = taken.revealed
+    checked.decisions = list(calls)
+    _count_items(checked, script, end, clock_ratio, tol)
+    return checked
+
+
+def _stricter(a: Tolerance, b: Tolerance) -> bool:
+    """Tell whether check ``a`` is stricter than ``b`` in its time windows (and not the same)."""
+    if isinstance(a.time_s, Mapping) or isinstance(b.time_s, Mapping):
+        return False
+    return (a.time_s <= b.time_s + ROUNDING_S and a.flash_s <= b.flash_s
+            and a.since_input_frac <= b.since_input_frac
+            and (a.time_s, a.flash_s, a.since_input_frac) !=
+            (b.time_s, b.flash_s, b.since_input_frac))
+
+
+def _search(script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
+            max_runs: int, clock_ratio: float, types: Sequence[str] | None) -> Result:
+    """Resolve the decisions at ``tol`` (module doc); return the best replay's comparison."""
     forced: list = []
     revealed: list[bool] = []
     runs = 0

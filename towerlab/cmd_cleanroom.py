@@ -60,13 +60,18 @@ def _progress(folders: list[str], out: IO[str], what: str):
 
 
 def _tolerance(args):
-    from cleanroom.conform import CRITERION, Tolerance
+    from cleanroom.conform import FRAME_S, LOOSE, STRICT, Tolerance
 
-    # unset: the timing criterion (cleanroom.conform.CRITERION)
+    # none given: the strict check (cleanroom.conform.STRICT, every item within one 1/60 s
+    # frame); a time window or a growth given alone: an older check, whose flashing texts
+    # start within LOOSE.flash_s unless --flash-tolerance-ms says otherwise
+    older = args.tolerance_ms is not None or args.tolerance_pct is not None
     if args.tolerance_ms is None:
-        args.tolerance_ms = CRITERION.time_s * 1000
+        args.tolerance_ms = FRAME_S * 1000
     if args.tolerance_pct is None:
-        args.tolerance_pct = CRITERION.since_input_frac * 100
+        args.tolerance_pct = 0.0
+    if args.flash_tolerance_ms is None:
+        args.flash_tolerance_ms = (LOOSE.flash_s if older else FRAME_S) * 1000
     for name in ("tolerance_ms", "flash_tolerance_ms"):
         v = getattr(args, name)
         if not v > 0:
@@ -74,8 +79,35 @@ def _tolerance(args):
     if not 0 <= args.tolerance_pct < 100:
         raise ValueError(f"--tolerance-pct {args.tolerance_pct!r} must be a percentage from 0 "
                          "to under 100")
+    if not older and args.flash_tolerance_ms == FRAME_S * 1000:
+        return STRICT
     return Tolerance(time_s=args.tolerance_ms / 1000, flash_s=args.flash_tolerance_ms / 1000,
                      since_input_frac=args.tolerance_pct / 100)
+
+
+def _clock_ratio(events: list, given: float | None) -> tuple[float, str]:
+    """Return the reference's clock over MAME's 425 kHz and how it was found: ``given``
+    (--clock-ratio), else fitted from its tones as ``towerlab clock`` does
+    (analysis.compare.estimate_clock).  A fit within its own precision of 1 is the
+    reference clock itself (MAME, the corpus: exact), so nothing drifts; any other fit is
+    used as it is, and said."""
+    if given is not None:
+        if not given > 0 or given == float("inf"):
+            raise ValueError(f"--clock-ratio {given!r} must be a finite number above 0")
+        return given, ""
+    from analysis.compare import AnalysisError, estimate_clock
+
+    try:
+        est = estimate_clock(events)
+    except AnalysisError:
+        return 1.0, ""          # no tone to fit: the reference clock
+    # the agreeing estimates span spread_rel, so their median is known to about that over
+    # sqrt(n), but no better than the tones' 0.1 Hz rounding (2e-4 of a 430 Hz click)
+    error = max(2e-4, 2 * est.spread_rel / max(1, est.tones_used) ** 0.5)
+    if abs(est.ratio - 1.0) <= error:
+        return 1.0, ""
+    return est.ratio, (f"clock ratio {est.ratio:.4f} fitted from {est.tones_used} tones "
+                       f"(--clock-ratio to give it)")
 
 
 def cmd_conform(args, out: IO[str]) -> int:
@@ -100,7 +132,10 @@ def cmd_conform(args, out: IO[str]) -> int:
     totals = [0, 0, 0, 0, 0]      # conforming, matched, total, rule-predicted, random-decided
     for folder in folders:
         script, events = _reference(folder)
-        result = resolve(script, events, tol, clock_ratio=args.clock_ratio)
+        ratio, fitted = _clock_ratio(events, args.clock_ratio)
+        result = resolve(script, events, tol, clock_ratio=ratio)
+        if fitted:
+            out.write(f"{folder}: {fitted}\n")
         out.write(f"{folder}: {result.describe()}\n")
         if not result.conforms:
             out.write(f"  before it: {result.counts()}\n")
@@ -202,16 +237,20 @@ def register(sub) -> None:
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--tolerance-ms", type=float, default=None,
-                   help="timing tolerance in ms (default 16.7, one 1/60 s frame)")
+                   help="timing tolerance in ms (default 16.7: one 1/60 s display frame for "
+                        "every item, the strict check)")
     p.add_argument("--tolerance-pct", type=float, default=None,
                    help="widen the timing tolerance by this percentage of the time since the "
-                        "recording's last button press (default 1: the defaults are the "
-                        "1/60 s + 1 %% criterion; --tolerance-ms 50 --tolerance-pct 0 is the "
-                        "older, looser check)")
-    p.add_argument("--flash-tolerance-ms", type=float, default=150.0,
-                   help="tolerance for where a flashing display starts, ms (default 150)")
-    p.add_argument("--clock-ratio", type=float, default=1.0,
-                   help="the recorded tower's clock over MAME's 425 kHz (default 1.0)")
+                        "recording's last button press (default 0; --tolerance-pct 1 "
+                        "--flash-tolerance-ms 150 is the older 1/60 s + 1 %% criterion, "
+                        "--tolerance-ms 50 --tolerance-pct 0 the older 50 ms check)")
+    p.add_argument("--flash-tolerance-ms", type=float, default=None,
+                   help="tolerance for where a flashing display starts, ms (default: the "
+                        "--tolerance-ms window; 150 with an older check's --tolerance-ms or "
+                        "--tolerance-pct)")
+    p.add_argument("--clock-ratio", type=float, default=None,
+                   help="the recorded tower's clock over MAME's 425 kHz (default: fitted from "
+                        "the reference's tones; 1 when the fit is the reference clock)")
     p.set_defaults(func=cmd_conform)
 
     q = sub.add_parser("cleanroom-play", help="play the clean-room game in the terminal")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -57,25 +58,67 @@ def test_conform_rejects_a_negative_tolerance_percentage(capsys):
     assert code == 2 and "--tolerance-pct -1.0" in err and err.count("\n") == 1
 
 
-def test_conform_at_a_frame_plus_one_percent_since_the_last_press():
-    # level4_riddle 65.450: a reel position shows two frames (33 ms) late, 1.8 s after the
-    # last press: within a frame plus 1 % of that (34.6 ms) but not within a frame alone
-    riddle = str(CAPTURES / "level4_riddle")
-    code, text = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "1",
-                     "--reference", riddle)
+def _late_lamp(tmp_path, delay_s: float) -> str:
+    """Write tower_test with the tower test's middle lamp ``delay_s`` late (8.6 s after the
+    key press that started the test); return the folder."""
+    src = CAPTURES / "tower_test"
+    (tmp_path / "script.txt").write_text((src / "script.txt").read_text())
+    lines = []
+    for line in (src / "events.jsonl").read_text().splitlines():
+        event = json.loads(line)
+        if event["type"] == "lamp" and event["lamp"] == "middle" and event["on"]:
+            event["t"] = round(event["t"] + delay_s, 6)
+        lines.append(json.dumps(event))
+    (tmp_path / "events.jsonl").write_text("\n".join(lines) + "\n")
+    return str(tmp_path)
+
+
+def test_conform_s_default_rejects_a_lamp_two_frames_late_long_after_a_press(tmp_path):
+    code, text = run("conform", "--reference", _late_lamp(tmp_path, 0.030))
+    assert code == 1 and "first difference" in text and "lamp middle on" in text
+
+
+def test_conform_s_default_accepts_a_lamp_under_one_frame_late(tmp_path):
+    code, text = run("conform", "--reference", _late_lamp(tmp_path, 0.015))
     assert code == 0 and "conforms" in text
-    code, text = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "0",
-                     "--reference", riddle)
-    assert "first difference" in text
 
 
-def test_conform_s_default_is_the_frame_plus_one_percent_criterion(capsys):
+def test_the_older_frame_plus_one_percent_check_is_asked_for_with_its_options(tmp_path):
+    # 30 ms late 8.6 s after the press: within 1/60 s + 1 % of that (103 ms), not within 1/60 s
+    folder = _late_lamp(tmp_path, 0.030)
+    code, text = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "1",
+                     "--reference", folder)
+    assert code == 0 and "conforms" in text
+    code, text = run("conform", "--tolerance-ms", "50", "--tolerance-pct", "0",
+                     "--reference", folder)
+    assert code == 0 and "conforms" in text
+
+
+def test_conform_s_default_is_the_strict_check_and_says_so(capsys):
     code, text = run("conform", "--reference", str(CAPTURES / "level4_riddle"))
     assert code == 0 and "conforms" in text
     with pytest.raises(SystemExit):
         run("conform", "--help")
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default 16.7, one 1/60 s frame)" in help_text and "(default 1:" in help_text
+    assert "(default 16.7: one 1/60 s display frame for every item" in help_text
+
+
+def test_conform_fits_a_faster_tower_s_clock_and_says_it(tmp_path):
+    # a tower 3 % fast: the clean-room game itself at that clock, one of level4_bazaar's games
+    from captures.script import read_script
+    from captures.tower import run_script
+    from cleanroom.game import RandomChooser
+    from cleanroom.tower import CleanroomTower
+
+    script = read_script(str(CAPTURES / "level4_bazaar" / "script.txt"))
+    tower = CleanroomTower(chooser=RandomChooser(7), clock_ratio=1.03)
+    events = run_script(tower, script)
+    (tmp_path / "script.txt").write_text((CAPTURES / "level4_bazaar" / "script.txt").read_text())
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    code, text = run("conform", "--reference", str(tmp_path))
+    assert code == 0 and "conforms" in text and "clock ratio 1.03" in text
+    code, text = run("conform", "--clock-ratio", "1", "--reference", str(tmp_path))
+    assert code == 1 and "first difference" in text
 
 
 def test_conform_stats_checks_the_haggle_odds():
