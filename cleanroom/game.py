@@ -168,10 +168,10 @@ def quarter_by_digits(n: int) -> int:
 
 def dragon_takes(warriors: int, gold: int) -> tuple[int, int]:
     """Return (warriors, gold) the dragon takes: a quarter of each taken digit by digit
-    (``quarter_by_digits``), at least one warrior (l1_p3_s09 319 s: 2 warriors became 1)
-    (params ``dragon_share``: corpus 23 of 23 and 27 of 27 attacks)."""
-    w = min(warriors, max(1, quarter_by_digits(warriors))) if warriors else 0
-    return w, quarter_by_digits(gold)
+    (``quarter_by_digits``), so none of 1 to 3 warriors (params ``dragon_share``: every attack
+    of the development corpus: 1 warrior kept 5 times in level1_solo_moves, 3 kept in
+    l3_p2_s07 298.6 and level1_solo_moves 89.0, 2 kept in l1_p1_s133 161.5)."""
+    return quarter_by_digits(warriors), quarter_by_digits(gold)
 
 
 def food_per_turn(warriors: int) -> int:
@@ -572,6 +572,10 @@ class Game:
         signal (None = the usual delay).
         """
         if p.cursed_by is not None and key not in ("REPEAT", "CLEAR"):
+            # REPEAT then shows the totals the curse left again (l1_p2_s121 157.12: WARRIOR
+            # and GOLD, not CURSED)
+            self.last_shown = []
+            self._shown_turn = (p.number, p.turns)
             return (yield from self._cursed(p))
         if key == "REPEAT":
             yield from self._repeat()
@@ -767,19 +771,26 @@ class Game:
         # the skirmish's outcome
         think = param("skirmish_think_cycles")
         floor = min(lo for lo, _ in think.values()) / NOMINAL_CLOCK_HZ
-        yield from self.sleep(param("battle_pause_s") + floor)
         w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
         gap = None                # the pause before this skirmish's result, after the first
         while True:
             won = None
-            if gap is not None:
-                if w - 1 <= 1:
-                    # a skirmish lost with two warriors left brings the Death March sooner
-                    # and without the key scan that looks for a retreat (params
-                    # ``skirmish_fatal_gap_s``): such a skirmish is decided before the pause
-                    won = self._skirmish(w, brigands)
-                yield from self.sleep(param("skirmish_fatal_gap_s") if won is False
-                                      else gap + floor)
+            # a lost skirmish ends the battle when it would leave fewer warriors than a
+            # loss keeps: multi-player 1 (so at 2 or 1 warriors), solo 0 (at 1)
+            fatal = w - 1 <= self._min_warriors()
+            if fatal and len(self.players) > 1:
+                # in a multi-player game such a skirmish brings the Death March sooner and
+                # without the key scan that looks for a retreat (params
+                # ``skirmish_fatal_gap_s``, ``skirmish_fatal_first_s``): it is decided before
+                # the pause, the battle's first one too; a solo game's last warrior fights
+                # an ordinary skirmish (l1_p1_s149 233.7: 2 warriors lose one and fight on)
+                won = self._skirmish(w, brigands)
+            if gap is None:
+                pause = (param("skirmish_fatal_first_s") if won is False
+                         else param("battle_pause_s") + floor)
+            else:
+                pause = param("skirmish_fatal_gap_s") if won is False else gap + floor
+            yield from self.sleep(pause)
             if "NO/END" in e.held and won is not False:
                 # rulebook: hold NO/END down to retreat; the corpus's short presses during a
                 # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
@@ -793,20 +804,20 @@ class Game:
                 won = self._skirmish(w, brigands)
             if won:
                 brigands //= 2
-            elif w - 1 <= 1:
-                # multi-player keeps 1 warrior; solo loses every one (rulebook, IMPORTANT)
-                p.warriors = self._min_warriors()
-                p.carry()
-                yield from self._picture_with_sound("WARRIORS", "death_march")
-                if p.warriors == 0:
-                    yield from self._game_lost(p)
-                return None
+            elif fatal and len(self.players) > 1:
+                return (yield from self._battle_lost(p))
             else:
-                w -= 1
                 # a lost skirmish takes longer to work out (params ``skirmish_lost_extra_s``)
                 yield from self.sleep(param("skirmish_lost_extra_s"))
             lo, hi = think["won" if won else "lost"]
             yield from self.sleep(self.think("skirmish_think_cycles", lo, hi) - floor)
+            if not won and fatal:
+                # the solo game's last warrior: the Death March where the skirmish's
+                # WARRIORS would light (l1_p1_s133 384.3: 3.287 s after BRIGANDS, as a lost
+                # skirmish's next picture)
+                return (yield from self._battle_lost(p))
+            if not won:
+                w -= 1
             # rulebook (REPEAT): the warriors left after a battle are not repeated; the
             # skirmish's pictures are lit a little longer than others (params
             # ``skirmish_picture_s``), the cue follows 0.6 ms after them
@@ -831,6 +842,16 @@ class Game:
             yield from self._victory(p, siege=w0)
             return None
         return (yield from self._treasure(p))
+
+    def _battle_lost(self, p: Player):
+        """End a lost battle: WARRIORS without a number and the Death March; a multi-player
+        game keeps 1 warrior, a solo game loses every one and is over (rulebook, IMPORTANT)."""
+        p.warriors = self._min_warriors()
+        p.carry()
+        yield from self._picture_with_sound("WARRIORS", "death_march")
+        if p.warriors == 0:
+            yield from self._game_lost(p)
+        return None
 
     def _skirmish(self, warriors: int, brigands: int) -> bool:
         """Decide one skirmish: True when the warriors win it (``skirmish_chance``)."""
@@ -864,8 +885,11 @@ class Game:
         return max(0, min(99, 140 - 2 * turns - siege))
 
     def _game_lost(self, p: Player):
+        """End a solo game lost: the score 00 flashes for good, no key answered (corpus: the
+        two solo games lost, l1_p1_s133 387.83 after the last Death March, level1_solo_moves;
+        rulebook: Scoring, 00 for a game not won)."""
         self.over = True
-        self.engine.display("  ")
+        self.engine.flash("00")
         yield ("key", frozenset())
 
     # ---- treasure (rulebook: Battle Treasures) -------------------------------------------
@@ -910,6 +934,9 @@ class Game:
             p.sword = True
         elif kind == "pegasus":
             yield from self._picture_with_sound("PEGASUS", "pegasus")
+            # a treasure gained: REPEAT shows it again, with a beep like the other items
+            # (rulebook: The Repeat Button; l1_p4_s13 89.57: GOLD 44, then PEGASUS)
+            self.last_shown.append(("PEGASUS", None))
         elif kind == "wizard":
             yield from self.show("WIZARD")
             yield from self._curse(p)
@@ -1244,4 +1271,7 @@ class Game:
             # the first candidate for key 2 follows at once (level4_riddle 60.984)
             yield from self.show(left[i], None, delay=param("key2_after_click_s"),
                                  remember=False)
-        return (yield from self._battle(p, self.tower_brigands, final=True))
+        # the Final Battle's horn follows YES/BUY's click sooner than a MOVE's battle horn
+        # (params ``final_horn_after_click_s``)
+        return (yield from self._battle(p, self.tower_brigands, final=True,
+                                        horn_delay=param("final_horn_after_click_s")))

@@ -346,6 +346,16 @@ _ROWS = [
           "(l1_p3_s09 169.59, l1_p3_s35 387.99, l3_p3_s11 265.27, l3_p4_s15 368.25: 0.44849 "
           "in all 4), with no key scan between (the other skirmishes scan once for a retreat "
           "10-16 ms before their lamp)", "measured on the pins"),
+    Param("final_horn_after_click_s", 0.005957, "s", "corpus: the Final Battle's horn starts "
+          "5.957-5.958 ms after the click of YES/BUY on the riddle's right second key (8 of 8: "
+          "level4_riddle 63.719, l4_p4_s16 201.964, l4_p1_s104 403.275, l4_p3_s112 162.956), "
+          "where a MOVE's battle horn follows its click by 17.25 ms (cleanroom/cues.py)",
+          "measured"),
+    Param("skirmish_fatal_first_s", 1.55849, "s", "corpus: the battle's first BRIGANDS lamp "
+          "goes dark -> the Death March's WARRIORS lamp when the first skirmish is lost with "
+          "one or two warriors (l1_p2_s137 208.63, l2_p2_s106 107.11, l2_p3_s142 352.60: "
+          "1.55849; l1_p2_s105 268.20 and 382.51: 1.5578, 1.5580), 56 ms before a won first "
+          "skirmish's lamp and before the retreat scan a fight would have", "measured"),
     Param("skirmish_lost_extra_s", 0.0017, "s", "corpus: the lamp that shows a skirmish's "
           "result comes later when it is lost: after the battle's first BRIGANDS 3.21089 s "
           "(won, 59) or 3.21254 (lost, 29), after a won skirmish's cue 0.47902 (next won, 232) "
@@ -432,7 +442,7 @@ _ROWS = [
     Param("food_price", 1, "bags", "rulebook: Rations Of Food", "rulebook; level4_bazaar '01'"),
     Param("plague_warriors", 2, "", "rulebook: Plague Strikes", "rulebook"),
     Param("dragon_share", 4, "divisor", "rulebook: Dragon Attacks (1/4), of the gold and of "
-          "the warriors (at least one); the tower takes the quarter digit by digit, a quarter "
+          "the warriors; the tower takes the quarter digit by digit, a quarter "
           "of the tens' value plus a quarter of the units (corpus: cleanroom.game."
           "quarter_by_digits)",
           "rulebook; corpus (evidence rows)"),

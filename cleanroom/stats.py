@@ -242,6 +242,19 @@ class _Battle:
         return bool(self.skirmishes) and self.skirmishes[-1][5] == 0
 
 
+def _battle_lost(pics: list, presses: list) -> bool:
+    """Tell whether these pictures end a battle lost to the end: a WARRIORS picture without a
+    number (the Death March) right after a BRIGANDS count, with no NO/END (a retreat)
+    pressed in the 4 s before it (a retreat's Death March comes at the next skirmish's
+    retreat scan)."""
+    for k in range(1, len(pics)):
+        q, before = pics[k], pics[k - 1]
+        if q.name == "WARRIORS" and q.number is None and before.name == "BRIGANDS" and \
+                before.number is not None:
+            return not any(r.button == "NO/END" and q.t - 4.0 <= r.t <= q.t for r in presses)
+    return False
+
+
 def _read_battle(rec: _Recording, horn_t: float, until: float) -> _Battle | None:
     """Read the battle whose horn sounded at ``horn_t`` (module doc), or None if unreadable."""
     pics = [p for p in rec.pictures_in(horn_t, until)]
@@ -461,6 +474,10 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                 me.warriors = battle.skirmishes[-1][4]
             elif horn is not None:
                 me.warriors = None
+            if _battle_lost(pics, rec.presses):
+                # lost to the end (WARRIORS without a number and the Death March, no retreat):
+                # a multi-player force keeps 1 warrior, a solo one none (rulebook, IMPORTANT)
+                me.warriors = PARAMS["min_warriors"].value["multi" if players > 1 else "solo"]
             if p.button == "YES/BUY" and p.prompt.startswith("C") and p.prompt[1:].isdigit():
                 victim = totals.get(int(p.prompt[1:]))
                 if victim is not None:

@@ -48,11 +48,12 @@ def test_plague_with_a_healer_beeps_and_adds_two_warriors():
     assert "12" in shown(obs, "display") and "death_march" not in shown(obs, "sound")
 
 
-@pytest.mark.parametrize("warriors, taken", [(2, 1), (5, 1), (6, 1), (8, 2), (10, 2),
-                                             (11, 2), (12, 2), (14, 3)])
-def test_the_dragon_takes_a_quarter_of_the_warriors_by_digits_at_least_one(warriors, taken):
-    """l2_p2_s06 217: 12 warriors become 10 (a quarter of 10 is 2, of 2 is 0); l1_p3_s09
-    319: 2 become 1."""
+@pytest.mark.parametrize("warriors, taken", [(1, 0), (2, 0), (3, 0), (5, 1), (6, 1), (8, 2),
+                                             (10, 2), (11, 2), (12, 2), (14, 3)])
+def test_the_dragon_takes_a_quarter_of_the_warriors_by_digits_none_of_three_or_fewer(
+        warriors, taken):
+    """l2_p2_s06 217: 12 warriors become 10 (a quarter of 10 is 2, of 2 is 0); l1_p1_s133
+    161.5: 2 stay 2; l3_p2_s07 298.6: 3 stay 3."""
     assert dragon_takes(warriors, 0)[0] == taken
 
 
