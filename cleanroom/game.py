@@ -237,8 +237,10 @@ class Game:
         self._picture_end: tuple[str, float, float] | None = None
         self._shown_turn: tuple[int, int] | None = None    # whose turn last_shown belongs to
         self._acted_turn: tuple[int, int] | None = None    # the turn an action was taken in
-        self._low_food_turn: tuple[int, int] | None = None  # a turn whose food runs low
-        self._warned = False        # this action began with the low-food warning
+        # (player, turn, cue): a turn whose first action key sounds a warning first (food
+        # running low, or a warrior starving)
+        self._warning_turn: tuple[int, int, str] | None = None
+        self._warned = False        # this action began with such a warning
         self._citadel_cleared = False   # this action cleared the Citadel's doubling
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
@@ -507,11 +509,14 @@ class Game:
         """Eat one turn's food; starve one warrior when there is none (rulebook: Food)."""
         need = food_per_turn(p.warriors)
         if p.food <= 0:
+            # a warrior starves now; the Death March sounds with the turn's first action key,
+            # before the action, as the low-food warning does (corpus: 31 of 31, e.g.
+            # l2_p1_s118 323.75, l4_p1_s28 223.68)
             p.warriors = max(self._min_warriors(), p.warriors - 1)
             p.carry()
-            yield from self.sound("death_march")
-            if p.warriors == 0:
-                yield from self._game_lost(p)
+            self._warning_turn = (p.number, p.turns, "death_march")
+            if False:
+                yield
             return
         # the warning: fewer than 4 turns' worth of rations left after this meal (params
         # ``low_food_turns``: l2_p1_s26 297.30 none with 4 left, 301.32 with 3; l4_p3_s20
@@ -520,7 +525,19 @@ class Game:
         if p.food < param("low_food_turns") * need:
             # the warning sounds with the turn's first action key, before the action
             # (corpus: 6 of 6, e.g. l2_p1_s26 301.32, l2_p1_s02 365.73)
-            self._low_food_turn = (p.number, p.turns)
+            self._warning_turn = (p.number, p.turns, "low_food")
+
+    def _warning(self, p: Player, cue: str):
+        """Sound the turn's warning (the low-food whoops, or the Death March of a starving
+        force) after the action key's click; the action then runs as after a click
+        ``action_after_warning_s`` past the warning's last note (params: every action after
+        either warning, 80 of 80, its first output that much after the notes plus its own time
+        after a click).  The starving Death March starts a time after the click the hidden
+        state decides (``starve_cycles``)."""
+        delay = after_click(cue)
+        if cue == "death_march":
+            delay = param("starve_after_click_s") + self.think("starve_cycles")
+        yield from self.sound(cue, delay=delay, tail=param("action_after_warning_s"))
 
     def _min_warriors(self) -> int:
         """Return the fewest warriors a loss leaves (params ``min_warriors``)."""
@@ -588,10 +605,13 @@ class Game:
                 return "again"
             yield from self.sound("siren", delay=after_click("siren"))
             return "undone"
-        self._warned = self._low_food_turn == (p.number, p.turns)
+        warning = self._warning_turn
+        self._warned = warning is not None and warning[:2] == (p.number, p.turns)
         if self._warned:
-            self._low_food_turn = None
-            yield from self.sound("low_food", delay=after_click("low_food"))
+            self._warning_turn = None
+            yield from self._warning(p, warning[2])
+            if p.warriors == 0:
+                return (yield from self._game_lost(p))
         self.last_shown = []
         self._shown_turn = self._acted_turn = (p.number, p.turns)
         handler = {
@@ -600,8 +620,11 @@ class Game:
             "DARK TOWER": self._dark_tower,
         }[key]
         self._citadel_cleared = False
-        if key in ("TOMB/RUIN", "BAZAAR", "DARK TOWER") and p.frontiers >= 4:
-            # rulebook: revisit the Citadel only after another building
+        if key == "TOMB/RUIN" and p.frontiers >= 4:
+            # rulebook: revisit the Citadel only after another building; the genuine tower
+            # counts a tomb or ruin only: after a BAZAAR visit the Citadel still only trills
+            # and a later tomb still clears the doubling, its creak starting slow (l4_p1_s136
+            # 93.08 -> 126.21, l4_p1_s152 147.71 -> 179.92, l4_p1_s28 91.17 -> 138.29)
             self._citadel_cleared, p.doubled = p.doubled, False
         return (yield from handler(p))
 
@@ -879,10 +902,9 @@ class Game:
     def _score(self, turns: int, siege: int) -> int:
         """Return the score 0-99 from the turns taken and the warriors that laid siege
         (rulebook, Scoring: 'based both on the number of moves ... and the number of warriors
-        that you lay siege to the tower with'; the formula is chosen: params ``score``)."""
-        if turns > 70:
-            return 0
-        return max(0, min(99, 140 - 2 * turns - siege))
+        that you lay siege to the tower with'; the formula: params ``score``)."""
+        a, per_turn, per_warrior = param("score")
+        return max(0, min(99, a - per_turn * turns - per_warrior * siege))
 
     def _game_lost(self, p: Player):
         """End a solo game lost: the score 00 flashes for good, no key answered (corpus: the
@@ -1015,8 +1037,13 @@ class Game:
         cue = ("creak_open_after_low_food" if self._warned else
                "creak_open_slow_start" if self._citadel_cleared else "creak_open")
         event = self.choose("tomb", list(odds), list(odds.values()))
+        # after a warning the sweep's first period is no note of its own: its first note is
+        # the normal creak's second, as late (params ``action_after_warning_s``)
+        delay = after_click("creak_open")
+        if self._warned:
+            delay += SOUNDS["creak_open"].notes[1][0]
         # a deserted tomb's closing creak follows the opening one sooner than a horn would
-        yield from self.sound(cue, delay=after_click("creak_open"),
+        yield from self.sound(cue, delay=delay,
                               tail=param("creak_close_after_creak_s") if event == "deserted"
                               else None)
         if event == "deserted":
@@ -1054,14 +1081,16 @@ class Game:
             turn = self.engine.reel.card != PICTURES[first][0]
             tail = param("trill_tail_s")["picture" if turn else "picture_lamp"]
         else:
-            tail = param("trill_tail_s")["citadel_again" if citadel else "end_signal"]
+            # the end signal comes sooner only once the warriors are doubled (l4_p1_s136
+            # 147.35: 28 warriors, too many to double, the plain end signal)
+            tail = param("trill_tail_s")["citadel_again" if citadel and p.doubled
+                                         else "end_signal"]
         if bonuses:
             lo, hi = param("sanctuary_think_cycles")
             tail += (bonuses * param("sanctuary_bonus_cycles") / NOMINAL_CLOCK_HZ
                      + self.think("sanctuary_think_cycles", bonuses * lo, bonuses * hi))
         # after the low-food warning the trill follows the warning's tail, not the click
-        delay = (param("after_low_food_s")["trill"] if self._warned else after_click("trill"))
-        yield from self.sound("trill", delay=delay, tail=tail)
+        yield from self.sound("trill", delay=after_click("trill"), tail=tail)
         if doubles:
             p.warriors = min(param("max_count"), 2 * p.warriors)
             p.doubled = True

@@ -323,10 +323,20 @@ _ROWS = [
           "is nothing to draw, 5.4 ms (9: closed_after_click_s)", "measured"),
     Param("closed_after_click_s", 0.0054, "s", "corpus: HAGGLE on food -> the reel to "
           "BAZAAR CLOSED 5.4 ms after the click (9); level4_bazaar 69.310", "measured"),
-    Param("after_low_food_s", dict(trill=0.00387), "s", "corpus: the SANCTUARY/CITADEL trill "
-          "after the low-food warning starts 443.87 ms after the warning's last note ends "
-          "(l2_p1_s02 417.392, l2_p1_s26 302.666+: 2 of 2), the warning's 0.44 s tail and this "
-          "much (the game had taken the trill's 12.9 ms after a click: 9.7 ms late)",
+    Param("action_after_warning_s", 0.43095, "s", "corpus: after the low-food warning or a "
+          "starving force's Death March (sounded with the turn's first action key) the action's "
+          "first output comes this long after the warning's last note plus the action's own "
+          "time after a key click: BAZAAR, DARK TOWER, SANCTUARY/CITADEL 443.87-443.90 ms "
+          "(their cues 12.92 ms after a click), FRONTIER 443.47 (12.52), INVENTORY's reel "
+          "442.88 (11.93), MOVE's reel 444.4 (13.45), the tomb's creak 442.65 (its second "
+          "period: the first is no note after a warning): 80 of 80 actions", "measured"),
+    Param("starve_after_click_s", 0.014965, "s", "corpus: a starving force's Death March "
+          "starts 14.47-16.46 ms after the action key's click (31 times; median 14.97)",
+          "measured"),
+    Param("starve_cycles", (-300, 720), "cycles at 425 kHz", "corpus: the starving Death "
+          "March's start after the click varies over 14.47-16.46 ms with nothing shown "
+          "(31 times): a hidden state decides it; the genuine's less starve_after_click_s, "
+          "widened by a tenth of the span each side, a timing decision in 6-cycle steps",
           "measured"),
     Param("sound_after_click_s", 0.006, "s", "level_select 29.325->29.331", "measured"),
     Param("battle_pause_s", 1.6146, "s", "corpus, 88 battles: the first BRIGANDS lamp -> the "
@@ -517,10 +527,14 @@ _ROWS = [
           "rulebook: A Battle With Brigands, IMPORTANT (a lost battle leaves 1 warrior in a "
           "multi-player game, none in a solo game, which ends it); chosen: the same floor for "
           "plague and starvation", "rulebook; no capture"),
-    Param("score", "min(99, max(0, 140 - 2 x turns - warriors at siege)), 0 if turns > 70; "
-          "warriors at siege = those that begin the Final Battle",
-          "points", "chosen; rulebook Scoring (few moves, few warriors)",
-          "level4_riddle: 99 after 3 turns with 10 warriors"),
+    Param("score", (171, 4, 3), "points", "rulebook Scoring (few moves, few warriors): "
+          "score = 171 - 4 x the winner's turns - 3 x the warriors that began the Final "
+          "Battle, within 0-99 (00: won without a score).  Read off the corpus's victories: "
+          "l4_p1_s136 14 turns and 28 warriors 31, l4_p2_s140 8 turns and 28 warriors 55 (4 a "
+          "turn); l4_p4_s16 3 turns and 19 warriors 99 and l4_p1_s104 11 turns and 48 "
+          "warriors 00 need 2.7-4 a warrior, 3 taken (level4_riddle, l4_p3_s112, l4_p3_s160: "
+          "99 with 10 warriors after 1-3 turns)",
+          "corpus: 7 victories; the warriors' weight rests on bounds"),
 ]
 
 PARAMS: dict[str, Param] = {p.name: p for p in _ROWS}

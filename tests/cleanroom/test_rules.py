@@ -62,10 +62,17 @@ def test_no_warning_with_more_than_4_turns_of_food():
     assert "low_food" not in shown(press(tw, "MOVE"), "sound")
 
 
-def test_starvation_costs_one_warrior_with_the_death_march():
+def test_starvation_costs_one_warrior_at_the_start_of_the_turn():
     tw = tower(1, 1, inventory=dict(warriors=10, food=0))
-    assert "death_march" in shown(observations(tw.events()), "sound")
     assert player(tw).warriors == 9
+    assert "death_march" not in shown(observations(tw.events()), "sound")
+
+
+def test_starvation_s_death_march_sounds_with_the_first_action_key_before_the_action():
+    """l2_p1_s118 323.75: DARK TOWER's click, the Death March, then the tower's tune."""
+    tw = tower(1, 1, inventory=dict(warriors=10, food=0), move=["safe"])
+    sounds = shown(press(tw, "MOVE"), "sound")
+    assert sounds[0] == "death_march" and "beep" in sounds[1:]
 
 
 def test_end_of_turn_no_end_passes_to_the_next_player():
