@@ -152,7 +152,7 @@ def skirmish_chance(warriors: int, brigands: int) -> float:
     return w2 / (w2 + b2) if w2 + b2 else 0.5
 
 
-def quarter_by_digits(n: int) -> int:
+def quarter_by_digits(n: int, share: int | None = None) -> int:
     """Return a quarter of ``n`` (0-99) taken digit by digit: a quarter of the tens' value
     plus a quarter of the units, each rounded down (36 -> 7 + 1 = 8, where n // 4 is 9).
 
@@ -160,10 +160,12 @@ def quarter_by_digits(n: int) -> int:
     the one rule that fits every one of them, gold and warriors alike, with the rulebook's
     "1/4": l3_p1_s27 135.5 s 36 bags became 28, l2_p2_s06 217 s 12 warriors became 10; a plain
     quarter rounded down gives 27 and 9.  The counts show as two decimal digits, and the
-    numbers behave as if each digit were divided on its own.
+    numbers behave as if each digit were divided on its own.  ``share``: the divisor
+    (default the dragon's, params ``dragon_share``; a wizard's curse takes ``curse_share``).
     """
+    share = param("dragon_share") if share is None else share
     tens, units = divmod(max(0, min(99, n)), 10)
-    return (10 * tens) // param("dragon_share") + units // param("dragon_share")
+    return (10 * tens) // share + units // share
 
 
 def dragon_takes(warriors: int, gold: int) -> tuple[int, int]:
@@ -996,8 +998,10 @@ class Game:
         # the curse's totals replace what REPEAT shows (WIZARD is not repeated: l3_p3_s11 353.6)
         self.last_shown = []
         victim = self.players[others[i] - 1]
+        # a quarter taken digit by digit, as the dragon's (rulebook: 1/4 of the warriors and
+        # gold; corpus: a victim's 12 warriors give 2, not 3)
         share = param("curse_share")
-        lw, lg = victim.warriors // share, victim.gold // share
+        lw, lg = quarter_by_digits(victim.warriors, share), quarter_by_digits(victim.gold, share)
         victim.warriors = max(1, victim.warriors - lw)
         victim.gold -= lg
         victim.carry()
