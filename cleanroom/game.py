@@ -331,6 +331,11 @@ class Game:
         e = self.engine
         card, lamp = PICTURES[picture]
         lamp_at = e.now
+        end = self._picture_end
+        if e.reel.card == card and end is not None and abs(end[1] - e.now) < 1e-9:
+            # the next picture on the same card lights a little after the last goes dark
+            # (params ``lamp_after_lamp_s``)
+            lamp_at += param("lamp_after_lamp_s").get(picture, 0.0)
         if e.reel.card != card:
             end, self._picture_end = self._picture_end, None
             if end is not None and abs(end[1] - e.now) < 1e-9:
@@ -373,7 +378,7 @@ class Game:
                                  think)
         e.display("  ")
         if then is None:
-            then = {"WARRIOR": "warriors", "GOLD": "gold"}.get(picture, "event")
+            then = {"WARRIOR": "warriors", "GOLD": "gold", "FOOD": "food"}.get(picture, "event")
         e.first_scan_after(param("scan_after_picture_cycles")[then] + think * NOMINAL_CLOCK_HZ)
 
     @property

@@ -244,14 +244,21 @@ _ROWS = [
           "is one pass (3 ticks, 11073 cycles lit) after its start; the pauses are what "
           "puts the game's first scan on those medians after the cue as the game plays it "
           "(it starts 5.44 ms after the click, cleanroom/cues.py)", "measured on the pins"),
+    Param("lamp_after_lamp_s", dict(FOOD=0.001003), "s", "corpus: FOOD after WARRIOR on the "
+          "same card (a Sanctuary's bonuses, INVENTORY) lights 1.002-1.003 ms after WARRIOR's "
+          "lamp goes dark (150 of 150); a picture not listed lights as the last goes dark",
+          "measured"),
     Param("scan_after_picture_cycles", dict(offer=10410, event=10450, warriors=10692,
+                                            food=10674,
                                             gold=10566, inventory_gold=10662,
                                             gold_found=11307, key_won=10480,
                                             curse_offer=13380, cursed_gold=13158),
           "cycles at 425 kHz",
           "corpus, on the pins (561 key loops that begin as a picture's lamp goes dark): the "
           "first key scan comes this long after the lamp goes dark, with the display dark "
-          "(252 cycles more when the prompt shows at once), by what the picture was: a "
+          "(252 cycles more when the prompt shows at once), by what the picture was: the food "
+          "total 10656-10674 (3 Sanctuary bonuses: l2_p1_s02 424.34, l2_p1_s26 308.77, "
+          "l2_p1_s34 338.59), a "
           "bazaar offer 10398-10422 (176), a picture without a number or an event 10434-10524 "
           "(LOST, KEY MISSING, BAZAAR CLOSED, SWORD, PEGASUS, the riddle's keys: 110), the "
           "warriors total 10686-10692 (76), the gold total after a purchase, a dragon or "
