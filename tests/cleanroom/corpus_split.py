@@ -1,8 +1,8 @@
 """The corpus split: which genuine sessions the clean-room game is developed on, which it is
 judged on.
 
-The corpus (``../shared/captures/corpus`` beside a checkout; a copy of its first 30 sessions is
-in tests/data/corpus) holds 142 sessions of the genuine tower: 42 with their pin logs and 100
+The corpus (found by tests/corpus.py; a copy of its first 30 sessions is in tests/data/corpus)
+holds 142 sessions of the genuine tower: 42 with their pin logs and 100
 with events and script only.  Before any of the 100 was read, 30 of them were set aside at
 random with the fixed seed below (``random.Random(SEED).sample(sorted(EVENTS_ONLY), 30)``;
 tests/cleanroom/test_corpus_split.py checks the draw): the clean-room game is developed on the

@@ -8,8 +8,9 @@ from pathlib import Path
 from .corpus_split import (DEVELOPMENT, EVENTS_ONLY, HELD_OUT, SEED, WITH_PINS,
                            draw_held_out)
 
+from ..corpus import genuine_corpus
+
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_CORPUS = ROOT.parent / "shared" / "captures" / "corpus"
 
 
 def test_the_held_out_sessions_are_the_seeded_draw_of_30_from_the_100_without_pins():
@@ -39,10 +40,11 @@ def test_no_source_outside_the_tests_names_a_held_out_session():
     assert not cited, f"held-out sessions cited in {cited}"
 
 
-def test_the_shared_corpus_is_the_split_where_it_is_present():
-    if not SHARED_CORPUS.is_dir():
-        return      # a clone without ../shared: the names above are the record
-    names = {p.name for p in SHARED_CORPUS.iterdir() if (p / "events.jsonl").exists()}
+def test_the_genuine_corpus_is_the_split_where_it_is_present():
+    corpus = genuine_corpus()
+    if corpus is None:
+        return      # a clone without the lab's recordings: the names above are the record
+    names = {p.name for p in corpus.iterdir() if (p / "events.jsonl").exists()}
     assert names == set(DEVELOPMENT) | set(HELD_OUT)
-    pins = {n for n in names if (SHARED_CORPUS / n / "edges.jsonl.gz").exists()}
+    pins = {n for n in names if (corpus / n / "edges.jsonl.gz").exists()}
     assert pins == set(WITH_PINS)
