@@ -145,11 +145,17 @@ def cue_after_lamp(cue: str) -> float:
 
 
 def skirmish_chance(warriors: int, brigands: int) -> float:
-    """Return the chance that the warriors win a skirmish: w^2 / (w^2 + (0.8 b)^2) (params
-    ``skirmish_win``: the most likely of the family w^k / (w^k + (c b)^k) over the corpus's
-    456 skirmishes; even forces win 65 % of the time, twice the brigands' number 93 %)."""
-    w2, b2 = warriors * warriors, 0.64 * brigands * brigands
-    return w2 / (w2 + b2) if w2 + b2 else 0.5
+    """Return the chance that the warriors win a skirmish: it goes by steps of the force
+    ratio, the chance of the last row of params ``skirmish_win`` whose ratio the warriors
+    reach (warriors >= ratio x brigands).  Read off the corpus's skirmishes
+    (docs/corpus-statistics.md): within each step, at half, once, twice and four times the
+    brigands, the share won does not change with the ratio, where w^k / (w^k + (c b)^k)
+    would rise through it (even forces win 62 %, not the 54 % of the best such k and c)."""
+    chance = 0.0
+    for ratio, p in param("skirmish_win"):
+        if warriors >= ratio * brigands:
+            chance = p
+    return chance
 
 
 def quarter_by_digits(n: int, share: int | None = None) -> int:
@@ -776,11 +782,15 @@ class Game:
         return snd.length - snd.tail_s
 
     def _brigands_for(self, p: Player) -> int:
-        """Return the brigands of a MOVE or TOMB/RUIN battle: the warriors' own number give or
-        take ``brigands_spread`` (corpus: 62 battles, every first BRIGANDS count within 2 of
-        the warriors that fought)."""
-        lo, hi = param("brigands_spread")
-        return self.pick("brigands", max(1, p.warriors + lo), min(99, p.warriors + hi))
+        """Return the brigands of a MOVE or TOMB/RUIN battle: the warriors' own number plus a
+        difference drawn with the odds of ``brigands_spread``, at least 1 (corpus: every
+        first BRIGANDS count within 2 of the warriors that fought, as many as the warriors
+        about twice as often as each other difference).  Every count is an option, with
+        weight 0 where none falls (as ``pick`` does)."""
+        weights = [0.0] * 100
+        for d, weight in param("brigands_spread").items():
+            weights[min(99, max(1, p.warriors + d))] += weight
+        return self.choose("brigands", list(range(1, 100)), weights[1:])
 
     # ---- battles (rulebook: A Battle With Brigands; The Final Battle) --------------------
     def _battle(self, p: Player, brigands: int, final: bool, horn_delay: float | None = None):

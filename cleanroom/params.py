@@ -489,51 +489,78 @@ _ROWS = [
     Param("riddle_offer_order", ("GOLD KEY", "SILVER KEY", "BRASS KEY"), "",
           "rulebook sample game step 10; level4_riddle: gold, silver, brass", "capture"),
     # --- chosen (the rulebook gives no number) --------------------------------------------
-    Param("haggle_success", 0.67, "probability", "decided by evidence: corpus 29 of 43 "
-          "haggles succeeded (0.674, 95 % 0.525-0.795), which excludes the rulebook's "
-          "'approximately a 50/50 chance'", "corpus (evidence rows); level4_bazaar 4 of 5"),
-    Param("warrior_price", (5, 8), "bags", "decided by evidence: corpus prices 5-8 in 91 "
-          "visits (was chosen 4-10); rulebook sample game shows 5",
+    Param("haggle_success", 0.72, "probability", "decided by evidence: 101 of 141 haggles "
+          "of the development corpus succeeded (0.716, 95 % 0.637-0.784; was 0.67 from the "
+          "first 30 sessions), which excludes the rulebook's 'approximately a 50/50 chance'",
+          "corpus (evidence rows); level4_bazaar 4 of 5"),
+    Param("warrior_price", (5, 8), "bags", "decided by evidence: the development corpus's "
+          "first offers 5-8 in 321 visits (was chosen 4-10); rulebook sample game shows 5",
           "corpus (evidence rows); level4_bazaar shows 7 and 5"),
-    Param("beast_price", (17, 25), "bags", "chosen", "no capture"),
-    Param("scout_price", (17, 25), "bags", "chosen", "no capture"),
-    Param("healer_price", (17, 25), "bags", "chosen", "no capture"),
-    Param("move_odds", dict(safe=0.30, battle=0.18, lost=0.20, plague=0.20, dragon=0.12),
-          "probability", "decided by evidence: the corpus's shares over 266 moves (was chosen "
-          "safe 0.5, the rest 0.1-0.2); one table for every level: each level's shares "
-          "contain it", "corpus (evidence rows, per level)"),
-    Param("tomb_odds", dict(deserted=0.11, battle=0.57, treasure=0.32), "probability",
-          "decided by evidence: the corpus's shares over 84 tombs (was chosen 0.35, 0.40, "
-          "0.25)", "corpus (evidence rows)"),
-    Param("brigands_spread", (-2, 2), "brigands - warriors", "decided by evidence: the "
-          "brigands of a MOVE or TOMB/RUIN battle are the warriors' number plus -2 to +2, "
-          "uniform (corpus 95 battles, every one within; a ratio range fits no split)",
-          "corpus (evidence rows)"),
-    Param("skirmish_win", "w^2 / (w^2 + (0.8 b)^2)", "probability", "decided by evidence: "
-          "the corpus's skirmishes are won far more often when the warriors outnumber the "
-          "brigands than w / (w + b) gives; maximum likelihood over w^k / (w^k + (c b)^k) "
-          "(cleanroom.game.skirmish_chance)",
+    Param("beast_price", (17, 24), "bags", "decided by evidence: the development corpus's "
+          "first offers 17-24 in 37 visits, never 25 (was chosen 17-25); a haggled price "
+          "goes lower (15 and 16 seen after haggles)", "corpus (evidence rows)"),
+    Param("scout_price", (17, 25), "bags", "chosen; the development corpus's first offers "
+          "17-24 in 11 visits, which allow 14-27", "corpus (evidence rows)"),
+    Param("healer_price", (17, 25), "bags", "chosen; the development corpus's first offers "
+          "18-23 in 6 visits, which allow 13-28", "corpus (evidence rows)"),
+    Param("move_odds", dict(safe=0.30, battle=0.18, lost=0.195, plague=0.19, dragon=0.135),
+          "probability", "decided by evidence: the development corpus's 969 moves: safe 291 "
+          "(0.300), battle 178 (0.184), lost 188 (0.194), plague 186 (0.192), dragon 126 "
+          "(0.130); one table for every level (the levels' counts differ by chance: "
+          "chi-squared 15.6, 12 degrees of freedom, p = 0.21), rounded to lie in each "
+          "level's interval (dragon: level 3's 38 of 216, 0.131-0.232; was safe 0.30, "
+          "battle 0.18, lost 0.20, plague 0.20, dragon 0.12)",
+          "corpus (evidence rows, per level)"),
+    Param("tomb_odds", dict(deserted=0.14, battle=0.575, treasure=0.285), "probability",
+          "decided by evidence: the development corpus's 303 tombs: deserted 43, battle 174, "
+          "treasure 86 (was 0.11, 0.57, 0.32)", "corpus (evidence rows)"),
+    Param("brigands_spread", {-2: 0.17, -1: 0.165, 0: 0.35, 1: 0.175, 2: 0.14},
+          "probability of brigands - warriors", "decided by evidence: the brigands of a MOVE "
+          "or TOMB/RUIN battle are the warriors' number plus -2 to +2 (development corpus: "
+          "352 battles, every one within; a ratio range fits no split), 0 about twice as "
+          "often as each other difference: with 3 or more warriors (none cut at 1 brigand) "
+          "-2 came 58 times, -1 56, 0 119, +1 59, +2 46 of 338, the odds here (was uniform, "
+          "which 0's 0.352, 95 % 0.303-0.404, excludes)", "corpus (evidence rows)"),
+    Param("skirmish_win", ((0, 0.10), (0.5, 0.40), (1, 0.625), (2, 0.89), (4, 0.996)),
+          "(ratio, probability)", "decided by evidence: the chance goes by steps of the force "
+          "ratio: each row's chance holds from warriors = ratio x brigands up to the next "
+          "row's ratio (cleanroom.game.skirmish_chance).  The development corpus's 1706 "
+          "skirmishes (a multi-player last stand apart: min_warriors): w < b/2 won 5 of 51, "
+          "b/2 <= w < b 145 of 365, b <= w < 2b 297 of 475, 2b <= w < 4b 282 of 316, w >= "
+          "4b 499 of 499 (0.996, not 1: a loss there stays possible); within each step the "
+          "share does not follow the ratio.  The smooth family w^k / (w^k + (c b)^k) (was "
+          "k = 2, c = 0.8) fits worse at its best, k = 2.25, c = 0.925 (log-likelihood "
+          "-700.8 against -683.7, BIC 1416.5 against 1404.6): even forces win 112 of 173 "
+          "(0.574-0.715) where it gives 0.544, and w >= 4b 0.985",
           "corpus (evidence rows, by force ratio); level4_riddle 5 of 7"),
     Param("brigands_after_win", "halved, rounded down", "",
           "rulebook battle example 4 -> 2 -> 1 -> 0", "rulebook; level4_riddle 16-8-4-2-1-0"),
     Param("warriors_after_loss", 1, "warriors lost per lost skirmish",
           "chosen; rulebook battle example", "level4_riddle 10-9-8"),
     Param("battle_gold", (13, 20), "bags", "decided by evidence: gold won after a battle or "
-          "found in a tomb; corpus rises 13-20 in 55 battles and 13 tombs (was chosen 10-30)",
+          "found in a tomb; the development corpus's rises 13-20 in 146 battles and 48 tombs "
+          "(was chosen 10-30)", "corpus (evidence rows)"),
+    Param("treasure_odds", dict(none=0.19, key=0.66, pegasus=0.04, sword=0.05, wizard=0.06),
+          "probability", "decided by evidence: the picture after a won battle's gold and "
+          "after a tomb's, weights fitted (maximum likelihood) to the development corpus's "
+          "314 battles and 86 tombs with the treasures each player could get (a key came in "
+          "36 of 49 battles where one was missing, none in 169 of 265 where none was; was "
+          "none 0.25, key 0.62, pegasus 0.035, sword 0.04, wizard 0.055)",
           "corpus (evidence rows)"),
-    Param("treasure_odds", dict(none=0.25, key=0.62, pegasus=0.035, sword=0.04, wizard=0.055),
-          "probability", "decided by evidence: extra treasure after a won battle's gold, "
-          "weights fitted (maximum likelihood) to 91 corpus battles with the treasures each "
-          "player could get (a key in 7 of 11 battles where one was missing; was chosen "
-          "none 0.4, key 0.25, pegasus 0.1, sword 0.1, wizard 0.15)", "corpus (evidence rows)"),
-    Param("sanctuary_bonus", dict(warriors=(5, 8), gold=(10, 20), food=(10, 20)), "",
-          "chosen", "no capture"),
+    Param("sanctuary_bonus", dict(warriors=(5, 8), gold=(8, 14), food=(10, 20)), "",
+          "decided by evidence for the gold: the development corpus's 4 bonuses of 9, 12, 13 "
+          "and 13 bags, the span widened at each end by (max - min) / (n - 1), about one bag "
+          "(was chosen 10-20); the warriors' chosen, inside its 9 bonuses 5-8; the food's "
+          "chosen",
+          "corpus (evidence rows); food no capture"),
     Param("retreat_loss", 1, "warriors", "chosen: exactly 1 (rulebook: a retreat loses 'at "
           "least one'); a retreat never takes the last warrior", "no capture"),
     Param("min_warriors", dict(solo=0, multi=1), "warriors",
           "rulebook: A Battle With Brigands, IMPORTANT (a lost battle leaves 1 warrior in a "
           "multi-player game, none in a solo game, which ends it); chosen: the same floor for "
-          "plague and starvation", "rulebook; no capture"),
+          "plague and starvation.  The development corpus: a multi-player force of 2 or 1 "
+          "warriors never wins its skirmish (35 of 35 lost: the last stand rows); a solo "
+          "force fights on (6 of 17 won at 2 or 1)", "rulebook; corpus (evidence rows)"),
     Param("score", (171, 4, 3), "points", "rulebook Scoring (few moves, few warriors): "
           "score = 171 - 4 x the winner's turns - 3 x the warriors that began the Final "
           "Battle, within 0-99 (00: won without a score).  Read off the corpus's victories: "
@@ -576,132 +603,152 @@ class Evidence:
     hi_seen: float | None
 
 
-EVIDENCE_COMMAND = ("towerlab conform --stats tests/data/corpus "
+EVIDENCE_COMMAND = ("towerlab conform --stats $(python -m tests.cleanroom.corpus_split) "
                     "--write-evidence cleanroom/params.py")
 # BEGIN EVIDENCE (generated by EVIDENCE_COMMAND; do not edit by hand)
 _EVIDENCE_ROWS: list[tuple] = [
     ('battle_gold', 'battle_gold', 'all levels', 'range', 'range',
-     55, 55, 13, 20, 13, 20),
+     146, 146, 13, 20, 13, 20),
     ('', 'battle_rounds', 'all levels', 'values', 'info',
-     96, 96, 4.75, 0.0, 3, 13),
+     361, 361, 4.8227, 0.0, 1, 13),
     ('beast_price', 'beast_price', 'all levels', 'range', 'range',
-     12, 12, 15, 26, 17, 24),
+     37, 37, 17, 24, 17, 24),
     ('brigands_after_win', 'brigands_after_win', 'all levels', 'agree', 'rule',
-     356, 356, 1.0, 1.0, None, None),
+     1228, 1228, 1.0, 1.0, None, None),
     ('brigands_spread', 'brigands_minus_warriors', 'all levels', 'range', 'range',
-     95, 95, -2, 2, -2, 2),
+     352, 352, -2, 2, -2, 2),
     ('brigands_spread', 'brigands_minus_warriors', 'level 1', 'range', 'range',
-     31, 31, -2, 2, -2, 2),
+     114, 114, -2, 2, -2, 2),
     ('brigands_spread', 'brigands_minus_warriors', 'level 2', 'range', 'range',
-     20, 20, -2, 1, -2, 1),
+     97, 97, -2, 2, -2, 2),
     ('brigands_spread', 'brigands_minus_warriors', 'level 3', 'range', 'range',
-     26, 26, -2, 1, -2, 1),
+     88, 88, -2, 2, -2, 2),
     ('brigands_spread', 'brigands_minus_warriors', 'level 4', 'range', 'range',
-     18, 18, -2, 3, -2, 2),
+     53, 53, -2, 2, -2, 2),
+    ('brigands_spread', 'brigands_spread', '3+ warriors', '-2', 'share',
+     58, 338, 0.1351, 0.2154, None, None),
+    ('brigands_spread', 'brigands_spread', '3+ warriors', '-1', 'share',
+     56, 338, 0.1298, 0.209, None, None),
+    ('brigands_spread', 'brigands_spread', '3+ warriors', '0', 'share',
+     119, 338, 0.3031, 0.4044, None, None),
+    ('brigands_spread', 'brigands_spread', '3+ warriors', '1', 'share',
+     59, 338, 0.1378, 0.2186, None, None),
+    ('brigands_spread', 'brigands_spread', '3+ warriors', '2', 'share',
+     46, 338, 0.1036, 0.1768, None, None),
     ('citadel_double', 'citadel_double', 'all levels', 'agree', 'rule',
-     11, 11, 1.0, 1.0, None, None),
+     32, 32, 1.0, 1.0, None, None),
     ('dragon_share', 'dragon_gold', 'all levels', 'agree', 'rule',
-     27, 27, 1.0, 1.0, None, None),
+     102, 102, 1.0, 1.0, None, None),
     ('dragon_share', 'dragon_warriors', 'all levels', 'agree', 'rule',
-     23, 23, 1.0, 1.0, None, None),
+     102, 102, 1.0, 1.0, None, None),
     ('food_price', 'food_price', 'all levels', '= 1', 'rule',
-     38, 38, 0, 0, None, None),
+     138, 138, 0, 0, None, None),
     ('haggle_success', 'haggle', 'all levels', 'success', 'share',
-     29, 43, 0.5252, 0.7951, None, None),
+     101, 141, 0.6369, 0.7842, None, None),
     ('haggle_success', 'haggle_step', 'all levels', 'agree', 'rule',
-     29, 29, 1.0, 1.0, None, None),
+     101, 101, 1.0, 1.0, None, None),
+    ('healer_price', 'healer_price', 'all levels', 'range', 'range',
+     6, 6, 13, 28, 18, 23),
+    ('', 'inventory_totals', 'all levels', 'agree', 'rule',
+     132, 132, 1.0, 1.0, None, None),
+    ('min_warriors', 'last_stand', 'multi-player', 'agree', 'rule',
+     35, 35, 1.0, 1.0, None, None),
     ('move_odds', 'move', 'level 1', 'safe', 'share',
-     21, 73, 0.1965, 0.4001, None, None),
+     85, 303, 0.2329, 0.3336, None, None),
     ('move_odds', 'move', 'level 1', 'battle', 'share',
-     19, 73, 0.1734, 0.3711, None, None),
+     62, 303, 0.163, 0.2536, None, None),
     ('move_odds', 'move', 'level 1', 'lost', 'share',
-     10, 73, 0.0761, 0.2341, None, None),
+     60, 303, 0.1571, 0.2466, None, None),
     ('move_odds', 'move', 'level 1', 'plague', 'share',
-     13, 73, 0.1071, 0.2812, None, None),
+     58, 303, 0.1511, 0.2395, None, None),
     ('move_odds', 'move', 'level 1', 'dragon', 'share',
-     10, 73, 0.0761, 0.2341, None, None),
+     38, 303, 0.0927, 0.1675, None, None),
     ('move_odds', 'move', 'level 2', 'safe', 'share',
-     30, 80, 0.2769, 0.4845, None, None),
+     92, 271, 0.2857, 0.3978, None, None),
     ('move_odds', 'move', 'level 2', 'battle', 'share',
-     8, 80, 0.0515, 0.1851, None, None),
+     41, 271, 0.1135, 0.1988, None, None),
     ('move_odds', 'move', 'level 2', 'lost', 'share',
-     18, 80, 0.1473, 0.3279, None, None),
+     57, 271, 0.166, 0.2627, None, None),
     ('move_odds', 'move', 'level 2', 'plague', 'share',
-     15, 80, 0.1171, 0.2866, None, None),
+     48, 271, 0.1363, 0.227, None, None),
     ('move_odds', 'move', 'level 2', 'dragon', 'share',
-     9, 80, 0.0603, 0.2002, None, None),
+     33, 271, 0.088, 0.1661, None, None),
     ('move_odds', 'move', 'level 3', 'safe', 'share',
-     15, 58, 0.1635, 0.3838, None, None),
+     60, 216, 0.2223, 0.341, None, None),
     ('move_odds', 'move', 'level 3', 'battle', 'share',
-     11, 58, 0.1093, 0.3085, None, None),
+     46, 216, 0.1636, 0.2723, None, None),
     ('move_odds', 'move', 'level 3', 'lost', 'share',
-     11, 58, 0.1093, 0.3085, None, None),
+     34, 216, 0.1149, 0.2119, None, None),
     ('move_odds', 'move', 'level 3', 'plague', 'share',
-     10, 58, 0.0964, 0.2891, None, None),
+     38, 216, 0.1309, 0.2322, None, None),
     ('move_odds', 'move', 'level 3', 'dragon', 'share',
-     11, 58, 0.1093, 0.3085, None, None),
+     38, 216, 0.1309, 0.2322, None, None),
     ('move_odds', 'move', 'level 4', 'safe', 'share',
-     15, 55, 0.1728, 0.4023, None, None),
+     54, 179, 0.2392, 0.3725, None, None),
     ('move_odds', 'move', 'level 4', 'battle', 'share',
-     9, 55, 0.0886, 0.2826, None, None),
+     29, 179, 0.1152, 0.223, None, None),
     ('move_odds', 'move', 'level 4', 'lost', 'share',
-     14, 55, 0.1581, 0.383, None, None),
+     37, 179, 0.1538, 0.2719, None, None),
     ('move_odds', 'move', 'level 4', 'plague', 'share',
-     14, 55, 0.1581, 0.383, None, None),
+     42, 179, 0.1785, 0.3019, None, None),
     ('move_odds', 'move', 'level 4', 'dragon', 'share',
-     3, 55, 0.0187, 0.1485, None, None),
+     17, 179, 0.0601, 0.1468, None, None),
     ('', 'retreat', 'all levels', 'went on', 'share',
-     24, 24, 0.862, 1.0, None, None),
+     101, 101, 0.9634, 1.0, None, None),
+    ('sanctuary_bonus', 'sanctuary_gold', 'all levels', 'range', 'range',
+     4, 4, 2, 20, 9, 13),
     ('sanctuary_bonus', 'sanctuary_warriors', 'all levels', 'range', 'range',
-     3, 3, 0, 14, 5, 7),
+     9, 9, 3, 10, 5, 8),
     ('scout_price', 'scout_price', 'all levels', 'range', 'range',
-     4, 4, 13, 31, 20, 24),
+     11, 11, 14, 27, 17, 24),
     ('skirmish_win', 'skirmish', 'all levels', 'won', 'model',
-     356, 456, 0.7405, 0.8162, None, None),
-    ('skirmish_win', 'skirmish', 'chance 0.00-0.35', 'won', 'model',
-     4, 12, 0.1381, 0.6094, None, None),
-    ('skirmish_win', 'skirmish', 'chance 0.35-0.50', 'won', 'model',
-     8, 23, 0.1881, 0.5511, None, None),
-    ('skirmish_win', 'skirmish', 'chance 0.50-0.65', 'won', 'model',
-     61, 101, 0.5065, 0.6938, None, None),
-    ('skirmish_win', 'skirmish', 'chance 0.65-1.00', 'won', 'model',
-     283, 320, 0.8447, 0.9149, None, None),
+     1228, 1706, 0.698, 0.7406, None, None),
+    ('skirmish_win', 'skirmish', 'w < b/2', 'won', 'model',
+     5, 51, 0.0426, 0.2098, None, None),
+    ('skirmish_win', 'skirmish', 'b/2 <= w < b', 'won', 'model',
+     145, 365, 0.3484, 0.4483, None, None),
+    ('skirmish_win', 'skirmish', 'b <= w < 2b', 'won', 'model',
+     297, 475, 0.5809, 0.6676, None, None),
+    ('skirmish_win', 'skirmish', '2b <= w < 4b', 'won', 'model',
+     282, 316, 0.8534, 0.922, None, None),
+    ('skirmish_win', 'skirmish', 'w >= 4b', 'won', 'model',
+     499, 499, 0.9924, 1.0, None, None),
     ('tomb_odds', 'tomb', 'all levels', 'deserted', 'share',
-     9, 84, 0.0574, 0.1912, None, None),
+     43, 303, 0.1071, 0.1857, None, None),
     ('tomb_odds', 'tomb', 'all levels', 'battle', 'share',
-     48, 84, 0.4648, 0.6718, None, None),
+     174, 303, 0.518, 0.6287, None, None),
     ('tomb_odds', 'tomb', 'all levels', 'treasure', 'share',
-     27, 84, 0.2313, 0.4272, None, None),
+     86, 303, 0.236, 0.3371, None, None),
     ('treasure_odds', 'tomb_extra', 'all levels', 'none', 'model',
-     19, 27, 0.5152, 0.8415, None, None),
+     52, 86, 0.499, 0.7014, None, None),
     ('treasure_odds', 'tomb_extra', 'all levels', 'key', 'model',
-     1, 27, 0.0066, 0.1828, None, None),
+     5, 86, 0.0251, 0.129, None, None),
     ('treasure_odds', 'tomb_extra', 'all levels', 'pegasus', 'model',
-     1, 27, 0.0066, 0.1828, None, None),
+     12, 86, 0.0817, 0.2282, None, None),
     ('treasure_odds', 'tomb_extra', 'all levels', 'sword', 'model',
-     4, 27, 0.0592, 0.3248, None, None),
+     9, 86, 0.056, 0.1871, None, None),
     ('treasure_odds', 'tomb_extra', 'all levels', 'wizard', 'model',
-     2, 27, 0.0206, 0.2337, None, None),
+     8, 86, 0.0479, 0.173, None, None),
     ('battle_gold', 'tomb_gold', 'all levels', 'range', 'range',
-     13, 13, 11, 22, 13, 20),
+     48, 48, 13, 20, 13, 20),
     ('tomb_odds', 'tomb_treasure', 'all levels', 'agree', 'rule',
-     27, 27, 1.0, 1.0, None, None),
+     86, 86, 1.0, 1.0, None, None),
     ('tower_brigands', 'tower_brigands', 'level 4', 'range', 'range',
-     1, 1, 0, 54, 16, 16),
+     9, 9, 16, 16, 16, 16),
     ('treasure_odds', 'treasure', 'all levels', 'none', 'model',
-     59, 91, 0.5461, 0.7386, None, None),
+     172, 314, 0.4925, 0.6019, None, None),
     ('treasure_odds', 'treasure', 'all levels', 'key', 'model',
-     7, 91, 0.0378, 0.1504, None, None),
+     36, 314, 0.084, 0.1546, None, None),
     ('treasure_odds', 'treasure', 'all levels', 'pegasus', 'model',
-     8, 91, 0.0452, 0.164, None, None),
+     35, 314, 0.0812, 0.1511, None, None),
     ('treasure_odds', 'treasure', 'all levels', 'sword', 'model',
-     7, 91, 0.0378, 0.1504, None, None),
+     33, 314, 0.0758, 0.1439, None, None),
     ('treasure_odds', 'treasure', 'all levels', 'wizard', 'model',
-     10, 91, 0.0608, 0.1906, None, None),
+     38, 314, 0.0895, 0.1617, None, None),
     ('warrior_price', 'warrior_price', 'all levels', 'range', 'range',
-     91, 91, 5, 8, 5, 8),
+     321, 321, 5, 8, 5, 8),
     ('warriors_after_loss', 'warriors_after_loss', 'all levels', 'agree', 'rule',
-     100, 100, 1.0, 1.0, None, None),
+     473, 473, 1.0, 1.0, None, None),
 ]
 # END EVIDENCE
 EVIDENCE: list[Evidence] = [Evidence(*row) for row in _EVIDENCE_ROWS]

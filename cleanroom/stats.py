@@ -14,7 +14,8 @@ How each quantity is read (corpus README: how the sessions were played):
 - ``move`` (per level) and ``tomb``: the answer to MOVE / TOMB/RUIN at a turn prompt: the
   battle horn (520.8 + 787.0 Hz) = battle; else the first picture (LOST, PLAGUE, DRAGON; a
   tomb's treasure picture); no picture = safe (a move) or deserted (a tomb); CURSED (a curse
-  taking effect before the action) is left out;
+  taking effect before the action) is left out, and so is a key that starved the last
+  warrior (WARRIORS without a number, the Death March, the game over);
 - ``tomb_treasure``: whether a tomb's treasure starts with the GOLD total (a rule);
   ``treasure`` / ``tomb_extra``: the picture after a won battle's or a tomb's GOLD total (no
   further picture = none), both against ``treasure_odds``;
@@ -24,19 +25,32 @@ How each quantity is read (corpus README: how the sessions were played):
   SCOUT, HEALER) with its number, before any haggle;
 - battles: the BRIGANDS number after the horn (``tower_brigands`` when the horn answers the
   riddle of the keys: the Final Battle), then per skirmish the WARRIORS and BRIGANDS
-  numbers it left and its cue (276.7 + 407.1 Hz won, 278.9 + 203.5 Hz lost):
-  the warriors at the start are the first number shown, plus one when the first skirmish was lost; ``brigands_minus_warriors`` the
-  difference, checked against ``brigands_spread``), ``skirmish`` (won or not, with the
-  game's chance before it, cleanroom.game.skirmish_chance), ``brigands_after_win`` (halved?),
-  ``warriors_after_loss``, ``battle_rounds`` (skirmishes until the end), ``retreat``
-  (NO/END pressed during a battle: whether more skirmishes followed);
+  numbers it left and its cue (276.7 + 407.1 Hz won, 278.9 + 203.5 Hz lost); the warriors
+  at the start are the first number shown, plus one when the first skirmish was lost.  A
+  skirmish lost to the end shows no numbers: WARRIORS without one and the Death March where
+  its WARRIORS would light, when the force had 2 or 1 warriors (multi-player) or 1 (solo);
+  when it is the battle's first, the force is the player's total followed (below).  Such a
+  Death March after a larger force is a retreat's.  ``brigands_minus_warriors`` the
+  difference (its range, and ``brigands_spread`` how often each value comes where 3 or more
+  warriors fought), ``skirmish`` (won or not, by the step of the force ratio it falls in,
+  with the game's chance before it, cleanroom.game.skirmish_chance), ``last_stand`` (a
+  multi-player force of 2 or 1: its skirmish, apart from the others), ``brigands_after_win``
+  (halved?), ``warriors_after_loss``, ``battle_rounds`` (skirmishes until the end),
+  ``retreat`` (NO/END pressed during a battle: whether more skirmishes followed);
 - totals need the player's totals before the event: each player starts with the rulebook's
   10 warriors and 30 gold and every WARRIOR(S) or GOLD number shown in that player's action
-  updates them; a value becomes unknown where the recording does not show it (a curse
-  received, a purchase, a retreat, CLEAR).  ``battle_gold`` / ``tomb_gold`` (gold found: the
-  rise of the GOLD total, left out when the total is at what the warriors can carry, 6 per
-  warrior, because then it is cut), ``dragon_warriors`` / ``dragon_gold`` (whether the dragon
-  took a quarter, rounded down), ``sanctuary_warriors`` / ``sanctuary_gold`` (the bonus).
+  updates them; so do a battle's last numbers (a battle lost to the end leaves 1 warrior,
+  multi-player, or none), what was bought at the bazaar (an item for its price; warriors by
+  the count NO/END was pressed on; nothing when a purchase brings BAZAAR CLOSED), a warrior
+  starved (the Death March as the turn's action key is taken, before the action: no food
+  left) and the gold cut to what the force can carry, 6 per warrior.  A value becomes
+  unknown where the recording does not show it (a curse received, a retreat, a battle not
+  read, CLEAR before the turn's snapshot).  ``inventory_totals`` checks the totals so
+  followed against every INVENTORY that shows them.  ``battle_gold`` / ``tomb_gold`` (gold
+  found: the rise of the GOLD total, left out when the total is at what the warriors can
+  carry, because then it is cut), ``dragon_warriors`` / ``dragon_gold`` (whether the dragon
+  took its quarter, cleanroom.game.dragon_takes), ``sanctuary_warriors`` /
+  ``sanctuary_gold`` (the bonus).
 
 Intervals (``Row``): a share gets the Wilson 95 % score interval; a number drawn from a range
 gets the observed min and max with the count, and the chosen range must contain every
@@ -50,6 +64,7 @@ from __future__ import annotations
 import bisect
 import os
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 from .conform import read_reference_events, wilson
@@ -59,7 +74,8 @@ from .reel import CARDS
 from .tower import CleanroomError
 
 __all__ = ["Observation", "Row", "observe", "observe_folder", "estimate_all", "wilson",
-           "range_interval", "rows_markdown", "rows_data", "replace_evidence", "StatsError"]
+           "range_interval", "rows_markdown", "rows_data", "replace_evidence", "StatsError",
+           "force_class", "force_classes"]
 
 
 
@@ -68,6 +84,7 @@ class StatsError(CleanroomError):
 
 
 HORN_HZ = (520.8, 787.0)
+DEATH_MARCH_HZ = (201.2, 201.2)
 WON_HZ = (276.7, 407.1)
 LOST_HZ = (278.9, 203.5)
 BAZAAR_ITEMS = ("WARRIOR", "FOOD", "BEAST", "SCOUT", "HEALER")
@@ -235,6 +252,8 @@ class _Battle:
     brigands: int
     skirmishes: list = field(default_factory=list)   # (t, won, w_before, b_before, w, b)
     end: float = 0.0
+    lost: bool = False         # lost to the end: the Death March after a skirmish lost
+    retreat: bool = False      # the Death March of a retreat
 
     @property
     def won(self) -> bool:
@@ -242,21 +261,17 @@ class _Battle:
         return bool(self.skirmishes) and self.skirmishes[-1][5] == 0
 
 
-def _battle_lost(pics: list, presses: list) -> bool:
-    """Tell whether these pictures end a battle lost to the end: a WARRIORS picture without a
-    number (the Death March) right after a BRIGANDS count, with no NO/END (a retreat)
-    pressed in the 4 s before it (a retreat's Death March comes at the next skirmish's
-    retreat scan)."""
-    for k in range(1, len(pics)):
-        q, before = pics[k], pics[k - 1]
-        if q.name == "WARRIORS" and q.number is None and before.name == "BRIGANDS" and \
-                before.number is not None:
-            return not any(r.button == "NO/END" and q.t - 4.0 <= r.t <= q.t for r in presses)
-    return False
+def _read_battle(rec: _Recording, horn_t: float, until: float, warriors: int | None,
+                 floor: int) -> _Battle | None:
+    """Read the battle whose horn sounded at ``horn_t`` (module doc), or None if unreadable.
 
-
-def _read_battle(rec: _Recording, horn_t: float, until: float) -> _Battle | None:
-    """Read the battle whose horn sounded at ``horn_t`` (module doc), or None if unreadable."""
+    ``warriors``: the force's total before it, if known; ``floor``: the fewest warriors a
+    lost battle leaves (params ``min_warriors``).  A skirmish lost to the end shows no
+    numbers: WARRIORS without one and the Death March where its WARRIORS would light, when
+    the loss would leave fewer than ``floor`` + 1 (cleanroom.game: a multi-player force at
+    2 or 1 warriors, a solo force at its last), the battle's first skirmish too (then the
+    force is ``warriors``); with more warriors that Death March is a retreat's.
+    """
     pics = [p for p in rec.pictures_in(horn_t, until)]
     if not pics or pics[0].name != "BRIGANDS" or pics[0].number is None:
         return None
@@ -267,28 +282,64 @@ def _read_battle(rec: _Recording, horn_t: float, until: float) -> _Battle | None
             and pics[i].number is not None and pics[i + 1].number is not None:
         pairs.append((pics[i], pics[i + 1]))
         i += 2
+    march = pics[i] if i < len(pics) and pics[i].name == "WARRIORS" and \
+        pics[i].number is None else None
     if not pairs:
-        return None
-    outcomes = []
-    for k, (w, b) in enumerate(pairs):
-        nxt = pairs[k + 1][0].t if k + 1 < len(pairs) else b.t + 3.5
-        won = rec.has_cue(WON_HZ, b.t, nxt)
-        lost = rec.has_cue(LOST_HZ, b.t, nxt)
-        if (won is None) == (lost is None):
-            # the last pair of a battle may end without a cue only when brigands are 0
-            if b.number == 0 and k == len(pairs) - 1:
-                outcomes.append(True)
-                continue
+        if march is None or warriors is None:
             return None
-        outcomes.append(won is not None)
-    w_start = pairs[0][0].number + (0 if outcomes[0] else 1)
-    battle = _Battle(pics[0].t, w_start, b0)
-    w_prev, b_prev = w_start, b0
-    for (w, b), won in zip(pairs, outcomes):
-        battle.skirmishes.append((w.t, won, w_prev, b_prev, w.number, b.number))
-        w_prev, b_prev = w.number, b.number
-    battle.end = pairs[-1][1].t
+        battle = _Battle(pics[0].t, warriors, b0)
+        w_prev, b_prev = warriors, b0
+    else:
+        outcomes = []
+        for k, (w, b) in enumerate(pairs):
+            nxt = pairs[k + 1][0].t if k + 1 < len(pairs) else b.t + 3.5
+            won = rec.has_cue(WON_HZ, b.t, nxt)
+            lost = rec.has_cue(LOST_HZ, b.t, nxt)
+            if (won is None) == (lost is None):
+                # the last pair of a battle may end without a cue only when brigands are 0
+                if b.number == 0 and k == len(pairs) - 1:
+                    outcomes.append(True)
+                    continue
+                return None
+            outcomes.append(won is not None)
+        w_start = pairs[0][0].number + (0 if outcomes[0] else 1)
+        battle = _Battle(pics[0].t, w_start, b0)
+        w_prev, b_prev = w_start, b0
+        for (w, b), won in zip(pairs, outcomes):
+            battle.skirmishes.append((w.t, won, w_prev, b_prev, w.number, b.number))
+            w_prev, b_prev = w.number, b.number
+        battle.end = pairs[-1][1].t
+    if march is not None:
+        if w_prev - 1 <= floor:
+            battle.skirmishes.append((march.t, False, w_prev, b_prev, None, b_prev))
+            battle.lost = True
+        else:
+            battle.retreat = True
+        battle.end = march.t
     return battle
+
+
+def _times_b(ratio: float) -> str:
+    """Return ``ratio`` times the brigands as text: "b/2", "b", "2b"."""
+    f = Fraction(ratio).limit_denominator(16)
+    times = "" if f.numerator == 1 else str(f.numerator)
+    return f"{times}b" + ("" if f.denominator == 1 else f"/{f.denominator}")
+
+
+def force_classes() -> list[str]:
+    """Return the names of the force-ratio steps of params ``skirmish_win`` (warriors w,
+    brigands b), in order: e.g. "w < b/2", "b/2 <= w < b", ..., "w >= 4b"."""
+    steps = [_times_b(r) for r, _ in PARAMS["skirmish_win"].value[1:]]
+    return ([f"w < {steps[0]}"] + [f"{a} <= w < {b}" for a, b in zip(steps, steps[1:])]
+            + [f"w >= {steps[-1]}"])
+
+
+def force_class(warriors: int, brigands: int) -> str:
+    """Return the force-ratio step of params ``skirmish_win`` a skirmish of ``warriors``
+    against ``brigands`` falls in (cleanroom.game.skirmish_chance)."""
+    table = PARAMS["skirmish_win"].value
+    step = max(i for i, (ratio, _) in enumerate(table) if warriors >= ratio * brigands)
+    return force_classes()[step]
 
 
 def observe(events: Sequence[dict], source: str = "recording") -> list[Observation]:
@@ -311,6 +362,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
         return out
     lv = f"level {level}"
     per = PARAMS["gold_per_warrior"].value      # bags each warrior carries (rulebook)
+    floor = PARAMS["min_warriors"].value["multi" if players > 1 else "solo"]
     totals = {n: _Totals() for n in range(1, players + 1)}
     if level == 4:
         inv = PARAMS["level4_inventory"].value
@@ -335,8 +387,19 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
     snapshot: dict[int, _Totals] = {}
     presses = rec.presses
     bazaar: dict | None = None
+    fighting = -1.0         # the last picture of the battle being read
     for i, p in enumerate(presses):
+        if p.t < fighting:
+            continue            # a key pressed during a battle: read with the battle
         nxt = presses[i + 1].t if i + 1 < len(presses) else rec.end + 1
+        me = totals.get(p.player)
+        turn_prompt = len(p.prompt) == 2 and p.prompt[0] == " " and p.prompt[1].isdigit()
+        if turn_prompt and me is not None and _starved(rec, p.t, rec.pictures_in(p.t, nxt)):
+            # no food left: one warrior starves as the action key is taken (rulebook: Rations
+            # Of Food), before the action, so CLEAR does not bring it back
+            if me.warriors is not None:
+                me.warriors = max(floor, me.warriors - 1)
+            _carry(me, per, known=True, lost=True)
         # the response to a press runs until the next press, or on through a battle
         horn = rec.has_cue(HORN_HZ, p.t, nxt)
         until = nxt
@@ -344,15 +407,30 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
         if horn is not None:
             stop = next((q.t for q in presses[i + 1:] if q.prompt.strip() and
                          q.prompt[0] in " -"), rec.end + 1)
-            battle = _read_battle(rec, horn, stop)
+            battle = _read_battle(rec, horn, stop, None if me is None else me.warriors, floor)
             until = stop
+            if battle is not None:
+                fighting = battle.end
         pics = rec.pictures_in(p.t, until)
-        me = totals.get(p.player)
-        turn_prompt = len(p.prompt) == 2 and p.prompt[0] == " " and p.prompt[1].isdigit()
+        if turn_prompt and horn is None and pics and pics[0].name == "WARRIORS" and \
+                pics[0].number is None and rec.has_cue(DEATH_MARCH_HZ, pics[0].t,
+                                                       pics[0].t + 0.7) is not None:
+            # the last warrior starved: WARRIORS without a number, the Death March and the
+            # game is over (00 flashes); the key answered no action
+            if me is not None:
+                me.warriors = 0
+            continue
         if turn_prompt:
             snapshot[p.player] = me.copy() if me else _Totals()
             bazaar = None
         cursed = bool(pics) and pics[0].name == "CURSED"
+        if p.button == "INVENTORY" and me is not None and me.warriors is not None and \
+                me.gold is not None:
+            # INVENTORY shows the totals: the reading's own check
+            shown = {q.name: q.number for q in pics if q.number is not None}
+            if "WARRIOR" in shown and "GOLD" in shown:
+                add("inventory_totals", "all levels",
+                    (shown["WARRIOR"], shown["GOLD"]) == (me.warriors, me.gold), p.t)
         if p.button == "CLEAR" and me is not None:
             old = snapshot.get(p.player)
             if old is not None:
@@ -410,6 +488,10 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
             add("tower_brigands", lv, battle.brigands, battle.start)
         elif battle is not None:
             add("brigands_minus_warriors", lv, battle.brigands - battle.warriors, battle.start)
+            if battle.warriors >= 3:
+                # how often each difference comes, where none is cut at 1 brigand
+                add("brigands_spread", "3+ warriors", battle.brigands - battle.warriors,
+                    battle.start)
         if battle is not None:
             add("battle_rounds", "all levels", len(battle.skirmishes), battle.start)
             retreat = next((q for q in presses[i + 1:] if q.button == "NO/END" and
@@ -419,10 +501,16 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                 on = any(s[0] > retreat.t for s in battle.skirmishes)
                 add("retreat", "all levels", "went on" if on else "ended", retreat.t)
             for (t, won, wb, bb, w, b) in battle.skirmishes:
-                add("skirmish", "all levels", won, t, chance=skirmish_chance(wb, bb))
+                if players > 1 and wb - 1 <= floor:
+                    # a multi-player force of 2 or 1 warriors: its skirmish is the battle's
+                    # last, lost (the Death March) or won
+                    add("last_stand", "multi-player", won, t)
+                else:
+                    add("skirmish", force_class(wb, bb), won, t,
+                        chance=skirmish_chance(wb, bb))
                 if won:
                     add("brigands_after_win", "all levels", b == bb // 2, t)
-                else:
+                elif w is not None:         # a skirmish lost to the end shows no number
                     add("warriors_after_loss", "all levels", w == wb - 1, t)
             after = [q for q in pics if q.t > battle.end]
             if battle.won and after and after[0].name == "GOLD" and \
@@ -458,10 +546,8 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                 bazaar["current"], bazaar["price"] = first.name, first.number
         # totals after the action (what this player's pictures showed)
         if me is not None:
-            if p.button == "YES/BUY" and bazaar is not None:
-                me.warriors = None          # a purchase: what was bought is not shown
-                if bazaar["current"] == "BEAST" and me.beast is False:
-                    me.beast = None
+            if bazaar is not None:
+                _buy(bazaar, me, p, pics)
             for q in pics:
                 if q.number is None or (battle is not None and battle.start <= q.t <=
                                         battle.end):
@@ -470,24 +556,68 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
                     me.warriors = q.number
                 elif q.name == "GOLD":
                     me.gold = q.number
-            if battle is not None:
+            lost = battle is not None and battle.lost
+            if lost:
+                # lost to the end: a multi-player force keeps 1 warrior, a solo one none
+                # (rulebook, A Battle With Brigands, IMPORTANT)
+                me.warriors = floor
+            elif battle is not None and not battle.retreat:
                 me.warriors = battle.skirmishes[-1][4]
             elif horn is not None:
-                me.warriors = None
-            if _battle_lost(pics, rec.presses):
-                # lost to the end (WARRIORS without a number and the Death March, no retreat):
-                # a multi-player force keeps 1 warrior, a solo one none (rulebook, IMPORTANT)
-                me.warriors = PARAMS["min_warriors"].value["multi" if players > 1 else "solo"]
+                me.warriors = None      # a retreat, or a battle that could not be read
             if p.button == "YES/BUY" and p.prompt.startswith("C") and p.prompt[1:].isdigit():
                 victim = totals.get(int(p.prompt[1:]))
                 if victim is not None:
                     victim.warriors = victim.gold = None
-            if me.gold is not None and me.warriors is not None and me.gold > per * me.warriors:
-                # cut to what the force can carry (rulebook: Warriors) after a plague or the
-                # like; unknown with a Beast, or after a battle (its treasure is not all shown)
-                known = me.beast is False and horn is None
-                me.gold = per * me.warriors if known else None
+            # after a battle won its treasure is not all shown; a lost one brings none
+            _carry(me, per, known=horn is None or lost)
     return out
+
+
+def _buy(bazaar: dict, me: _Totals, p: _Press, pics: list) -> None:
+    """Follow a purchase at the bazaar (rulebook: Bazaar) in ``me``'s totals: what was bought
+    shows only in the GOLD total after it.  YES/BUY at ``--`` buys the item offered; warriors
+    go by count (``01``, ``02``, ... each YES/BUY, then NO/END on the count to buy); a
+    purchase the gold does not pay for brings BAZAAR CLOSED and buys nothing."""
+    closed = any(q.name == "BAZAAR CLOSED" for q in pics)
+    shown = next((q.number for q in pics if q.name == "GOLD"), None)
+    if p.button == "YES/BUY" and p.prompt == "--" and not closed:
+        if bazaar["current"] == "WARRIOR":
+            bazaar["buying"] = (me.warriors, me.gold, bazaar["price"])
+            me.warriors = None
+        elif bazaar["current"] == "BEAST" and me.beast is False:
+            paid = None not in (me.gold, bazaar["price"]) and shown == me.gold - bazaar["price"]
+            me.beast = True if paid else None
+    elif "buying" in bazaar and p.button == "YES/BUY" and closed:
+        me.warriors = bazaar.pop("buying")[0]
+    elif "buying" in bazaar and p.button == "NO/END" and p.prompt.isdigit():
+        # the count NO/END was pressed on is what was bought (the GOLD total shown after it,
+        # where the gold is known, is the gold less that many times the price)
+        w, gold, price = bazaar.pop("buying")
+        count = int(p.prompt)
+        paid = gold is None or (price is not None and shown == gold - count * price)
+        if w is not None and paid:
+            me.warriors = min(99, w + count)
+
+
+def _starved(rec: _Recording, t: float, pics: list) -> bool:
+    """Tell whether the key pressed at ``t`` starved a warrior: the Death March begins as the
+    key is taken (within 0.15 s), before any picture."""
+    march = rec.has_cue(DEATH_MARCH_HZ, t, t + 0.7)
+    return march is not None and march < t + 0.15 and (not pics or pics[0].t > march)
+
+
+def _carry(me: _Totals, per: int, known: bool, lost: bool = False) -> None:
+    """Cut ``me``'s gold to what the force can carry (``per`` bags a warrior, rulebook:
+    Warriors); the gold becomes unknown where the cut cannot be told: a Beast (perhaps)
+    carrying more, not ``known``, or the warriors unknown when one was ``lost``."""
+    if me.gold is None:
+        return
+    if me.warriors is None:
+        if lost and me.gold > per:
+            me.gold = None      # even one warrior carries this much
+    elif me.gold > per * me.warriors:
+        me.gold = per * me.warriors if known and me.beast is False else None
 
 
 # ---- estimates -----------------------------------------------------------------------------
@@ -593,6 +723,10 @@ def estimate_all(observations: Iterable[Observation]) -> list[Row]:
                                 round(mean, 3), name, lo <= mean <= hi))
         elif q == "retreat":
             rows += _share_rows(obs, q, None, None)
+        elif q == "brigands_spread":
+            weights = value(q)
+            rows += _share_rows(obs, q, q, {d: round(w / sum(weights.values()), 4)
+                                            for d, w in weights.items()})
         elif q == "haggle":
             k = sum(1 for o in obs if o.value)
             lo, hi = wilson(k, len(obs))
@@ -605,35 +739,39 @@ def estimate_all(observations: Iterable[Observation]) -> list[Row]:
             mean = sum(o.chance for o in obs) / len(obs)
             rows.append(Row(q, "all levels", "won", "model", k, len(obs), lo, hi,
                             round(mean, 3), "skirmish_win", lo <= mean <= hi))
-            # the same by the game's chance (cleanroom.game.skirmish_chance): how the odds
-            # depend on the forces
-            for a, b in ((0.0, 0.35), (0.35, 0.5), (0.5, 0.65), (0.65, 1.01)):
-                these = [o for o in obs if a <= o.chance < b]
+            # the same by the force ratio, in the steps of the game's chance
+            # (cleanroom.game.skirmish_chance)
+            for situation in force_classes():
+                these = [o for o in obs if o.situation == situation]
                 if these:
                     k = sum(1 for o in these if o.value)
                     lo, hi = wilson(k, len(these))
                     mean = sum(o.chance for o in these) / len(these)
-                    rows.append(Row(q, f"chance {a:.2f}-{min(b, 1.0):.2f}", "won", "model",
-                                    k, len(these), lo, hi, round(mean, 3), "skirmish_win",
-                                    lo <= mean <= hi))
+                    rows.append(Row(q, situation, "won", "model", k, len(these), lo, hi,
+                                    round(mean, 3), "skirmish_win", lo <= mean <= hi))
         elif q in ("brigands_after_win", "warriors_after_loss", "dragon_warriors",
-                   "dragon_gold", "haggle_step", "citadel_double", "tomb_treasure"):
+                   "dragon_gold", "haggle_step", "citadel_double", "tomb_treasure",
+                   "last_stand", "inventory_totals"):
             if q == "haggle_step":
                 k = sum(1 for o in obs if o.value == 1)
             elif q == "dragon_warriors":
                 k = sum(1 for o in obs if o.value[1] == o.value[0] - dragon_takes(o.value[0], 0)[0])
             elif q == "dragon_gold":
                 k = sum(1 for o in obs if o.value[1] == o.value[0] - dragon_takes(0, o.value[0])[1])
+            elif q == "last_stand":
+                k = sum(1 for o in obs if o.value is False)
             else:
                 k = sum(1 for o in obs if o.value)
             param_name = {"brigands_after_win": "brigands_after_win",
                           "warriors_after_loss": "warriors_after_loss",
                           "dragon_warriors": "dragon_share", "dragon_gold": "dragon_share",
                           "haggle_step": "haggle_success",
-                          "citadel_double": "citadel_double", "tomb_treasure": "tomb_odds"}[q]
-            rows.append(Row(q, "all levels", "agree", "rule", k, len(obs), k / len(obs),
-                            k / len(obs), {"haggle_step": "1 bag"}.get(q, "rule"),
-                            param_name, k == len(obs)))
+                          "citadel_double": "citadel_double", "tomb_treasure": "tomb_odds",
+                          "last_stand": "min_warriors", "inventory_totals": ""}[q]
+            chosen = {"haggle_step": "1 bag", "last_stand": "lost",
+                      "inventory_totals": "reading"}.get(q, "rule")
+            rows.append(Row(q, obs[0].situation, "agree", "rule", k, len(obs), k / len(obs),
+                            k / len(obs), chosen, param_name, k == len(obs)))
         elif q.endswith("_price"):
             chosen = value(q)
             if q == "food_price":
@@ -644,7 +782,8 @@ def estimate_all(observations: Iterable[Observation]) -> list[Row]:
                 rows.append(_range_row(obs, q, q, tuple(chosen)))
         elif q == "brigands_minus_warriors":
             # one chosen range for every level: checked on all battles, shown per level
-            rows.append(_range_row(obs, q, "brigands_spread", tuple(value("brigands_spread"))))
+            spread = value("brigands_spread")
+            rows.append(_range_row(obs, q, "brigands_spread", (min(spread), max(spread))))
             for situation in sorted({o.situation for o in obs}):
                 rows.append(_range_row([o for o in obs if o.situation == situation], q,
                                        "brigands_spread", None, situation))

@@ -178,7 +178,7 @@ def _stats(args, out: IO[str]) -> int:
         out.write(row.describe() + "\n")
     if bad:
         out.write(f"{len(bad)} chosen values outside their 95 % intervals: "
-                  f"{', '.join(sorted({r.param for r in bad}))}\n")
+                  f"{', '.join(sorted({r.param or r.quantity for r in bad}))}\n")
     if args.write_evidence:
         path = args.write_evidence
         try:

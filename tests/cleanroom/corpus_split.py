@@ -8,12 +8,23 @@ random with the fixed seed below (``random.Random(SEED).sample(sorted(EVENTS_ONL
 tests/cleanroom/test_corpus_split.py checks the draw): the clean-room game is developed on the
 other 112 (``DEVELOPMENT``) and the held-out 30 are only run to measure it.  No parameter of
 cleanroom/params.py may cite a held-out session (checked there too).
+
+``development_folders()`` gives the sessions the statistics and the calibration are computed
+over: the 112 development sessions where tests/corpus.py finds the genuine corpus, else the
+repository's sample (all development sessions).  ``python -m tests.cleanroom.corpus_split``
+prints the 112 folders, for ``towerlab conform --stats`` (cleanroom/params.py,
+``EVIDENCE_COMMAND``).
 """
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
-__all__ = ["SEED", "WITH_PINS", "EVENTS_ONLY", "HELD_OUT", "DEVELOPMENT", "draw_held_out"]
+from ..corpus import DATA_CORPUS, genuine_corpus
+
+__all__ = ["SEED", "WITH_PINS", "EVENTS_ONLY", "HELD_OUT", "DEVELOPMENT", "draw_held_out",
+           "development_folders"]
 
 SEED = 20261203
 HELD_OUT_COUNT = 30
@@ -65,3 +76,23 @@ DEVELOPMENT = tuple(sorted(set(WITH_PINS) | set(EVENTS_ONLY) - set(HELD_OUT)))
 def draw_held_out(names=EVENTS_ONLY, seed: int = SEED, count: int = HELD_OUT_COUNT) -> tuple:
     """Return the held-out sessions drawn from ``names`` with ``seed``, sorted."""
     return tuple(sorted(random.Random(seed).sample(sorted(names), count)))
+
+
+def development_folders() -> list[Path]:
+    """Return the folders of the development sessions to compute over: the 112 of the genuine
+    corpus where this machine has it (tests/corpus.py), else those of the repository's
+    sample; never a held-out one."""
+    corpus = genuine_corpus()
+    if corpus is not None:
+        return [corpus / name for name in DEVELOPMENT]
+    return sorted(p for p in DATA_CORPUS.iterdir()
+                  if p.name in DEVELOPMENT and (p / "events.jsonl").exists())
+
+
+if __name__ == "__main__":
+    if genuine_corpus() is None:
+        print(f"no genuine corpus on this machine (expected the {len(DEVELOPMENT) + len(HELD_OUT)} "
+              f"sessions where tests/corpus.py looks: TOWERLAB_CORPUS, or a sibling folder of "
+              f"the checkout holding captures/corpus)", file=sys.stderr)
+        sys.exit(2)
+    print(" ".join(str(p) for p in development_folders()))

@@ -169,9 +169,17 @@ def test_a_short_no_end_press_during_a_battle_does_not_retreat():
     assert shown(obs, "display").count("00") == 1 and "GOLD" in shown(obs, "picture")
 
 
-def test_skirmish_odds_grow_with_the_square_of_the_forces():
-    assert skirmish_chance(10, 10) == pytest.approx(1 / 1.64)
-    assert skirmish_chance(20, 10) > 0.85 > skirmish_chance(10, 10) > 0.5 > skirmish_chance(5, 10)
+def test_skirmish_odds_go_by_steps_of_the_force_ratio():
+    """params skirmish_win: the same chance from even forces up to twice the brigands."""
+    assert skirmish_chance(10, 10) == skirmish_chance(19, 10) == pytest.approx(0.625)
+    assert skirmish_chance(20, 10) == skirmish_chance(39, 10) == pytest.approx(0.89)
+    assert skirmish_chance(9, 10) == skirmish_chance(5, 10) == pytest.approx(0.40)
+    assert skirmish_chance(4, 10) == pytest.approx(0.10)
+
+
+def test_skirmish_odds_never_reach_certainty():
+    """A loss must stay possible for the resolver, however strong the warriors."""
+    assert 0.99 < skirmish_chance(40, 1) < 1 and 0 < skirmish_chance(1, 40) < 0.2
 
 
 def test_a_tomb_battle_follows_the_creaking_door():
