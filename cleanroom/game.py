@@ -819,12 +819,13 @@ class Game:
             # loss keeps: multi-player 1 (so at 2 or 1 warriors), solo 0 (at 1)
             fatal = w - 1 <= self._min_warriors()
             if fatal and len(self.players) > 1:
-                # in a multi-player game such a skirmish brings the Death March sooner and
-                # without the key scan that looks for a retreat (params
-                # ``skirmish_fatal_gap_s``, ``skirmish_fatal_first_s``): it is decided before
-                # the pause, the battle's first one too; a solo game's last warrior fights
-                # an ordinary skirmish (l1_p1_s149 233.7: 2 warriors lose one and fight on)
-                won = self._skirmish(w, brigands)
+                # in a multi-player game such a skirmish is the force's last stand: it is
+                # lost (params ``min_warriors``: 35 of 35) and brings the Death March sooner,
+                # without the key scan that looks for a retreat (``skirmish_fatal_gap_s``,
+                # ``skirmish_fatal_first_s``), the battle's first one too; a solo game's last
+                # warrior fights an ordinary skirmish (l1_p1_s149 233.7: 2 warriors lose one
+                # and fight on)
+                won = False
             if gap is None:
                 pause = (param("skirmish_fatal_first_s") if won is False
                          else param("battle_pause_s") + floor)
