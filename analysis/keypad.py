@@ -11,11 +11,18 @@ mbdtower driver (docs/dark-tower-wiring.md §5); keys are active high::
 
 Events emitted (``button`` events of the shared vocabulary, marked as decoded)::
 
-    {"t": 3.019, "type": "button", "button": "YES/BUY", "action": "press", "source": "keypad"}
+    {"t": 3.449, "type": "button", "button": "YES/BUY", "action": "press", "source": "keypad"}
+    {"t": 11.756, "type": "button", "button": "YES/BUY", "action": "release", "source": "keypad",
+     "down_until": 3.4745}
 
 - A strobe is a span during which exactly one of R0-R2 is high; the K rows high during it are
   that column's pressed keys. A key's state changes when a strobe of its column sees a
   different value; ``t`` = the strobe's start (the chip reads K during the strobe).
+- A release's ``t`` is the first strobe of the key's column that sees it up; ``down_until``
+  is the release edge, the end of the last strobe that saw it down (the K row falls there).
+  The key was let go somewhere in between, and a firmware that stops scanning (the tower
+  test's reel turn: no strobe of R2 from 3.47 s to 11.76 s in ``level_select``) leaves that
+  span long: the hold a person saw ends at ``down_until`` (``analysis.plot.button_blocks``).
 - The K8 row is ambiguous while the reel sensor is lit: if SENSOR is captured and high during
   the strobe (or, without SENSOR, K8 was already high with no column strobed just before), the
   K8 keys of that column keep their previous state.
@@ -57,6 +64,7 @@ class KeypadDecoder(Decoder):
         self._idle_k8 = 0         # K8 with no column strobed (the sensor, when SENSOR is absent)
         self._state = [0, 0, 0]   # pressed rows per column
         self._resumed = -1        # end of the last gap: strobes starting by then are partial
+        self._down_end = [[0] * 4 for _ in range(3)]   # per column and row: release edge
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         cols = value & 7
@@ -64,7 +72,7 @@ class KeypadDecoder(Decoder):
         col = {1: 0, 2: 1, 4: 2}.get(cols, -1)
         if col != self._col:
             if self._col >= 0:
-                self._end_strobe(out)
+                self._end_strobe(t, out)
             self._col, self._start, self._seen, self._k8_blind = col, t, 0, False
         if cols == 0:
             self._idle_k8 = rows >> 3 & 1
@@ -78,13 +86,14 @@ class KeypadDecoder(Decoder):
 
     def close(self, end: int, out: list[dict]) -> None:
         if self._col >= 0:
-            self._end_strobe(out)
+            self._end_strobe(end, out)
             self._col = -1
 
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._resumed = end
 
-    def _end_strobe(self, out: list[dict]) -> None:
+    def _end_strobe(self, end: int, out: list[dict]) -> None:
+        """Judge the strobe that ends at sample ``end``."""
         if self._start <= self._resumed:
             return
         col, seen = self._col, self._seen
@@ -94,7 +103,12 @@ class KeypadDecoder(Decoder):
         for row in range(4):
             was, now = old >> row & 1, seen >> row & 1
             if was != now:
-                out.append({"t": seconds(self._start, self.rate), "type": "button",
-                            "button": _BUTTON_AT[col][row],
-                            "action": "press" if now else "release", "source": "keypad"})
+                ev = {"t": seconds(self._start, self.rate), "type": "button",
+                      "button": _BUTTON_AT[col][row],
+                      "action": "press" if now else "release", "source": "keypad"}
+                if not now:
+                    ev["down_until"] = seconds(self._down_end[col][row], self.rate)
+                out.append(ev)
+            if now and not (row == 3 and self._k8_blind):
+                self._down_end[col][row] = end
         self._state[col] = seen

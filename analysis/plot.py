@@ -36,20 +36,25 @@ import numpy as np
 from analysis.base import AnalysisError
 from analysis.display import glyph, segments_from_o
 from analysis.speaker import note_name
+from analysis.pictures import BLANK, LAMPS, lit_pictures
 from captures.darktower_facts import CARD_IMAGES, LAMP_PINS
 from captures.model import Capture
 
 __all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans",
            "TIMING_ROWS", "plot_overview", "overview_figure", "figure_bytes", "draw_lanes",
            "Block", "Layout", "aggregate", "display_blocks", "lamp_blocks", "motor_blocks",
-           "reel_blocks", "button_blocks", "tone_marks", "session_end", "capture_end",
-           "REEL_CARDS", "BUTTON_SHORT", "OVERVIEW_LANES"]
+           "reel_blocks", "reel_steps", "button_blocks", "button_legend", "tone_marks",
+           "session_end", "capture_end", "lanes_with_data", "legend_text", "REEL_CARDS", "BUTTON_SHORT",
+           "OVERVIEW_LANES", "LANE_LABELS"]
 
 # Channels the digit bus row needs (O0-O6 segments, O7 digit select, R4 enable).
 _DIGIT_BUS_CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)
 # Rows of the timing diagram: (label, channel or None for a bus row).
 TIMING_ROWS: tuple[tuple[str, str | None], ...] = (
     ("display", None), ("digit bus", None),
+    # the O lines under the bus: O0-O6 each drive one segment, O7 picks the digit (0 left)
+    ("O0 seg g", "O0"), ("O1 seg c", "O1"), ("O2 seg d", "O2"), ("O3 seg e", "O3"),
+    ("O4 seg f", "O4"), ("O5 seg a", "O5"), ("O6 seg b", "O6"), ("O7 digit R", "O7"),
     ("R0 col", "R0"), ("R1 col", "R1"), ("R2 col", "R2"),
     ("K1", "K1"), ("K2", "K2"), ("K4", "K4"), ("K8", "K8"),
     ("R4 /EN", "R4"), ("R7 upper", "R7"), ("R6 middle", "R6"), ("R5 lower", "R5"),
@@ -190,7 +195,8 @@ def timing_figure(capture: Capture, start_s: float, end_s: float):
     decoded.sort(key=lambda e: e["t"])
 
     rows = _timing_rows(info.channels, "display" in only)
-    lanes = _zoom_lanes(only)
+    # only the decoded lanes with something in the window (an empty lane says nothing)
+    lanes = lanes_with_data(decoded, _zoom_lanes(only), start_s, stop)
     height = 0.45 * len(rows) + sum(_LANE_HEIGHT[n] for n in lanes) + 1.2
     import matplotlib
     matplotlib.use("Agg")
@@ -203,9 +209,11 @@ def timing_figure(capture: Capture, start_s: float, end_s: float):
     axes = np.array(all_axes, dtype=object).reshape(-1, 1)
     for ax, (label, ch) in zip(axes[len(lanes):, 0], rows):
         ax.set_yticks([])
+        if ch is not None:                # a pin: its two levels on the axis
+            ax.set_yticks([0.1, 0.9], ["0", "1"], fontsize=6)
         ax.set_ylim(-0.1, 1.1)
         ax.set_ylabel(label, rotation=0, ha="right", va="center", fontsize=9)
-        for side in ("top", "right", "left"):
+        for side in ("top", "right") + (("left",) if ch is None else ()):
             ax.spines[side].set_visible(False)
         if ch is not None:
             bit = np.uint64(info.channels.index(ch))
@@ -277,7 +285,7 @@ def _timing_rows(channels: Sequence[str], display: bool) -> list[tuple[str, str 
     if digit_bus:
         rows.append(("digit bus", None))
     rows += [(label, ch) for label, ch in TIMING_ROWS if ch is not None and ch in channels]
-    drawn = {ch for _, ch in TIMING_ROWS} | ({f"O{i}" for i in range(8)} if digit_bus else set())
+    drawn = {ch for _, ch in TIMING_ROWS}
     # R3 is not wired on the Dark Tower board (docs/dark-tower-wiring.md §2): no row.
     rows += [(c, c) for c in channels if c not in drawn and c != "R3"]
     return rows
@@ -430,9 +438,11 @@ BUTTON_SHORT = {"YES/BUY": "Y", "NO/END": "N", "REPEAT": "Rep", "HAGGLE": "H",
                 "SANCTUARY/CITADEL": "S", "DARK TOWER": "DT", "FRONTIER": "F",
                 "INVENTORY": "I"}
 OVERVIEW_LANES = ("display", "lamps", "motor", "reel", "tones", "buttons")
+# What each lane's label says (with its unit where it has one).
+LANE_LABELS = {"tones": "tones\n(Hz)", "reel": "reel\ncard"}
 _LANE_HEIGHT = {"display": 0.55, "lamps": 0.9, "motor": 0.35, "reel": 0.55, "tones": 1.1,
                 "buttons": 0.55}
-_MARGIN_LEFT, _MARGIN_RIGHT = 0.075, 0.985      # axes span of every lane (figure fractions)
+_MARGIN_LEFT, _MARGIN_RIGHT = 0.09, 0.985       # axes span of every lane (figure fractions)
 _DPI = 110
 _CHAR_PX = 6.7                                   # width of one monospace character at 8 pt
 FLASH_RUN_S = 0.6      # blocks of one label closer than this are one run (a flashing text)
@@ -492,21 +502,14 @@ def display_blocks(events: Sequence[dict], end: float) -> list[Block]:
 
 def lamp_blocks(events: Sequence[dict], end: float) -> dict[str, list[Block]]:
     """Return, per lamp (upper, middle, lower), the spans it was lit, each labelled with
-    the picture it lit (the reel's card at the time, ``REEL_CARDS``) or the lamp's name."""
-    events = sorted(events, key=lambda e: e["t"])
-    out: dict[str, list[Block]] = {}
-    pos = None
-    changes: dict[str, list[tuple[float, str]]] = {lamp: [] for lamp in ("upper", "middle",
-                                                                            "lower")}
-    for e in events:
-        if e["type"] == "reel":
-            pos = e["card_pos"]
-        elif e["type"] == "lamp" and e["lamp"] in changes:
-            row = ("upper", "middle", "lower").index(e["lamp"])
-            name = REEL_CARDS.get(pos, ("", "", ""))[row] if pos is not None else ""
-            changes[e["lamp"]].append((e["t"], (name or e["lamp"]) if e["on"] else ""))
-    for lamp, ch in changes.items():
-        out[lamp] = _spans(ch, end, _gap_starts(events))
+    the picture it lit (``analysis.pictures``: the card in front of it, reported up to a
+    frame after the lamp): its name, "blank (card 7)", or "card ?" while the reel's
+    position is unknown; a span is split where the card changes."""
+    out: dict[str, list[Block]] = {lamp: [] for lamp in LAMPS}
+    for lit in lit_pictures(events, end):
+        label = (lit.picture if lit.picture not in ("", BLANK) else
+                 f"blank (card {lit.card})" if lit.picture == BLANK else "card ?")
+        out[lit.lamp].append(Block(lit.start, lit.end, label))
     return out
 
 
@@ -526,18 +529,45 @@ def reel_blocks(events: Sequence[dict], end: float) -> list[Block]:
                   end, _gap_starts(events))
 
 
+def reel_steps(events: Sequence[dict], end: float) -> tuple[list[float], list[int]]:
+    """Return the reel lane's line: the times (s) at which the card in front changed and the
+    card from each on (the last one held to ``end``); empty before any reel event."""
+    times, cards = [], []
+    for e in sorted((e for e in events if e["type"] == "reel"), key=lambda e: e["t"]):
+        if cards and cards[-1] == e["card_pos"]:
+            continue
+        times.append(e["t"])
+        cards.append(e["card_pos"])
+    if times:
+        times.append(max(end, times[-1]))
+        cards.append(cards[-1])
+    return times, cards
+
+
 def button_blocks(events: Sequence[dict], end: float) -> list[Block]:
     """Return the button lane: one block per press, from press to release, labelled with the
-    button's short name (``BUTTON_SHORT``)."""
+    button's short name (``BUTTON_SHORT``). A decoded release ends the block at its release
+    edge (``down_until``, analysis/keypad.py): the first scan that sees a key up can come
+    long after it was let go."""
     out, down = [], {}
     for e in sorted((e for e in events if e["type"] == "button"), key=lambda e: e["t"]):
         if e["action"] == "press":
             down.setdefault(e["button"], e["t"])
         elif e["button"] in down:
             a = down.pop(e["button"])
-            out.append(Block(a, e["t"], BUTTON_SHORT.get(e["button"], e["button"])))
+            out.append(Block(a, max(a, e.get("down_until", e["t"])),
+                             BUTTON_SHORT.get(e["button"], e["button"])))
     out += [Block(a, end, BUTTON_SHORT.get(b, b)) for b, a in down.items()]
     return sorted(out)
+
+
+def button_legend(events: Sequence[dict]) -> str:
+    """Return the legend of the short names the button lane uses for ``events``:
+    "Y YES/BUY, N NO/END" in panel order; "" without presses."""
+    from captures.darktower_facts import BUTTONS
+
+    used = {e["button"] for e in events if e["type"] == "button"}
+    return ", ".join(f"{BUTTON_SHORT[b]} {b}" for b in BUTTONS if b in used)
 
 
 def aggregate(blocks: Sequence[Block], px_s: float) -> list[Block]:
@@ -713,6 +743,42 @@ def _draw_tones(ax, events: Sequence[dict], px_s: float, t0: float, t1: float) -
         ax.plot(clicks, [lo * 1.05] * len(clicks), "|", color="0.3", ms=6)
 
 
+def _draw_reel(ax, events: Sequence[dict], end: float, px_s: float, t0: float,
+               t1: float) -> None:
+    """Draw the reel lane: the card in front of the windows (0-7) as a step line, so a turn
+    shows as a staircase; each resting card wider than its label is named."""
+    times, cards = reel_steps(events, end)
+    ax.set_ylim(-0.7, 7.7)
+    ax.set_yticks([0, 7], ["card 0", "7"], fontsize=7)
+    if not times:
+        return
+    ax.step(times, cards, where="post", color="tab:brown", lw=1.5)
+    for i in range(len(times) - 1):
+        a, b = max(times[i], t0), min(times[i + 1], t1)
+        label = f"{cards[i]}"
+        if b - a >= (len(label) + 2) * _CHAR_PX * px_s:
+            ax.text((a + b) / 2, cards[i] + 0.6 if cards[i] < 5 else cards[i] - 0.6, label,
+                    ha="center", va="center", fontsize=7, color="tab:brown", clip_on=True)
+
+
+def lanes_with_data(events: Sequence[dict], lanes: Sequence[str], t0: float,
+                    t1: float) -> list[str]:
+    """Return those of ``lanes`` that have something to draw between ``t0`` and ``t1``
+    seconds (a state that began before ``t0`` and still holds counts)."""
+    end = max(t1, session_end(events))
+    spans = {
+        "display": display_blocks(events, end), "motor": motor_blocks(events, end),
+        "lamps": [b for blocks in lamp_blocks(events, end).values() for b in blocks],
+        "buttons": button_blocks(events, end),
+        "tones": [Block(e["t"], e["t"] + e["dur_s"], "") for e in events
+                  if e["type"] == "tone"],
+    }
+    times, _ = reel_steps(events, end)
+    spans["reel"] = [Block(times[0], end, "")] if times else []
+    return [lane for lane in lanes
+            if any(b.end >= t0 and b.start <= t1 for b in spans.get(lane, []))]
+
+
 def draw_lanes(axes: Sequence, lanes: Sequence[str], events: Sequence[dict], t0: float,
                t1: float, px_s: float, end: float | None = None) -> None:
     """Draw the decoded ``lanes`` of ``events`` into ``axes`` (one each) between ``t0`` and
@@ -720,7 +786,8 @@ def draw_lanes(axes: Sequence, lanes: Sequence[str], events: Sequence[dict], t0:
     events = sorted(events, key=lambda e: e["t"])
     end = session_end(events) if end is None else end
     for ax, lane in zip(axes, lanes):
-        ax.set_ylabel(lane, rotation=0, ha="right", va="center", fontsize=9)
+        ax.set_ylabel(LANE_LABELS.get(lane, lane), rotation=0, ha="right", va="center",
+                      fontsize=9)
         ax.set_ylim(0, 1)
         if lane == "display":
             _draw_blocks(ax, aggregate(display_blocks(events, end), px_s), 0.1, 0.8,
@@ -730,13 +797,14 @@ def draw_lanes(axes: Sequence, lanes: Sequence[str], events: Sequence[dict], t0:
             for row, lamp in enumerate(("lower", "middle", "upper")):
                 _draw_blocks(ax, aggregate(lit[lamp], px_s),
                              row / 3 + 0.03, 1 / 3 - 0.06, "goldenrod", px_s, t0, t1)
-            ax.set_yticks([1 / 6, 0.5, 5 / 6], ["lower", "middle", "upper"], fontsize=7)
+            ax.set_yticks([1 / 6, 0.5, 5 / 6],
+                          [f"{lamp} R{LAMP_PINS[lamp]}" for lamp in ("lower", "middle", "upper")],
+                          fontsize=7)
         elif lane == "motor":
             _draw_blocks(ax, aggregate(motor_blocks(events, end), px_s), 0.15, 0.7,
                          "tab:purple", px_s, t0, t1)
         elif lane == "reel":
-            _draw_blocks(ax, aggregate(reel_blocks(events, end), px_s), 0.1, 0.8,
-                         "tab:brown", px_s, t0, t1)
+            _draw_reel(ax, events, end, px_s, t0, t1)
         elif lane == "tones":
             _draw_tones(ax, events, px_s, t0, t1)
         elif lane == "buttons":
@@ -767,11 +835,11 @@ def overview_figure(events: Sequence[dict], start_s: float = 0.0, end_s: float |
     stop = end if end_s is None else end_s
     if not stop > start_s >= 0:
         stop = start_s + 1.0
-    height = sum(_LANE_HEIGHT.values()) + 0.9
+    height = sum(_LANE_HEIGHT.values()) + 1.1
     fig = plt.figure(figsize=(width_in, height))
     axes = _lane_axes(fig, OVERVIEW_LANES)
     fig.subplots_adjust(left=_MARGIN_LEFT, right=_MARGIN_RIGHT, top=1 - 0.35 / height,
-                        bottom=0.5 / height)
+                        bottom=0.7 / height)
     width_px = int(round(width_in * _DPI))
     px_s = (stop - start_s) / (width_px * (_MARGIN_RIGHT - _MARGIN_LEFT))
     draw_lanes(axes, OVERVIEW_LANES, events, start_s, stop, px_s, end)
@@ -782,6 +850,8 @@ def overview_figure(events: Sequence[dict], start_s: float = 0.0, end_s: float |
                      transform=axes[0].get_xaxis_transform(), clip_on=False)
     axes[-1].set_xlim(start_s, stop)
     axes[-1].set_xlabel("time (s)")
+    fig.text(_MARGIN_LEFT, 0.05 / height, legend_text(events), fontsize=7.5, va="bottom",
+             ha="left", color="0.25", gid="legend")
     counts = {k: sum(1 for e in events if e["type"] == k) for k in ("display", "tone",
                                                                     "button")}
     fig.suptitle(title or f"session {start_s:g}-{stop:g} s: {counts['display']} display "
@@ -790,6 +860,15 @@ def overview_figure(events: Sequence[dict], start_s: float = 0.0, end_s: float |
     layout = Layout(start_s, stop, _MARGIN_LEFT, _MARGIN_RIGHT, width_px,
                     int(round(height * _DPI)))
     return fig, layout
+
+
+def legend_text(events: Sequence[dict]) -> str:
+    """Return the overview's legend line: what the lamps, the reel, the tones and the button
+    letters of ``events`` mean."""
+    buttons = button_legend(events)
+    return ("lamps: the picture each lit (the card in front of it); reel: the card in front "
+            "of the windows, 0-7; tones: pitch in Hz, note names, | clicks"
+            + (f"; buttons: {buttons}" if buttons else ""))
 
 
 def figure_bytes(fig, fmt: str = "png") -> bytes:

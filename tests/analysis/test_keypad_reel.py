@@ -33,6 +33,15 @@ def test_a_key_seen_in_its_column_strobe_is_pressed_then_released():
         (0.05, "YES/BUY", "press"), (0.1, "YES/BUY", "release")]
 
 
+def test_a_release_carries_the_edge_where_the_key_was_last_seen_down():
+    # pressed during the strobes at 5000 and 7500; the column is not scanned again until
+    # 15000: the release is judged there, its edge is the end of the strobe at 7500
+    edges = strobes(5000, 2, keys=[("R2", "K2")]) + strobes(15_000, 1)
+    release = run(KeypadDecoder, capture(edges, 20_000, RATE))[-1]
+    assert (release["t"], release["action"], release["down_until"]) == (0.15, "release",
+                                                                        0.0751)
+
+
 @pytest.mark.parametrize("col,line,button", [("R0", "K1", "INVENTORY"), ("R1", "K8", "MOVE"),
                                              ("R2", "K4", "HAGGLE"), ("R0", "K2", "NO/END")])
 def test_the_key_matrix_follows_the_mame_driver(col, line, button):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from analysis.plot import (Block, aggregate, button_blocks, display_blocks, lamp_blocks,
                            motor_blocks, overview_figure, plot_overview, reel_blocks,
                            session_end, tone_marks)
@@ -43,13 +45,36 @@ def test_a_lit_lamp_is_labelled_with_the_picture_of_the_card_in_front_of_it():
     assert lamps["middle"] == []
 
 
-def test_a_lamp_lit_with_the_reel_unknown_or_at_the_void_card_is_named_by_its_lamp():
+def test_a_lamp_lit_with_the_reel_unknown_says_so_and_one_at_card_7_says_it_is_blank():
     events = [{"t": 1.0, "type": "lamp", "lamp": "middle", "on": 1},
               {"t": 2.0, "type": "reel", "card_pos": 7},
               {"t": 3.0, "type": "lamp", "lamp": "lower", "on": 1}]
     lamps = lamp_blocks(events, 4.0)
-    assert lamps["middle"] == [Block(1.0, 4.0, "middle")]
-    assert lamps["lower"] == [Block(3.0, 4.0, "lower")]
+    assert lamps["middle"] == [Block(1.0, 2.0, "card ?"), Block(2.0, 4.0, "blank (card 7)")]
+    assert lamps["lower"] == [Block(3.0, 4.0, "blank (card 7)")]
+
+
+def test_a_lamp_is_named_by_the_card_reported_up_to_a_frame_after_it_lit():
+    # MAME's card_pos comes at the next 1/60 s frame: the reel stopped before the lamp lit
+    events = [{"t": 0.0, "type": "reel", "card_pos": 0},
+              {"t": 6.941, "type": "lamp", "lamp": "upper", "on": 1},
+              {"t": 6.95, "type": "reel", "card_pos": 7}]
+    assert lamp_blocks(events, 8.0)["upper"] == [Block(6.941, 8.0, "blank (card 7)")]
+
+
+def test_the_tower_tests_three_lamps_are_named_as_the_blank_card_they_light():
+    lamps = lamp_blocks(truth("level_select"), 40.0)
+    assert [b.label for lamp in ("upper", "middle", "lower") for b in lamps[lamp]] == \
+        ["blank (card 7)"] * 3
+
+
+def test_a_lamp_lit_while_the_reel_moves_is_split_at_each_card():
+    events = [{"t": 0.0, "type": "reel", "card_pos": 3},
+              {"t": 1.0, "type": "lamp", "lamp": "upper", "on": 1},
+              {"t": 2.0, "type": "reel", "card_pos": 2},
+              {"t": 3.0, "type": "lamp", "lamp": "upper", "on": 0}]
+    assert lamp_blocks(events, 4.0)["upper"] == [Block(1.0, 2.0, "DRAGON"),
+                                                 Block(2.0, 3.0, "WIZARD")]
 
 
 def test_motor_and_reel_blocks_follow_their_events():
@@ -57,6 +82,15 @@ def test_motor_and_reel_blocks_follow_their_events():
               {"t": 2.0, "type": "motor", "on": 0}]
     assert motor_blocks(events, 5.0) == [Block(1.0, 2.0, "on")]
     assert reel_blocks(events, 5.0) == [Block(1.5, 5.0, "2 WIZARD/BAZAAR CLOSED/KEY MISSING")]
+
+
+def test_a_decoded_hold_ends_at_its_release_edge_not_at_the_next_scan():
+    # the keypad is not scanned during the tower test's reel turn: the first scan that sees
+    # YES/BUY up is at 11.756 s, the last that saw it down ended at 3.474 s
+    events = [{"t": 3.44992, "type": "button", "button": "YES/BUY", "action": "press"},
+              {"t": 11.755956, "type": "button", "button": "YES/BUY", "action": "release",
+               "down_until": 3.474432}]
+    assert button_blocks(events, 20.0) == [Block(3.44992, 3.474432, "Y")]
 
 
 def test_a_button_block_runs_from_press_to_release_with_its_short_name():
@@ -102,7 +136,7 @@ def test_the_session_ends_where_its_last_tone_or_gap_ends():
 def test_the_overview_spans_the_whole_session_with_a_lane_each():
     fig, layout = overview_figure(truth("level_select"))
     labels = [ax.get_ylabel() for ax in fig.axes]
-    assert labels == ["display", "lamps", "motor", "reel", "tones", "buttons"]
+    assert labels == ["display", "lamps", "motor", "reel\ncard", "tones\n(Hz)", "buttons"]
     assert layout.t0 == 0.0 and abs(layout.t1 - 37.55) < 0.01
     assert fig.axes[-1].get_xlim() == (layout.t0, layout.t1)
 
@@ -166,5 +200,87 @@ def test_the_zoomed_timing_plot_has_the_decoded_lanes_above_the_pins(tmp_path):
         plt.close = real_close
     labels = [ax.get_ylabel() for ax in made[-1].axes]
     real_close(made[-1])
-    assert labels[:5] == ["lamps", "motor", "reel", "tones", "buttons"]
-    assert labels[5:8] == ["display", "digit bus", "R0 col"]
+    # 3.0-3.2 s of the tower test: YES/BUY, its click, the motor starting the reel
+    assert labels[:5] == ["motor", "reel\ncard", "tones\n(Hz)", "buttons", "display"]
+    assert labels[5:7] == ["digit bus", "O0 seg g"]
+
+
+def _figure_of(tmp_path, capture: str, start: float, end: float):
+    """Return the pin-level figure of a shared capture's window (kept open for reading)."""
+    from analysis.plot import timing_figure
+    from tests.analysis.capload import load
+
+    return timing_figure(load(capture), start, end)
+
+
+def _close(fig) -> None:
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+
+
+def test_the_pin_view_leaves_out_decoded_lanes_with_nothing_in_its_window(tmp_path):
+    fig = _figure_of(tmp_path, "level_select", 2.96, 3.16)  # '--' lights up, nothing else
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    _close(fig)
+    assert labels[:3] == ["reel\ncard", "display", "digit bus"]
+    assert not {"lamps", "motor", "tones\n(Hz)", "buttons"} & set(labels)
+
+
+def test_the_pin_view_keeps_the_decoded_lanes_that_have_events_in_its_window(tmp_path):
+    fig = _figure_of(tmp_path, "level_select", 3.4, 3.6)      # YES/BUY, the click, the motor
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    _close(fig)
+    assert {"motor", "tones\n(Hz)", "buttons"} <= set(labels)
+
+
+def test_every_pin_row_of_the_pin_view_has_its_0_and_1_levels_marked(tmp_path):
+    fig = _figure_of(tmp_path, "tower_test", 3.0, 3.2)
+    rows = [ax for ax in fig.axes if ax.get_ylabel().split()[0] in
+            {"O0", "O7", "R0", "K1", "R10", "SENSOR"}]
+    ticks = [[t.get_text() for t in ax.get_yticklabels()] for ax in rows]
+    _close(fig)
+    assert len(rows) == 6 and all(t == ["0", "1"] for t in ticks)
+
+
+def test_the_pin_view_has_a_row_for_each_O_line_with_what_it_drives(tmp_path):
+    fig = _figure_of(tmp_path, "tower_test", 3.0, 3.2)
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    o7 = next(ax for ax in fig.axes if ax.get_ylabel().startswith("O7"))
+    levels = set(o7.lines[0].get_ydata())
+    _close(fig)
+    assert [lab for lab in labels if lab.startswith("O")] == [
+        "O0 seg g", "O1 seg c", "O2 seg d", "O3 seg e", "O4 seg f", "O5 seg a", "O6 seg b",
+        "O7 digit R"]
+    assert levels == {0.1, 0.9}          # the digit select toggles: both levels drawn
+
+
+def test_the_overview_draws_the_reel_as_the_card_in_front_over_time():
+    fig, _ = overview_figure(truth("level_select"))
+    reel = next(ax for ax in fig.axes if ax.get_ylabel().startswith("reel"))
+    cards = list(reel.lines[0].get_ydata())
+    _close(fig)
+    # the tower test turns the reel once round: 7, 6, ..., 0, then it coasts onto 7
+    steps = [c for i, c in enumerate(cards) if i == 0 or c != cards[i - 1]]
+    assert steps == [0, 7, 6, 5, 4, 3, 2, 1, 0, 7]
+
+
+def test_the_overview_of_a_decoded_capture_draws_a_hold_no_longer_than_the_key_was_seen():
+    from analysis.decode import decode
+    from tests.analysis.capload import load
+
+    fig, _ = overview_figure(decode(load("level_select")))
+    buttons = next(ax for ax in fig.axes if ax.get_ylabel() == "buttons")
+    boxes = [p.vertices for c in buttons.collections for p in c.get_paths()]
+    _close(fig)
+    first = min(boxes, key=lambda v: v[:, 0].min())
+    assert first[:, 0].min() == pytest.approx(3.44992)
+    assert first[:, 0].max() < 3.5          # not up to the next scan of its column at 11.76 s
+
+
+def test_the_overview_names_its_units_and_the_button_letters_it_uses():
+    fig, _ = overview_figure(truth("level_select"))
+    legend = next(t.get_text() for t in fig.texts if t.get_gid() == "legend")
+    tones = next(ax for ax in fig.axes if ax.get_ylabel().startswith("tones"))
+    _close(fig)
+    assert "(Hz)" in tones.get_ylabel()
+    assert "Y YES/BUY" in legend and "N NO/END" in legend and "M MOVE" not in legend
