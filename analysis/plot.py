@@ -44,8 +44,8 @@ __all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_sp
            "TIMING_ROWS", "plot_overview", "overview_figure", "figure_bytes", "draw_lanes",
            "Block", "Layout", "aggregate", "display_blocks", "lamp_blocks", "motor_blocks",
            "reel_blocks", "reel_steps", "button_blocks", "button_legend", "tone_marks",
-           "session_end", "capture_end", "lanes_with_data", "legend_text", "REEL_CARDS", "BUTTON_SHORT",
-           "OVERVIEW_LANES", "LANE_LABELS"]
+           "session_end", "capture_end", "lanes_with_data", "legend_text", "REEL_CARDS",
+           "BUTTON_SHORT", "OVERVIEW_LANES", "LANE_LABELS"]
 
 # Channels the digit bus row needs (O0-O6 segments, O7 digit select, R4 enable).
 _DIGIT_BUS_CHANNELS = tuple(f"O{i}" for i in range(8)) + ("R4",)

@@ -15,6 +15,8 @@ In the page:
   audio: a rig recording's events count from power-on, its capture from the start of the
   analyser;
 - check boxes above each table hide and show its event types;
+- the session's story (``analysis.story``: turn by turn, read from the events) sits beside the
+  recording's table; clicking an entry seeks the audio to it;
 - for a comparison, the pins of the recording's capture around the first difference
   (``analysis.plot.timing_figure``, ``ZOOM_SPAN_S`` wide) are shown below its table;
 - a second timeline (the target of a ``rig check``, the clean-room game of a conformance) gets
@@ -252,6 +254,26 @@ def _zoom_html(tl: Timeline, t: float) -> str:
             f'{base64.b64encode(png).decode("ascii")}"></details>')
 
 
+def _story_html(tl: Timeline) -> str:
+    """Return the session's story (analysis.story) as a list whose entries seek the audio."""
+    from analysis.story import session_story
+
+    entries = session_story(tl.events)
+    if not entries:
+        return ""
+    ratio, offset = tl.to_main
+    items = []
+    for e in entries:
+        who = f"player {e.player}: " if e.player else ""
+        what = e.what()
+        items.append(f'<li data-t="{ratio * e.t + offset:.6f}"><span class="t">{e.t:.1f} s'
+                     f'</span> {html.escape(who)}<b>{html.escape(e.action)}</b>'
+                     + (f" {html.escape(what)}" if what else "") + "</li>")
+    return (f'<details class="story" open><summary>the session\'s story, turn by turn '
+            f'({len(entries)} entries, read from the events)</summary><ol class="story">'
+            + "".join(items) + "</ol></details>")
+
+
 def _table_html(tl: Timeline, index: int, marked: int | None) -> str:
     ratio, offset = tl.to_main
     rows = []
@@ -292,6 +314,10 @@ audio { width: 100%; max-width: 60em; }
 pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
 img.zoom { max-width: 100%; height: auto; }
 p.filter { margin: 0.3em 0; font-size: 0.9em; } p.filter label { margin-right: 0.6em; }
+ol.story { max-height: 20em; overflow-y: auto; font-size: 0.9em; padding-left: 2.5em;
+           border: 1px solid #ccc; margin: 0.3em 0; }
+ol.story li { cursor: pointer; margin: 1px 0; } ol.story li:hover { background: #f3f3f3; }
+ol.story span.t { color: #666; font-family: monospace; }
 """
 
 _SCRIPT = """
@@ -361,6 +387,9 @@ _SCRIPT = """
       row.addEventListener("click", function () { seek(timesOf[k][i]); });
     });
   });
+  Array.prototype.forEach.call(document.querySelectorAll("ol.story li"), function (li) {
+    li.addEventListener("click", function () { seek(parseFloat(li.getAttribute("data-t"))); });
+  });
   plots.forEach(function (p) {
     p.addEventListener("click", function (ev) {
       var box = p.getBoundingClientRect();
@@ -427,6 +456,7 @@ def report_html(title: str, info: dict[str, str], main: Timeline,
         parts.append("<p><small>no capture of the pins: no sound</small></p>")
     marked = _row_index(main.events, difference.t_main, difference.event_main) \
         if difference else None
+    parts.append(_story_html(main))
     parts.append(f"<p>{len(main.events)} events</p>" + _table_html(main, 0, marked))
     if difference is not None and difference.t_main is not None and main.capture is not None:
         parts.append(_zoom_html(main, difference.t_main))

@@ -149,3 +149,13 @@ def test_each_table_has_a_check_box_per_event_type(tower_test_page):
     boxes = re.findall(r'<input type="checkbox" class="show-type" data-table="0" '
                        r'value="(\w+)" checked>', page)
     assert boxes == sorted({e["type"] for e in src.events})
+
+
+def test_the_page_tells_the_sessions_story_with_each_entry_at_its_time():
+    src = open_source(str(CORPUS / "l1_p2_s05" / "events.jsonl"))
+    page = report_html("t", src.info, source_timeline(src))
+    entries = re.findall(r'<li data-t="([0-9.]+)">(.*?)</li>', page)
+    texts = [re.sub(r"<[^>]+>", "", text) for _, text in entries]
+    assert texts[0] == "3.4 s tower test BLANK 88, BLANK 88, BLANK 88"
+    assert "player 1: INVENTORY WARRIOR 10, FOOD 24, GOLD 30" in texts[3]
+    assert float(entries[3][0]) == pytest.approx(24.85, abs=0.01)
