@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "towerlab.cmd_cleanroom",  # conform
     "towerlab.cmd_explore",    # explore
     "towerlab.cmd_report",     # report
+    "towerlab.cmd_serve",      # serve (the tower in a web browser)
 )
 
 
