@@ -26,7 +26,7 @@ __all__ = ["open_session", "SERVED", "SETTLE_S"]
 
 SERVED = ("cleanroom", "emu", "replay", "real", "sim")
 # How long each tower's newest events may still change (s), and how often it is read.
-SETTLE_S = {"cleanroom": 0.0, "emu": 0.05, "replay": 0.0, "real": 0.4, "sim": 0.4}
+SETTLE_S = {"cleanroom": FRAME_S + 0.001, "emu": 0.05, "replay": 0.0, "real": 0.4, "sim": 0.4}
 POLL_S = {"cleanroom": FRAME_S, "emu": FRAME_S, "replay": FRAME_S, "real": 0.1, "sim": 0.1}
 
 

@@ -30,20 +30,28 @@ __all__ = ["make_app", "serve", "ServerThread", "STATIC"]
 
 STATIC = Path(__file__).with_name("static")
 _SESSION = web.AppKey("session", TowerSession)
+_SOCKETS = web.AppKey("sockets", set)
 
 
 def make_app(session: TowerSession) -> web.Application:
     """Return the aiohttp application serving ``session`` (started with the app)."""
     app = web.Application()
     app[_SESSION] = session
+    app[_SOCKETS] = set()
 
     async def start(app: web.Application) -> None:
         session.start()
+
+    async def goodbye(app: web.Application) -> None:
+        # the pages' sockets, closed first: the server does not wait for them to go
+        for ws in list(app[_SOCKETS]):
+            await ws.close(code=1001, message=b"the server stops")
 
     async def stop(app: web.Application) -> None:
         await session.close()
 
     app.on_startup.append(start)
+    app.on_shutdown.append(goodbye)
     app.on_cleanup.append(stop)
     app.router.add_get("/", _index)
     app.router.add_get("/ws", _socket)
@@ -66,6 +74,7 @@ async def _socket(request: web.Request) -> web.WebSocketResponse:
     session = request.app[_SESSION]
     ws = web.WebSocketResponse(heartbeat=30)
     await ws.prepare(request)
+    request.app[_SOCKETS].add(ws)
     queue: asyncio.Queue = asyncio.Queue()
     queue.put_nowait(session.hello())
     unsubscribe = session.subscribe(queue.put_nowait)
@@ -90,6 +99,7 @@ async def _socket(request: web.Request) -> web.WebSocketResponse:
     finally:
         unsubscribe()
         sender.cancel()
+        request.app[_SOCKETS].discard(ws)
     return ws
 
 
@@ -115,7 +125,7 @@ async def serve(session: TowerSession, host: str, port: int,
                 ready: Callable[[str], None] | None = None) -> None:
     """Serve ``session`` on ``host:port`` until cancelled (Ctrl-C); ``ready(url)`` is called
     once the server listens."""
-    runner = web.AppRunner(make_app(session), handle_signals=False)
+    runner = web.AppRunner(make_app(session), handle_signals=False, shutdown_timeout=2.0)
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port)

@@ -44,6 +44,7 @@ FRAME_S = 1 / 60        # one display frame (s): the page's refresh and the defa
 HOLD_S = 0.2            # a key is held at least this long (tower seconds), as rig.play does
 PACES = ("wall", "manual")
 STORY_EVERY_S = 0.5     # the story is retold at most this often (wall seconds)
+EDGE_S = 0.001          # the least settle: an event made at the head is past the horizon
 
 
 class SessionError(RigError):
@@ -219,10 +220,11 @@ class TowerSession:
                 return
             if self.playing and self.length_s is not None and self.position() >= self.length_s:
                 await self.play(False)
-            target = self.position() + self.settle_s + self.lead_s
+            target = self.position() + max(self.settle_s, EDGE_S) + self.lead_s
             events = await self._run(self._advance_to, target)
             head = max(target, getattr(self.tower, "now", target))
-            horizon = head - self.settle_s
+            # a key pressed now makes an event at the head: keep the horizon short of it
+            horizon = head - max(self.settle_s, EDGE_S)
             settled = [e for e in events if e["t"] <= horizon + 1e-9]
             n = len(self.sent)
             if settled[:n] != self.sent:

@@ -3,29 +3,21 @@ made from the shared captures, the corpus and a conformance with a difference; t
 table are there, clicking an event or the plot seeks the audio, and the console stays clean.
 
 Needs Debian's chromium and chromium-driver (``make test`` installs them as root) and selenium
-(the ``test`` extra of setup.cfg); skips saying so when they are missing."""
+(the ``test`` extra of setup.cfg); skips saying so when they are missing (tests/chromium.py)."""
 from __future__ import annotations
 
 import io
 import json
 import shutil
-import tempfile
 
 import pytest
 
 from tests.analysis.capload import CAPTURES
+from tests.chromium import chromium, console_errors
 from towerlab.cli import main
 
 CORPUS = CAPTURES.parent / "corpus"
 SHARED = sorted(p.name for p in CAPTURES.iterdir() if (p / "capture.sr").exists())
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-INSTALL = ("needs Chromium and its driver: apt-get install -y chromium chromium-driver "
-           "(make test does it as root), and selenium: pip install -e '.[test]'")
-# The network is closed: without these flags Chromium keeps trying to reach its servers.
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--window-size=1600,1200")
 
 
 def _report(*argv) -> int:
@@ -34,25 +26,7 @@ def _report(*argv) -> int:
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip(f"no chromium/chromedriver on PATH: {INSTALL}")
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip(f"selenium is not installed: {INSTALL}")
-    profile = tempfile.mkdtemp(prefix="towerlab-chromium-")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in FLAGS:
-        opts.add_argument(flag)
-    opts.add_argument(f"--user-data-dir={profile}")
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    driver.set_page_load_timeout(120)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    yield from chromium()
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +63,7 @@ def _open(browser, path):
 
 
 def _errors(browser) -> list[dict]:
-    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    return console_errors(browser)
 
 
 def _audio_time(browser) -> float:
@@ -230,3 +204,16 @@ def test_unticking_an_event_type_hides_its_rows(browser, pages):
     assert "tone" not in shown and {"display", "lamp", "button"} <= shown
     box.click()
     assert all(r.is_displayed() for r in rows if r.get_attribute("data-type") == "tone")
+
+
+def test_clicking_a_story_entry_seeks_the_audio_to_its_turn(browser, pages):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, pages["corpus"])
+    entries = browser.find_elements(By.CSS_SELECTOR, "ol.story li")
+    turn = next(e for e in entries if "player 1:" in e.text)
+    t = float(turn.get_attribute("data-t"))
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", turn)
+    turn.click()
+    assert _audio_time(browser) == pytest.approx(t, abs=0.01)
+    assert _errors(browser) == []
