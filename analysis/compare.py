@@ -43,7 +43,7 @@ from captures.tolerance import OUTPUT_TYPES, Difference, Tolerance
 __all__ = ["Tolerance", "Difference", "event_tolerance", "Comparison", "compare_events",
            "fit_clock_ratio", "estimate_clock", "ClockEstimate", "format_comparison",
            "TONE_PERIODS", "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit",
-           "RATIO_RANGE"]
+           "RATIO_RANGE", "clock_line"]
 
 REFERENCE_CLOCK_HZ = float(NOMINAL_CLOCK_HZ)
 COMPARED = OUTPUT_TYPES
@@ -72,12 +72,16 @@ def event_tolerance(**changes) -> Tolerance:
 
 @dataclass
 class Comparison:
-    """Outcome of ``compare_events``: ratio, offset, matched pairs, first difference."""
+    """Outcome of ``compare_events``: ratio, offset, matched pairs, first difference;
+    ``fitted`` tells whether the ratio was fitted (else it was given), ``refused_ratio`` is a
+    fit outside ``RATIO_RANGE`` that was not used (the times were compared on one clock)."""
     ratio: float
     offset: float
     matched: int
     difference: Difference | None
     tolerance: Tolerance
+    fitted: bool = False
+    refused_ratio: float | None = None
 
     @property
     def equivalent(self) -> bool:
@@ -118,8 +122,10 @@ def _match(a: list[dict], b: list[dict]) -> list[tuple[str, int, int, int, int]]
     return sm.get_opcodes()
 
 
-# Plausible clock ratios between two towers (RC oscillators spread by tens of kHz, not 2x).
-RATIO_RANGE = (0.5, 2.0)
+# Plausible clock ratios between two towers: RC oscillators spread by up to about 50 kHz
+# around 425 kHz (docs/dark-tower-wiring.md §9), +-12 %; a fit beyond +-20-25 % means the
+# matched events are unrelated (two different sessions), not a faster tower.
+RATIO_RANGE = (0.8, 1.25)
 
 
 def fit_clock_ratio(pairs: Sequence[tuple[float, float]],
@@ -128,10 +134,20 @@ def fit_clock_ratio(pairs: Sequence[tuple[float, float]],
     seconds; ``sigmas`` are each pair's time uncertainty (seconds; default all equal).
 
     Returns (ratio, offset); (1.0, mean difference) with fewer than two distinct times, or when
-    the fit leaves ``RATIO_RANGE``: then (1.0, 0.0) (no tower's RC clock is off by 2x: such a fit means the
-    matched events are unrelated, and comparing on the same clock reports the real difference).
-    A second fit drops pairs whose residual exceeds 0.1 s.
+    the fit leaves ``RATIO_RANGE``: then (1.0, 0.0) (no two towers' RC clocks differ that
+    much: such a fit means the matched events are unrelated, and comparing on the same clock
+    reports the real difference). A second fit drops pairs whose residual exceeds 0.1 s.
     """
+    ratio, offset = _fit(pairs, sigmas)
+    if not RATIO_RANGE[0] <= ratio <= RATIO_RANGE[1]:
+        return 1.0, 0.0
+    return ratio, offset
+
+
+def _fit(pairs: Sequence[tuple[float, float]],
+         sigmas: Sequence[float] | None = None) -> tuple[float, float]:
+    """Return the weighted least-squares (ratio, offset) of ``fit_clock_ratio``, whatever the
+    ratio."""
     if not pairs:
         return 1.0, 0.0
     ta = np.array([p[0] for p in pairs])
@@ -143,8 +159,6 @@ def fit_clock_ratio(pairs: Sequence[tuple[float, float]],
     keep = np.abs(ta - (ratio * tb + offset)) <= 0.1
     if 2 <= keep.sum() < len(pairs) and np.ptp(tb[keep]) > 0:
         ratio, offset = np.polyfit(tb[keep], ta[keep], 1, w=w[keep])
-    if not RATIO_RANGE[0] <= ratio <= RATIO_RANGE[1]:
-        return 1.0, 0.0
     return float(ratio), float(offset)
 
 
@@ -169,8 +183,11 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
                 pairs += [(sa[k][i]["t"], sb[k][j]["t"])
                           for i, j in zip(range(i1, i2), range(j1, j2))]
                 sigmas += [tol.time_for(k)] * (i2 - i1)
+    fitted, refused = ratio is None, None
     if ratio is None:
-        fit_ratio, fit_offset = fit_clock_ratio(pairs, sigmas)
+        fit_ratio, fit_offset = _fit(pairs, sigmas)
+        if not RATIO_RANGE[0] <= fit_ratio <= RATIO_RANGE[1]:
+            refused, fit_ratio, fit_offset = fit_ratio, 1.0, 0.0
         ratio = fit_ratio
         offset = fit_offset if offset is None else offset
     offset = 0.0 if offset is None else offset
@@ -212,7 +229,7 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
         diff = Difference(t, ea, eb, _around(a, t, context, lambda e: e["t"], tol.types),
                           kind=kind,
                           context_b=_around(b, t, context, lambda e: to_a(e["t"]), tol.types))
-    return Comparison(ratio, offset, len(pairs), diff, tol)
+    return Comparison(ratio, offset, len(pairs), diff, tol, fitted and refused is None, refused)
 
 
 def _near_tone(a: dict, b: dict, pulses: int) -> bool:
@@ -230,11 +247,30 @@ def _around(events: Sequence[dict], t: float, n: int, when, types) -> list[dict]
     return evs[max(0, idx - n):idx + n + 1]
 
 
-def _show(ev: dict | None) -> str:
+def _show(ev: dict | None, mapped: float | None = None) -> str:
+    """Return an event as a line; ``mapped`` is its time on the other side's clock, shown
+    when it differs (so two sides that differ only in time never read the same)."""
     if ev is None:
         return "-"
     fields = {k: v for k, v in ev.items() if k not in ("t", "type")}
-    return f"{ev['t']:.6f} {ev['type']} " + " ".join(f"{k}={v}" for k, v in fields.items())
+    when = f"{ev['t']:.6f}"
+    if mapped is not None and abs(mapped - ev["t"]) >= 5e-7:
+        when += f" (at {mapped:.6f} on the other clock)"
+    return f"{when} {ev['type']} " + " ".join(f"{k}={v}" for k, v in fields.items())
+
+
+def clock_line(c: Comparison, name_a: str = "A", name_b: str = "B") -> str:
+    """Return one line saying how the two clocks were related: a fitted ratio (and what it
+    means), a refused fit, or the ratio given."""
+    if c.refused_ratio is not None:
+        return (f"clock ratio not fitted: the fit gave {c.refused_ratio:.4f}, beyond what two "
+                f"towers' clocks differ ({RATIO_RANGE[0]:g}-{RATIO_RANGE[1]:g}): the events "
+                f"paired are not the same session's, so times were compared on one clock")
+    if c.fitted:
+        return (f"clock ratio fitted: {c.ratio:.4f} ({name_b}'s clock "
+                f"{(c.ratio - 1) * 100:+.2f} % against {name_a}'s) on {c.matched} paired "
+                f"events; --same-clock compares without one")
+    return f"clock ratio given: {c.ratio:.4f}, offset {c.offset:+.4f} s"
 
 
 def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> str:
@@ -245,8 +281,9 @@ def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> st
         return (f"equivalent within tolerance ({head}, {c.matched} events matched; "
                 f"{c.tolerance.describe()})")
     d = c.difference
+    mapped = c.ratio * d.b["t"] + c.offset if d.b is not None else None
     lines = [f"first difference at t={d.t:.6f} s ({name_a} time): {d.kind}",
-             f"  {name_a}: {_show(d.a)}", f"  {name_b}: {_show(d.b)}"]
+             f"  {name_a}: {_show(d.a)}", f"  {name_b}: {_show(d.b, mapped)}"]
     if d.kind == "time" and d.a is not None and d.b is not None:
         mapped = c.ratio * d.b["t"] + c.offset
         tol = (c.tolerance.time_for(d.a["type"]) if c.tolerance.has_time_for(d.a["type"])
@@ -259,12 +296,14 @@ def format_comparison(c: Comparison, name_a: str = "A", name_b: str = "B") -> st
                      f"{c.ratio:.4f}) is {scaled:.1f} Hz: off by "
                      f"{(scaled / d.a['freq_hz'] - 1) * 100:+.2f} % (tolerance "
                      f"{c.tolerance.freq_frac * 100:g} %)")
-    lines += [f"  ({head}, offset {c.offset:+.4f} s, fitted on {c.matched} paired events; "
-              f"{c.tolerance.describe()})",
+    how = (f"fitted on {c.matched} paired events" if c.fitted else
+           "one clock: the fit was refused, see below" if c.refused_ratio is not None else
+           "given")
+    lines += [f"  ({head}, offset {c.offset:+.4f} s, {how}; {c.tolerance.describe()})",
               f"  context {name_a}:"]
     lines += [f"    {_show(e)}" for e in d.context_a]
     lines.append(f"  context {name_b}:")
-    lines += [f"    {_show(e)}" for e in d.context_b]
+    lines += [f"    {_show(e, c.ratio * e['t'] + c.offset)}" for e in d.context_b]
     return "\n".join(lines)
 
 

@@ -34,7 +34,14 @@ class UserError(Exception):
 
 
 class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line (and exit status 2)."""
+    """An argument parser whose usage errors are one line (and exit status 2), and whose
+    help leaves out the old option names (towerlab.options)."""
+
+    def __init__(self, *args, **kwargs):
+        from towerlab.options import AliasHelpFormatter
+
+        kwargs.setdefault("formatter_class", AliasHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse's hook
         print(f"{self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
@@ -65,6 +72,9 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
         parser.print_help(out)
         return 2
     try:
+        from towerlab.options import merge_aliases
+
+        merge_aliases(args)
         return int(args.func(args, out) or 0)
     except BrokenPipeError:
         # The reader went away (e.g. `towerlab trace ... | head`): stop quietly.

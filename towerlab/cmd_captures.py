@@ -75,8 +75,8 @@ def cmd_decode(args: argparse.Namespace, out: IO[str]) -> int:
     from captures.events import dumps_event
     from captures.source import atomic_write
 
-    if not args.output.lower().endswith(".jsonl"):
-        raise ValueError(f"{args.output}: events output must end in .jsonl")
+    if not args.out.lower().endswith(".jsonl"):
+        raise ValueError(f"{args.out}: events output must end in .jsonl")
     cap = _open(args.capture, args.channel_map)
     with _naming(args.capture):
         dec = StreamDecoder(cap.info, args.only, _decode_options(args), cap.gaps)
@@ -108,11 +108,11 @@ def cmd_decode(args: argparse.Namespace, out: IO[str]) -> int:
         text.flush()
         text.detach()
 
-    atomic_write(args.output, write)
+    atomic_write(args.out, write)
     summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "no events"
     for line in cap.warnings:
         print(f"warning: {line}", file=out)
-    print(f"{args.output}: {summary}", file=out)
+    print(f"{args.out}: {summary}", file=out)
     for name, why in dec.skipped.items():
         print(f"skipped {name}: {why}", file=out)
     if args.summary:
@@ -139,14 +139,14 @@ def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
             raise ValueError(f"{args.capture}: an events file has no pins to zoom in on "
                              f"(give the capture for --at/--from)")
         from captures.events import read_events
-        plot_overview(read_events(args.capture), args.output)
-        print(f"{args.output}: overview of {args.capture}", file=out)
+        plot_overview(read_events(args.capture), args.out)
+        print(f"{args.out}: overview of {args.capture}", file=out)
         return 0
     cap = _open(args.capture, args.channel_map)
     what = args.kind
-    with _naming(args.capture, args.output):
+    with _naming(args.capture, args.out):
         if args.kind == "sound":
-            plot_sound(cap, args.output)
+            plot_sound(cap, args.out)
         elif args.at is not None or window:
             if args.at is not None:
                 span = args.span if args.span is not None else 0.1
@@ -154,7 +154,7 @@ def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
             else:
                 start = args.start if args.start is not None else 0.0
                 end = args.end if args.end is not None else start + 0.05
-            plot_timing(cap, start, end, args.output)
+            plot_timing(cap, start, end, args.out)
             what = f"timing {start:g}-{end:g} s"
         else:
             from analysis.decode import decode
@@ -163,9 +163,9 @@ def cmd_plot(args: argparse.Namespace, out: IO[str]) -> int:
             events += [{"t": g.start / cap.info.samplerate, "type": "gap",
                         "dur_s": (g.end - g.start) / cap.info.samplerate, "reason": g.reason}
                        for g in cap.gaps]
-            layout = plot_overview(events, args.output, end_s=capture_end(cap))
+            layout = plot_overview(events, args.out, end_s=capture_end(cap))
             what = f"overview 0-{layout.t1:g} s"
-    print(f"{args.output}: {what} plot", file=out)
+    print(f"{args.out}: {what} plot", file=out)
     return 0
 
 
@@ -174,8 +174,8 @@ def cmd_wav(args: argparse.Namespace, out: IO[str]) -> int:
     from analysis.sound import write_wav
     from captures.source import atomic_write
 
-    if not args.output.lower().endswith(".wav"):
-        raise ValueError(f"{args.output}: output must end in .wav")
+    if not args.out.lower().endswith(".wav"):
+        raise ValueError(f"{args.out}: output must end in .wav")
     cap = _open(args.capture, args.channel_map)
     frames = [0]
 
@@ -183,8 +183,8 @@ def cmd_wav(args: argparse.Namespace, out: IO[str]) -> int:
         frames[0] = write_wav(cap, f, args.rate, args.gain)
 
     with _naming(args.capture):
-        atomic_write(args.output, write)
-    print(f"{args.output}: {frames[0]} frames, {frames[0] / args.rate:.3f} s at {args.rate} Hz",
+        atomic_write(args.out, write)
+    print(f"{args.out}: {frames[0]} frames, {frames[0] / args.rate:.3f} s at {args.rate} Hz",
           file=out)
     return 0
 
@@ -193,17 +193,17 @@ def cmd_diff(args: argparse.Namespace, out: IO[str]) -> int:
     """Compare two captures or events files by meaning; exit 1 on a difference."""
     from dataclasses import replace
 
-    from analysis.compare import compare_events, event_tolerance, format_comparison
+    from analysis.compare import clock_line, compare_events, event_tolerance, format_comparison
 
     tol = event_tolerance()
-    if args.time_tol is not None:
+    if args.tolerance is not None:
         for k in ("lamp", "motor", "tone"):
-            tol.time_s[k] = args.time_tol
-    if args.window_tol is not None:
+            tol.time_s[k] = args.tolerance
+    if args.window_tolerance is not None:
         for k in ("display", "reel"):
-            tol.time_s[k] = args.window_tol
-    if args.freq_tol is not None:
-        tol = replace(tol, freq_frac=args.freq_tol)
+            tol.time_s[k] = args.window_tolerance
+    if args.freq_tolerance_rel is not None:
+        tol = replace(tol, freq_frac=args.freq_tolerance_rel)
     if args.types:
         unknown = [t for t in args.types if t not in tol.time_s]
         if unknown:
@@ -231,6 +231,8 @@ def cmd_diff(args: argparse.Namespace, out: IO[str]) -> int:
     offset = 0.0 if args.same_clock else None
     c = compare_events(a, b, tol, ratio=ratio, offset=offset, context=args.context)
     print(format_comparison(c, args.a, args.b), file=out)
+    if not args.same_clock:
+        print(clock_line(c, args.a, args.b), file=out)
     if unseen:
         left = ", ".join(f"{k} ({path} lacks its channels)" for k, path in unseen.items())
         print(f"not compared: {left}; --types overrides", file=out)
@@ -277,6 +279,8 @@ _count = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add this area's subcommands to the towerlab parser."""
+    from towerlab.options import add_output, add_tolerance
+
     from analysis.decode import DECODERS
 
     cmap = dict(metavar="F", dest="channel_map", default=None,
@@ -287,8 +291,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                                    "of a capture into events, as the shared captures' "
                                    "events.jsonl define them.")
     p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
-    p.add_argument("-o", "--output", required=True, metavar="EVENTS.jsonl",
-                   help="events file to write (JSON lines)")
+    add_output(p, required=True, metavar="EVENTS.jsonl",
+               help="events file to write (JSON lines)")
     p.add_argument("--channel-map", **cmap)
     p.add_argument("--only", nargs="+", choices=list(DECODERS), metavar="DECODER",
                    help=f"run only these decoders ({', '.join(DECODERS)})")
@@ -307,8 +311,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                                    "waveform.")
     p.add_argument("kind", choices=("timing", "sound"))
     p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
-    p.add_argument("-o", "--output", required=True, metavar="F.png|svg|pdf",
-                   help="picture to write; the extension picks the format")
+    add_output(p, required=True, metavar="F.png|svg|pdf",
+               help="picture to write; the extension picks the format")
     p.add_argument("--at", type=_seconds, default=None, metavar="T",
                    help="timing plot: zoom to the pins around T seconds (R/O/K lines, the "
                         "digit multiplex) with the decoded lanes above; without --at or "
@@ -326,7 +330,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                        description="Render R10 AND NOT R4 as 16-bit mono PCM: box filter over "
                                    "each output sample, low-pass, DC blocker (MAME's speaker).")
     p.add_argument("capture", help="capture file (.sr, .vcd, .tlc, .jsonl.gz, Saleae csv/bin or export folder)")
-    p.add_argument("-o", "--output", required=True, metavar="F.wav", help="WAV file to write")
+    add_output(p, required=True, metavar="F.wav", help="WAV file to write")
     p.add_argument("--rate", type=_audio_rate, default=44100,
                    help="output rate in Hz, 1000-192000 (44100)")
     p.add_argument("--gain", type=_positive, default=0.25, help="mixer gain (MAME: 0.25)")
@@ -340,12 +344,14 @@ def register(sub: "argparse._SubParsersAction") -> None:
                                    "Exit status 0 equivalent, 1 a difference, 2 bad input.")
     p.add_argument("a", help="reference: a capture or an events .jsonl file")
     p.add_argument("b", help="compared: a capture or an events .jsonl file")
-    p.add_argument("--time-tol", type=_positive, default=None, metavar="S",
-                   help="lamp/motor/tone time tolerance in s (0.001)")
-    p.add_argument("--window-tol", type=_positive, default=None, metavar="S",
-                   help="display/reel time tolerance in s (1/60 + 0.001)")
-    p.add_argument("--freq-tol", type=_positive, default=None, metavar="FRAC",
-                   help="tone frequency tolerance as a fraction (0.01)")
+    add_tolerance(p, "tolerance", unit="s", help="lamp/motor/tone time tolerance in s (0.001)",
+                  old=(("--time-tol", 1.0, "s"),))
+    add_tolerance(p, "window-tolerance", unit="s",
+                  help="display/reel time tolerance in s (1/60 + 0.001)",
+                  old=(("--window-tol", 1.0, "s"),))
+    add_tolerance(p, "freq-tolerance-rel", unit="fraction",
+                  help="tone frequency tolerance as a fraction (0.01)",
+                  old=(("--freq-tol", 1.0, "fraction"),))
     p.add_argument("--types", nargs="+", metavar="TYPE",
                    help="event types to compare (display lamp motor reel tone)")
     p.add_argument("--same-clock", action="store_true",

@@ -124,9 +124,9 @@ def _probe_copy(tmp_path, signals, name):
 def test_diff_with_an_8_channel_capture_compares_what_both_can_show(tmp_path):
     small = _probe_copy(tmp_path, ["R4", "R5", "R6", "R7", "R8", "R9", "R10", "K8"], "p8.sr")
     status, text = run("diff", TT / "capture.sr", small)
-    first, note = text.splitlines()
+    first, *rest = text.splitlines()
     assert status == 0 and first.startswith("equivalent within tolerance")
-    assert note == f"not compared: display ({small} lacks its channels); --types overrides"
+    assert f"not compared: display ({small} lacks its channels); --types overrides" in rest
 
 
 def test_diff_of_captures_with_no_event_type_in_common_is_an_error(tmp_path, capsys):
@@ -134,3 +134,31 @@ def test_diff_of_captures_with_no_event_type_in_common_is_an_error(tmp_path, cap
     b = _probe_copy(tmp_path, ["R10", "R4"], "speaker.sr")
     status, _ = run("diff", a, b)
     assert status == 2 and "no event type both can show" in capsys.readouterr().err
+
+
+def test_diff_refuses_an_implausible_clock_ratio_and_says_so(tmp_path):
+    # `make demo`'s session on the demo firmware against the genuine tower's level selection:
+    # a fit pairs unrelated events at a ratio of 0.62; no two towers' clocks differ that much
+    assert run("demo", "--out", tmp_path)[0] == 0
+    status, text = run("diff", tmp_path / "events.jsonl", CAPTURES / "level_select" /
+                       "events.jsonl")
+    assert status == 1
+    assert "clock ratio not fitted: the fit gave 0.6" in text
+    assert "(clock ratio 1.0000, offset +0.0000 s, one clock: the fit was refused" in text
+
+
+def test_diff_says_the_clock_ratio_it_fitted():
+    status, text = run("diff", TT / "events.jsonl", TT / "capture.sr")
+    assert status == 0 and "\nclock ratio fitted: 1.0000" in text
+
+
+def test_a_difference_in_time_shows_both_sides_at_different_times():
+    from analysis.compare import compare_events, format_comparison
+
+    a = [{"t": 1.0, "type": "lamp", "lamp": "upper", "on": 1},
+         {"t": 2.0, "type": "lamp", "lamp": "upper", "on": 0}]
+    b = [{"t": 1.0, "type": "lamp", "lamp": "upper", "on": 1},
+         {"t": 2.5, "type": "lamp", "lamp": "upper", "on": 0}]
+    lines = format_comparison(compare_events(a, b, ratio=1.0, offset=0.2)).splitlines()
+    assert lines[1] != lines[2].replace("B:", "A:")          # never two equal lines
+    assert lines[2] == "  B: 1.000000 (at 1.200000 on the other clock) lamp lamp=upper on=1"

@@ -1,0 +1,88 @@
+"""The options every command names the same way, and the old names kept as aliases.
+
+- outputs: ``-o OUT`` / ``--out OUT`` (a file or a folder, as the command writes);
+  ``--output`` is the older spelling of some commands and still works;
+- tolerances: ``--[WHAT-]tolerance S`` in seconds and ``--[WHAT-]tolerance-rel FRAC`` as a
+  fraction (``diff --tolerance 0.002 --freq-tolerance-rel 0.02``, ``conform --tolerance
+  0.0167 --tolerance-rel 0.01``, ``rtdt check --rotation-tolerance-rel 0.2``); the older
+  names (``--time-tol``, ``--tolerance-ms``, ``--tolerance-pct``, ...) still work, in their
+  own units, and are left out of the help.
+
+``AliasHelpFormatter`` hides the old names from ``--help``; ``add_output`` and
+``add_tolerance`` add the options; ``merge_aliases`` turns an old name's value (in its unit)
+into the new option's after parsing.
+
+Example::
+
+    add_output(p, required=True, metavar="EVENTS.jsonl", help="events file to write")
+    add_tolerance(p, "tolerance", unit="s", help="time tolerance", old=(("--time-tol", 1.0),))
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["AliasHelpFormatter", "add_output", "add_tolerance", "merge_aliases", "OLD_NAMES"]
+
+# Option strings kept for the older command lines; --help does not show them.
+OLD_NAMES: set[str] = {"--output"}
+
+
+class AliasHelpFormatter(argparse.HelpFormatter):
+    """A help formatter that leaves the old option names (``OLD_NAMES``) out."""
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        shown = [s for s in action.option_strings if s not in OLD_NAMES]
+        if not action.option_strings or len(shown) == len(action.option_strings):
+            return super()._format_action_invocation(action)
+        copy = argparse.Action(shown, action.dest, nargs=action.nargs, metavar=action.metavar)
+        return super()._format_action_invocation(copy)
+
+
+def add_output(p: argparse.ArgumentParser, *, required: bool = False, metavar: str = "OUT",
+               help: str, default=None) -> None:
+    """Add ``-o/--out`` (and the older ``--output``) with ``dest="out"``."""
+    p.add_argument("-o", "--out", "--output", dest="out", required=required, metavar=metavar,
+                   default=default, help=help)
+
+
+def _number(unit: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not (math.isfinite(value) and value >= 0):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a tolerance >= 0 ({unit})")
+        return value
+    return parse
+
+
+def add_tolerance(p: argparse.ArgumentParser, name: str, *, unit: str, help: str,
+                  default=None, old: tuple[tuple[str, float, str], ...] = ()) -> None:
+    """Add ``--NAME`` (dest ``NAME`` with dashes as underscores) taking a number >= 0 in
+    ``unit`` ("s" or "fraction"), and each older name in ``old`` as (option, factor to the
+    new unit, its unit): given, its value times the factor becomes the new option's
+    (``merge_aliases``)."""
+    dest = name.replace("-", "_")
+    p.add_argument(f"--{name}", dest=dest, type=_number(unit), default=default,
+                   metavar="S" if unit == "s" else "FRAC", help=help)
+    for option, factor, old_unit in old:
+        p.add_argument(option, dest=f"_old_{dest}__{option}", type=_number(old_unit),
+                       default=None, help=argparse.SUPPRESS)
+        p.set_defaults(**{f"_old_{dest}__{option}__factor": factor})
+
+
+def merge_aliases(args: argparse.Namespace) -> None:
+    """Move the values given under old tolerance names onto their new options (module doc);
+    an option given under both names is refused, naming both."""
+    for key in [k for k in vars(args) if k.startswith("_old_") and not k.endswith("__factor")]:
+        value = getattr(args, key)
+        if value is None:
+            continue
+        dest, option = key[len("_old_"):].split("__", 1)
+        new = f"--{dest.replace('_', '-')}"
+        if getattr(args, dest, None) is not None:
+            raise ValueError(f"{option} is the old name of {new} (in other units): give "
+                             f"one of them")
+        setattr(args, dest, value * getattr(args, f"{key}__factor"))
