@@ -117,11 +117,17 @@ def settle(tower: CleanroomTower) -> None:
             return
 
 
-def play_terminal(tower: CleanroomTower, infile: IO[str], out: IO[str]) -> int:
-    """Run the line-driven game on ``tower``; return 0 at quit or end of input."""
+def play_terminal(tower: CleanroomTower, infile: IO[str], out: IO[str],
+                  strict: bool = False) -> int:
+    """Run the line-driven game on ``tower``; return 0 at quit or end of input. A bad line
+    is said and skipped at a terminal; with ``strict`` (a file of keys) it raises
+    CleanroomError naming the file and line, as a bad input file must."""
     seen = len(tower.events())
     settle(tower)
+    name = getattr(infile, "name", "input")
+    number = 0
     for raw in iter(lambda: (out.write("> "), out.flush(), infile.readline())[2], ""):
+        number += 1
         line = raw.strip()
         if not line:
             continue
@@ -141,6 +147,8 @@ def play_terminal(tower: CleanroomTower, infile: IO[str], out: IO[str]) -> int:
                 tower.release(key)
                 settle(tower)
         except (CleanroomError, ValueError) as exc:
+            if strict:
+                raise CleanroomError(f"{name}:{number}: {str(exc).splitlines()[0]}") from None
             out.write(f"{str(exc).splitlines()[0]}\n")
             continue
         events = tower.events()

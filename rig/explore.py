@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
@@ -775,10 +776,14 @@ def session_folder(out: str | os.PathLike, session: int) -> Path:
 def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 1,
             scheduler: str | None = None, progress: bool = False,
             on_session: Callable[[SessionSummary], None] | None = None,
-            hook=None, **options) -> list[SessionSummary]:
+            hook=None, force: bool = False, **options) -> list[SessionSummary]:
     """Play ``sessions`` sessions on the target ``spec``, ``jobs`` at a time on local
     processes or on the Dask cluster at ``scheduler``; write ``out/session_NNNN/`` for each
     and ``out/summary.txt``; return the summaries in session order.
+
+    ``out`` must be new or empty: an earlier explore's folder is refused (its sessions would
+    stand beside the new summary) unless ``force``, which first removes its ``session_NNNN``
+    folders and ``summary.txt`` (nothing else).
 
     ``on_session(summary)`` is called as each session finishes (in finishing order);
     ``hook`` is rig.batch's worker-start hook (tests use it to lose a worker).
@@ -798,9 +803,17 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
     if d.exists() and not d.is_dir():
         raise ExploreError(f"{d}: exists and is not a folder (expected the folder for the "
                            f"session recordings)")
-    if d.is_dir() and any(d.iterdir()) and not (d / "summary.txt").exists():
-        raise ExploreError(f"{d}: not empty and not an explore folder (expected a new or "
-                           f"empty folder, or one an earlier explore wrote)")
+    if d.is_dir() and any(d.iterdir()):
+        if not (d / "summary.txt").exists():
+            raise ExploreError(f"{d}: not empty and not an explore folder (expected a new or "
+                               f"empty folder)")
+        if not force:
+            raise ExploreError(f"{d}: holds an earlier explore (summary.txt and its sessions); "
+                               f"give a new folder, or --force to replace them")
+        for old in d.iterdir():
+            if old.is_dir() and re.fullmatch(r"session_\d{4,}", old.name):
+                shutil.rmtree(old)
+        (d / "summary.txt").unlink()
     created = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)

@@ -20,12 +20,17 @@ _PROGRESS_STEPS = 200_000
 
 def register(sub) -> None:
     """Add this area's subcommands to the ``towerlab`` parser."""
+    from towerlab.options import add_output
+
     p = sub.add_parser("trace", help="write the canonical instruction trace of a ROM",
                        description="Run a ROM on the emulator core and write one line per "
                                    "instruction: the state before it (all numbers hex).")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--rom", help="raw ROM binary")
     src.add_argument("--romset", help="MAME romset zip or folder (ROM + PLA files)")
+    src.add_argument("--firmware", choices=["demo"],
+                     help="the open demo firmware (emulator/firmware/demo.asm, with the Dark "
+                          "Tower's output PLA), as run, debug, play and explore take it")
     p.add_argument("--mpla", help="micro-instruction PLA file (default: the set's, else the TI "
                                   "standard decode)")
     p.add_argument("--opla", help="output PLA file (default: the set's, else O = SL<<4|A)")
@@ -36,7 +41,7 @@ def register(sub) -> None:
                                    "(default: no board, K reads 0)")
     p.add_argument("--script", help="button script for the board (keys held from their exact "
                                     "script times)")
-    p.add_argument("-o", "--output", help="trace file (default: standard output)")
+    add_output(p, metavar="FILE", help="trace file (default: standard output)")
     p.add_argument("--core", choices=["fast", "reference"], default="fast",
                    help="fast: the compiled kernel where built (default), else the reference "
                         "core; reference: the plain-Python core. Traces are identical.")
@@ -52,7 +57,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("asm", help="assemble TMS1000-family source into a ROM image")
     p.add_argument("source", help="assembler source file")
-    p.add_argument("-o", "--output", required=True, help="ROM image to write")
+    add_output(p, required=True, metavar="ROM.bin", help="ROM image to write")
     p.add_argument("--chip", help="tms1000, tms1100 or tms1400 (default: .chip directive, "
                                   "else tms1400)")
     p.add_argument("--listing", metavar="FILE",
@@ -71,13 +76,34 @@ def register(sub) -> None:
     p.add_argument("--symbols", metavar="FILE",
                    help="symbol file ('c:p:pc NAME' lines): label those addresses and name "
                         "the branch and call targets")
-    p.add_argument("-o", "--output", help="file to write (default: standard output)")
+    add_output(p, metavar="FILE", help="file to write (default: standard output)")
     p.set_defaults(func=cmd_disasm)
 
 
 def _chip(name: str | None):
     from emulator.chips import get_chip
     return get_chip(name) if name else None
+
+
+def _demo_set(board: str | None, chip):
+    """Return the demo firmware as a RomSet for ``board`` (default: the board it is for),
+    with that board's default output PLA."""
+    from emulator.boards import BOARDS, demo_program
+    from emulator.romset import RomSet
+
+    demos = [n for n, spec in BOARDS.items() if spec.demo is not None]
+    name = board or demos[0]
+    if name not in demos:
+        raise ValueError(f"the demo firmware is for the {' or '.join(demos)} board, not "
+                         f"{name!r}")
+    program = demo_program(name)
+    if chip is not None and chip is not program.chip:
+        raise ValueError(f"the demo firmware is a {program.chip.name.upper()} program, not "
+                         f"{chip.name.upper()}")
+    spec = BOARDS[name]
+    opla = spec.default_opla() if spec.default_opla is not None else None
+    return RomSet("demo", program.chip, bytes(program.rom), None, opla,
+                  source=f"emulator/firmware/{spec.demo.name}")
 
 
 def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
@@ -90,14 +116,14 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     if args.steps < 0:
         raise ValueError(f"--steps {args.steps} must be 0 or more instructions")
     binary = getattr(args, "format", "text") == "binary"
-    if binary and args.output is None:
+    if binary and args.out is None:
         raise ValueError("--format binary needs -o FILE (binary records do not go to the "
                          "terminal)")
     terms = getattr(args, "filter", None) or []
     flt = TraceFilter.parse(terms) if terms else None
-    if args.output is not None:
-        check_output_path(args.output)
-        check_not_an_input(args.output, args.rom, args.romset, args.mpla, args.opla,
+    if args.out is not None:
+        check_output_path(args.out)
+        check_not_an_input(args.out, args.rom, args.romset, args.mpla, args.opla,
                            args.script)
     chip = _chip(args.chip)
     board_name = args.board
@@ -106,7 +132,10 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     if board_name:
         from emulator.boards import board_chip
         chip = chip or board_chip(board_name)
-    rs = load_romset(args.romset or args.rom, chip)
+    if getattr(args, "firmware", None):
+        rs = _demo_set(board_name, chip)
+    else:
+        rs = load_romset(args.romset or args.rom, chip)
     mpla = load_pla_file(args.mpla) if args.mpla else None
     opla = load_pla_file(args.opla) if args.opla else None
     if mpla is not None:
@@ -147,7 +176,7 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
             write_binary_header(f, rs.chip.name, flt is not None)
         start = cpu.cycle
         progress = None
-        if args.output and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():
+        if args.out and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():
             from rich.console import Console
             from rich.progress import Progress
             progress = Progress(console=Console(stderr=True), transient=True)
@@ -162,8 +191,8 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
             if progress is not None:
                 progress.stop()
 
-    if args.output is not None:
-        atomic_write(args.output, write, binary=True)
+    if args.out is not None:
+        atomic_write(args.out, write, binary=True)
     else:
         write(out, text_stream=True)
     return 0
@@ -174,24 +203,24 @@ def cmd_asm(args: argparse.Namespace, out: IO[str]) -> int:
     ``--listing``)."""
     from emulator.asm import assemble_file
 
-    check_output_path(args.output)
-    check_not_an_input(args.output, args.source)
+    check_output_path(args.out)
+    check_not_an_input(args.out, args.source)
     if args.listing is not None:
         check_output_path(args.listing)
         check_not_an_input(args.listing, args.source)
-        if os.path.realpath(args.listing) == os.path.realpath(args.output):
+        if os.path.realpath(args.listing) == os.path.realpath(args.out):
             raise ValueError(f"{args.listing}: given as both -o and --listing (expected two "
                              f"files)")
     if args.symbols is not None:
         check_output_path(args.symbols)
         check_not_an_input(args.symbols, args.source)
-        others = [(o, p) for o, p in (("-o", args.output), ("--listing", args.listing)) if p]
+        others = [(o, p) for o, p in (("-o", args.out), ("--listing", args.listing)) if p]
         for option, path in others:
             if os.path.realpath(args.symbols) == os.path.realpath(path):
                 raise ValueError(f"{args.symbols}: given as both {option} and --symbols "
                                  f"(expected two files)")
     program = assemble_file(args.source, _chip(args.chip))
-    atomic_write(args.output, lambda f: f.write(program.rom), binary=True)
+    atomic_write(args.out, lambda f: f.write(program.rom), binary=True)
     if args.listing is not None:
         atomic_write(args.listing, lambda f: f.write(program.listing), binary=False)
     if args.symbols is not None:
@@ -200,7 +229,7 @@ def cmd_asm(args: argparse.Namespace, out: IO[str]) -> int:
         title = f"symbols of {os.path.basename(args.source)}"
         atomic_write(args.symbols, lambda f: write_symbols(program.symbols, f, title),
                      binary=False)
-    print(f"{args.output}: {len(program.rom)} bytes for a {program.chip.name.upper()}", file=out)
+    print(f"{args.out}: {len(program.rom)} bytes for a {program.chip.name.upper()}", file=out)
     return 0
 
 
@@ -209,9 +238,9 @@ def cmd_disasm(args: argparse.Namespace, out: IO[str]) -> int:
     from emulator.disasm import disassemble, disassemble_listing
     from emulator.romset import load_romset
 
-    if args.output is not None:
-        check_output_path(args.output)
-        check_not_an_input(args.output, args.rom)
+    if args.out is not None:
+        check_output_path(args.out)
+        check_not_an_input(args.out, args.rom)
     rs = load_romset(args.rom, _chip(args.chip))
     symbols = None
     if args.symbols is not None:
@@ -222,8 +251,8 @@ def cmd_disasm(args: argparse.Namespace, out: IO[str]) -> int:
     for note in rs.recognised:
         print(f"towerlab: {note}", file=sys.stderr)
     text = (disassemble_listing if args.listing else disassemble)(rs.rom, rs.chip, symbols)
-    if args.output is not None:
-        atomic_write(args.output, lambda f: f.write(text), binary=False)
+    if args.out is not None:
+        atomic_write(args.out, lambda f: f.write(text), binary=False)
     else:
         out.write(text)
     return 0

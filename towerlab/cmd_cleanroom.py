@@ -64,25 +64,25 @@ def _tolerance(args):
 
     # none given: the strict check (cleanroom.conform.STRICT, every item within one 1/60 s
     # frame); a time window or a growth given alone: an older check, whose flashing texts
-    # start within LOOSE.flash_s unless --flash-tolerance-ms says otherwise
-    older = args.tolerance_ms is not None or args.tolerance_pct is not None
-    if args.tolerance_ms is None:
-        args.tolerance_ms = FRAME_S * 1000
-    if args.tolerance_pct is None:
-        args.tolerance_pct = 0.0
-    if args.flash_tolerance_ms is None:
-        args.flash_tolerance_ms = (LOOSE.flash_s if older else FRAME_S) * 1000
-    for name in ("tolerance_ms", "flash_tolerance_ms"):
+    # start within LOOSE.flash_s unless --flash-tolerance says otherwise
+    older = args.tolerance is not None or args.tolerance_rel is not None
+    if args.tolerance is None:
+        args.tolerance = FRAME_S
+    if args.tolerance_rel is None:
+        args.tolerance_rel = 0.0
+    if args.flash_tolerance is None:
+        args.flash_tolerance = LOOSE.flash_s if older else FRAME_S
+    for name in ("tolerance", "flash_tolerance"):
         v = getattr(args, name)
         if not v > 0:
-            raise ValueError(f"--{name.replace('_', '-')} {v!r} must be more than 0 ms")
-    if not 0 <= args.tolerance_pct < 100:
-        raise ValueError(f"--tolerance-pct {args.tolerance_pct!r} must be a percentage from 0 "
-                         "to under 100")
-    if not older and args.flash_tolerance_ms == FRAME_S * 1000:
+            raise ValueError(f"--{name.replace('_', '-')} {v!r} must be more than 0 s")
+    if not 0 <= args.tolerance_rel < 1:
+        raise ValueError(f"--tolerance-rel {args.tolerance_rel!r} must be a fraction from 0 "
+                         "to under 1")
+    if not older and args.flash_tolerance == FRAME_S:
         return STRICT
-    return Tolerance(time_s=args.tolerance_ms / 1000, flash_s=args.flash_tolerance_ms / 1000,
-                     since_input_frac=args.tolerance_pct / 100)
+    return Tolerance(time_s=args.tolerance, flash_s=args.flash_tolerance,
+                     since_input_frac=args.tolerance_rel)
 
 
 def _clock_ratio(events: list, given: float | None) -> tuple[float, str]:
@@ -208,7 +208,8 @@ def cmd_play(args, out: IO[str]) -> int:
 
     out.write("Dark Tower (clean room). Keys: yes no repeat haggle bazaar clear tomb move "
               "sanctuary dark frontier inventory; wait S; quit\n")
-    return play_terminal(CleanroomTower(seed=args.seed), args.input or sys.stdin, out)
+    return play_terminal(CleanroomTower(seed=args.seed), args.input or sys.stdin, out,
+                         strict=args.input is not None)
 
 
 def register(sub) -> None:
@@ -236,18 +237,23 @@ def register(sub) -> None:
                            "catalogue (cleanroom/cues.py); list the runs that are no cue")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
-    p.add_argument("--tolerance-ms", type=float, default=None,
-                   help="timing tolerance in ms (default 16.7: one 1/60 s display frame for "
-                        "every item, the strict check)")
-    p.add_argument("--tolerance-pct", type=float, default=None,
-                   help="widen the timing tolerance by this percentage of the time since the "
-                        "recording's last button press (default 0; --tolerance-pct 1 "
-                        "--flash-tolerance-ms 150 is the older 1/60 s + 1 %% criterion, "
-                        "--tolerance-ms 50 --tolerance-pct 0 the older 50 ms check)")
-    p.add_argument("--flash-tolerance-ms", type=float, default=None,
-                   help="tolerance for where a flashing display starts, ms (default: the "
-                        "--tolerance-ms window; 150 with an older check's --tolerance-ms or "
-                        "--tolerance-pct)")
+    from towerlab.options import add_tolerance
+
+    add_tolerance(p, "tolerance", unit="s",
+                  help="timing tolerance in s (default 0.0167: one 1/60 s display frame for "
+                       "every item, the strict check)",
+                  old=(("--tolerance-ms", 0.001, "ms"),))
+    add_tolerance(p, "tolerance-rel", unit="fraction",
+                  help="widen the timing tolerance by this fraction of the time since the "
+                       "recording's last button press (default 0; --tolerance-rel 0.01 "
+                       "--flash-tolerance 0.15 is the older 1/60 s + 1 %% criterion, "
+                       "--tolerance 0.05 --tolerance-rel 0 the older 50 ms check)",
+                  old=(("--tolerance-pct", 0.01, "%"),))
+    add_tolerance(p, "flash-tolerance", unit="s",
+                  help="tolerance for where a flashing display starts, s (default: the "
+                       "--tolerance window; 0.15 with an older check's --tolerance or "
+                       "--tolerance-rel)",
+                  old=(("--flash-tolerance-ms", 0.001, "ms"),))
     p.add_argument("--clock-ratio", type=float, default=None,
                    help="the recorded tower's clock over MAME's 425 kHz (default: fitted from "
                         "the reference's tones; 1 when the fit is the reference clock)")

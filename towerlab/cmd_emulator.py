@@ -32,6 +32,8 @@ _BOARD_HELP = ("darktower or labyrinth (default: the board that carries the ROM'
 
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
+    from towerlab.options import add_output
+
     p = sub.add_parser("run", help="run a ROM (or the demo firmware) on a board model",
                        description="Run the emulator on the Dark Tower or Labyrinth board for "
                                    "a fixed time, optionally replaying a button script; write "
@@ -47,7 +49,7 @@ def register(sub) -> None:
                         "plain-Python core. Results are identical.")
     p.add_argument("--jobs", type=int, default=1,
                    help="batch runs: scripts run in parallel on this many processes")
-    p.add_argument("--out", help="batch runs: folder for <script>.events.jsonl files")
+    add_output(p, metavar="DIR", help="batch runs: folder for <script>.events.jsonl files")
     p.add_argument("--scheduler", help="batch runs: run on the Dask cluster at "
                                        "tcp://HOST:PORT (ROM paths must be readable there)")
     p.add_argument("--events", help="write the events here (JSON lines)")
@@ -73,7 +75,7 @@ def register(sub) -> None:
                                    "(tower test, level and player selection), print its "
                                    "timeline and write events.jsonl, capture.sr, demo.wav and "
                                    "script.txt.")
-    p.add_argument("--out", default="out/demo", help="output folder (default: out/demo)")
+    add_output(p, metavar="DIR", default="out/demo", help="output folder (default: out/demo)")
     p.set_defaults(func=cmd_demo)
 
 

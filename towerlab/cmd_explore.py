@@ -14,6 +14,8 @@ __all__ = ["register", "cmd_explore"]
 
 def register(sub) -> None:
     """Add the explore subcommand to the towerlab parser."""
+    from towerlab.options import add_output
+
     p = sub.add_parser("explore", help="play whole games at random, as a person would",
                        description="Play sessions on a tower as a person would: wait for each "
                                    "flashing prompt, press after a seeded human-like delay, "
@@ -32,7 +34,9 @@ def register(sub) -> None:
     p.add_argument("--port", help="real: the button box's serial port")
     p.add_argument("--sessions", type=int, default=1, help="sessions to play (default 1)")
     p.add_argument("--seed", type=int, default=0, help="batch seed (default 0)")
-    p.add_argument("--out", required=True, help="folder for session_NNNN/ and summary.txt")
+    add_output(p, required=True, metavar="DIR",
+               help="folder for session_NNNN/ and summary.txt (a new or empty one, or "
+                    "--force)")
     p.add_argument("--level", type=int, help="play this level (default: random per session)")
     p.add_argument("--players", type=int, help="this many players (default: random)")
     p.add_argument("--max-seconds", type=float, default=None,
@@ -41,6 +45,8 @@ def register(sub) -> None:
     p.add_argument("--jobs", type=int, default=1, help="sessions in parallel on this many "
                                                        "local processes")
     p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
+    p.add_argument("--force", action="store_true",
+                   help="replace an earlier explore in --out (its sessions and summary.txt)")
     p.set_defaults(func=cmd_explore)
 
 
@@ -59,7 +65,8 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     options = {"level": args.level, "players": args.players,
                "max_seconds": MAX_SECONDS if args.max_seconds is None else args.max_seconds}
     summaries = explore(spec, args.sessions, args.seed, args.out, jobs=args.jobs,
-                        scheduler=args.scheduler, progress=sys.stderr.isatty(), **options)
+                        scheduler=args.scheduler, progress=sys.stderr.isatty(),
+                        force=args.force, **options)
     rows = [line.split("\t") for line in summary_table(summaries).splitlines()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
     for r in rows:                          # aligned columns; the note last, as it is

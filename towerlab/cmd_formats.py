@@ -27,7 +27,7 @@ def register(sub) -> None:
                                    ".jsonl.gz) to the format named by the output extension ("
                                    + WRITTEN + ").")
     p.add_argument("input", metavar="IN", help="capture file (or Saleae export folder)")
-    p.add_argument("-o", "--output", metavar="OUT", required=True,
+    p.add_argument("-o", "--out", "--output", dest="out", metavar="OUT", required=True,
                    help="output file; its extension picks the format")
     p.add_argument("--channel-map", metavar="FILE",
                    help="'probe = SIGNAL' lines: keep and rename only these channels")
@@ -41,13 +41,13 @@ def register(sub) -> None:
 
 
 def cmd_convert(args: argparse.Namespace, out: IO[str]) -> int:
-    """Convert ``args.input`` to ``args.output`` (format from the extension)."""
+    """Convert ``args.input`` to ``args.out`` (format from the extension)."""
     cap = open_capture(args.input, args.channel_map)
-    with _progress(cap, f"converting to {args.output}") as shown:
-        write_capture(shown, args.output)
+    with _progress(cap, f"converting to {args.out}") as shown:
+        write_capture(shown, args.out)
     for line in cap.warnings:
         print(f"warning: {line}", file=out)
-    print(f"wrote {args.output}: {len(cap.channels)} channels, "
+    print(f"wrote {args.out}: {len(cap.channels)} channels, "
           f"{_fmt_rate(cap.samplerate)}, {_length(cap)}", file=out)
     return 0
 

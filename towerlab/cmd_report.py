@@ -14,10 +14,10 @@ def cmd_report(args: argparse.Namespace, out: IO[str]) -> int:
 
     from rig.report import report_check, report_cleanroom, report_recording
 
-    if not args.output.lower().endswith((".html", ".htm")):
-        raise ValueError(f"{args.output}: report output must end in .html")
+    if not args.out.lower().endswith((".html", ".htm")):
+        raise ValueError(f"{args.out}: report output must end in .html")
     from captures.files import check_output_path
-    check_output_path(args.output)          # before any work: a bad -o is said at once
+    check_output_path(args.out)          # before any work: a bad -o is said at once
     if not os.path.exists(args.source):
         raise ValueError(f"{args.source}: no such file or folder (expected a recording, a "
                          f"capture folder or a capture file)")
@@ -29,7 +29,7 @@ def cmd_report(args: argparse.Namespace, out: IO[str]) -> int:
         raise ValueError("report: give --check TARGET or --conform, not both")
     status = 0
     if args.conform or args.check == "cleanroom":
-        result = report_cleanroom(args.source, args.output, whole=args.conform,
+        result = report_cleanroom(args.source, args.out, whole=args.conform,
                                   audio_rate=args.audio_rate)
         line = result.describe().splitlines()[0]
         status = 0 if result.conforms else 1
@@ -38,21 +38,23 @@ def cmd_report(args: argparse.Namespace, out: IO[str]) -> int:
         from towerlab.cmd_rig import _clock
         spec = TargetSpec(args.check, romset=args.romset, firmware=args.firmware,
                           clock_hz=_clock(args), replay=args.replay)
-        result = report_check(args.source, spec, args.output, auto_clock=args.clock == "auto",
+        result = report_check(args.source, spec, args.out, auto_clock=args.clock == "auto",
                               audio_rate=args.audio_rate)
         line = ("equivalent" if result.equivalent else
                 f"first difference at {result.difference.t:.3f} s ({result.difference.kind})")
         status = 0 if result.equivalent else 1
     else:
-        report_recording(args.source, args.output, args.channel_map, args.audio_rate)
+        report_recording(args.source, args.out, args.channel_map, args.audio_rate)
         line = "recording"
-    size = os.path.getsize(args.output)
-    print(f"{args.output}: {line} ({size / 1e6:.1f} MB)", file=out)
+    size = os.path.getsize(args.out)
+    print(f"{args.out}: {line} ({size / 1e6:.1f} MB)", file=out)
     return status
 
 
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add the report subcommand to the towerlab parser."""
+    from towerlab.options import add_output
+
     from towerlab.cmd_captures import _audio_rate
 
     p = sub.add_parser("report", help="one HTML page for a recording: overview, events, sound",
@@ -65,8 +67,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("source", help="recording directory (rig record/import), capture folder "
                                   "(script.txt, events.jsonl, capture.sr or edges.jsonl.gz) "
                                   "or capture file")
-    p.add_argument("-o", "--output", required=True, metavar="REPORT.html",
-                   help="page to write")
+    add_output(p, required=True, metavar="REPORT.html", help="page to write")
     p.add_argument("--check", metavar="TARGET",
                    choices=("emu", "cleanroom", "replay", "fake"),
                    help="also check the recording on this target as rig check does (emu, "

@@ -172,12 +172,14 @@ def cmd_status(args, out: IO[str]) -> int:
 
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
+    from towerlab.options import add_output
+
     rig = sub.add_parser("rig", help="the bench: record and check sessions on any tower")
     rsub = rig.add_subparsers(dest="rig_command", metavar="RIG_COMMAND")
 
     p = rsub.add_parser("record", help="run a script on a tower and store the recording")
     p.add_argument("--script", required=True, help="session script (captures.script format)")
-    p.add_argument("--out", required=True, help="recording directory to write")
+    add_output(p, required=True, metavar="DIR", help="recording directory to write")
     _target_options(p)
     p.set_defaults(func=cmd_record)
 
@@ -189,7 +191,7 @@ def register(sub) -> None:
 
     p = rsub.add_parser("import", help="make a recording from a capture made elsewhere")
     p.add_argument("capture", help=".sr, .vcd, Saleae, .tlc or edges.jsonl.gz capture")
-    p.add_argument("--out", required=True, help="recording directory to write")
+    add_output(p, required=True, metavar="DIR", help="recording directory to write")
     p.add_argument("--channel-map", help="probe -> tower pin map file")
     p.add_argument("--script", help="the script that was played during the capture")
     p.add_argument("--start", type=float, metavar="S",
@@ -198,7 +200,7 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_import)
 
     p = rsub.add_parser("firmware", help="build (and flash) the button-box firmware")
-    p.add_argument("--out", help="build directory (default: rig/firmware/build)")
+    add_output(p, metavar="DIR", help="build directory (default: rig/firmware/build)")
     p.add_argument("--flash", metavar="PORT", help="flash it with avrdude to this port")
     p.add_argument("--board", default="uno", choices=("uno", "nano", "nano-new"))
     p.set_defaults(func=cmd_firmware)

@@ -69,15 +69,17 @@ def cmd_check(args, out: IO[str]) -> int:
     from analysis.rtdt import RtdtTolerance
     from captures.rtdt import ParamsError
     from rig.rtdt.session import check, load_rtdt_recording, parse_target, recording_params
+    if args.rotation_tolerance_rel is None:
+        args.rotation_tolerance_rel = 0.2
     for name, v in (("--tolerance", args.tolerance), ("--rotation-tolerance",
                                                        args.rotation_tolerance),
-                    ("--rotation-rel", args.rotation_rel)):
+                    ("--rotation-tolerance-rel", args.rotation_tolerance_rel)):
         if not v >= 0 or v == float("inf"):
             raise ParamsError(f"{name} {v}: expected a finite number >= 0")
     rec = load_rtdt_recording(args.recording)
     base = recording_params(rec.meta, f"{args.recording}/rtdt.json")
     params = _params(args, base=base)
-    tol = RtdtTolerance(args.tolerance, args.rotation_tolerance, args.rotation_rel,
+    tol = RtdtTolerance(args.tolerance, args.rotation_tolerance, args.rotation_tolerance_rel,
                         tuple(args.ignore or ("battery",)))
     result, _ = check(args.recording, parse_target(args.target), params, tolerance=tol)
     print(result.describe("recording", str(args.target)), file=out)
@@ -177,6 +179,8 @@ def cmd_oneshot(args, out: IO[str]) -> int:
 
 def register(sub) -> None:
     """Add the rtdt subcommands to the towerlab parser."""
+    from towerlab.options import add_output, add_tolerance
+
     rt = sub.add_parser("rtdt", help="Return to Dark Tower (2022) over Bluetooth LE: record, "
                                      "check, scan, status, one-shot commands")
     rsub = rt.add_subparsers(dest="rtdt_command", metavar="RTDT_COMMAND")
@@ -184,7 +188,7 @@ def register(sub) -> None:
     p = rsub.add_parser("record", help="run a script on a tower and store the recording")
     p.add_argument("--script", required=True, help="session script (captures/rtdt_script.py "
                                                    "format: '<time_s> COMMAND ...')")
-    p.add_argument("--out", required=True, help="recording folder to write")
+    add_output(p, required=True, metavar="DIR", help="recording folder to write")
     _target_option(p)
     _params_options(p)
     p.set_defaults(func=cmd_record)
@@ -198,8 +202,9 @@ def register(sub) -> None:
     p.add_argument("--rotation-tolerance", type=float, default=0.5, metavar="S",
                    help="rotation reports: time and duration within max(S, REL x duration) "
                         "(default 0.5 s)")
-    p.add_argument("--rotation-rel", type=float, default=0.2, metavar="REL",
-                   help="relative rotation tolerance (default 0.2 = 20 %%)")
+    add_tolerance(p, "rotation-tolerance-rel", unit="fraction",
+                  help="relative rotation tolerance (default 0.2 = 20 %%)",
+                  old=(("--rotation-rel", 1.0, "fraction"),))
     p.add_argument("--ignore", action="append", metavar="TYPE",
                    help="event types not compared (default: battery; repeatable)")
     p.set_defaults(func=cmd_check)

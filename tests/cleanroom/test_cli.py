@@ -53,9 +53,30 @@ def test_conform_rejects_a_zero_tolerance(capsys):
 
 
 def test_conform_rejects_a_negative_tolerance_percentage(capsys):
-    code, _ = run("conform", "--tolerance-pct", "-1", "--reference", str(CAPTURES / "tower_test"))
+    with pytest.raises(SystemExit) as exc:
+        run("conform", "--tolerance-pct", "-1", "--reference", str(CAPTURES / "tower_test"))
     err = capsys.readouterr().err
-    assert code == 2 and "--tolerance-pct -1.0" in err and err.count("\n") == 1
+    assert exc.value.code == 2 and err.count("\n") == 1
+    assert "--tolerance-pct: '-1' is not a tolerance >= 0 (%)" in err
+
+
+def test_conform_takes_its_tolerances_in_seconds_and_fractions_as_diff_does(tmp_path):
+    folder = _late_lamp(tmp_path, 0.030)
+    new = run("conform", "--tolerance", "0.0167", "--tolerance-rel", "0.01", "--reference", folder)
+    old = run("conform", "--tolerance-ms", "16.7", "--tolerance-pct", "1", "--reference", folder)
+    assert new == old and new[0] == 0
+    new = run("conform", "--tolerance", "0.0167", "--flash-tolerance", "0.0167",
+              "--reference", folder)
+    old = run("conform", "--tolerance-ms", "16.7", "--flash-tolerance-ms", "16.7",
+              "--reference", folder)
+    assert new == old and new[0] == 1
+
+
+def test_conform_refuses_a_tolerance_given_under_its_old_and_new_names(capsys):
+    code, _ = run("conform", "--tolerance", "0.02", "--tolerance-ms", "20",
+                  "--reference", str(CAPTURES / "tower_test"))
+    err = capsys.readouterr().err
+    assert code == 2 and "--tolerance-ms is the old name of --tolerance" in err
 
 
 def _late_lamp(tmp_path, delay_s: float) -> str:
@@ -100,7 +121,7 @@ def test_conform_s_default_is_the_strict_check_and_says_so(capsys):
     with pytest.raises(SystemExit):
         run("conform", "--help")
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default 16.7: one 1/60 s display frame for every item" in help_text
+    assert "(default 0.0167: one 1/60 s display frame for every item" in help_text
 
 
 def test_conform_fits_a_faster_tower_s_clock_and_says_it(tmp_path):
@@ -177,12 +198,30 @@ def test_conform_params_shows_tables_of_values_whole():
     assert str(param("move_odds")) in text
 
 
-def test_cleanroom_play_names_a_wait_that_is_not_seconds(tmp_path):
+def test_cleanroom_play_at_a_terminal_names_a_bad_line_and_goes_on():
+    import io
+
+    from cleanroom.play import play_terminal
+    from cleanroom.tower import CleanroomTower
+
+    out = io.StringIO()
+    assert play_terminal(CleanroomTower(seed=1), io.StringIO("wait soon\nwait -1\nquit\n"),
+                         out) == 0
+    assert "wait 'soon': expected seconds from 0 to 3600" in out.getvalue()
+    assert "wait '-1': expected seconds" in out.getvalue()
+
+
+@pytest.mark.parametrize("line,message", [
+    ("jump", "keys.txt:2: unknown key 'jump'"),
+    ("wait soon", "keys.txt:2: wait 'soon': expected seconds from 0 to 3600"),
+])
+def test_cleanroom_play_from_a_file_stops_at_a_bad_line_with_status_2(tmp_path, capsys, line,
+                                                                        message):
     keys = tmp_path / "keys.txt"
-    keys.write_text("wait soon\nwait -1\nquit\n")
-    code, text = run("cleanroom-play", "--seed", "1", "--input", str(keys))
-    assert code == 0 and "wait 'soon': expected seconds from 0 to 3600" in text
-    assert "wait '-1': expected seconds" in text
+    keys.write_text(f"yes\n{line}\nno\nquit\n")
+    code, _ = run("cleanroom-play", "--seed", "1", "--input", str(keys))
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
 
 
 def test_cleanroom_play_calls_the_tower_test_card_void(tmp_path):

@@ -246,3 +246,24 @@ def test_disasm_refuses_to_write_over_the_rom_it_reads(rom_file, capsys):
 def test_asm_refuses_to_write_over_its_source(source, capsys):
     status, _ = run_cli(["asm", str(source), "-o", str(source)])
     assert status == 2 and source.read_text() == "  TCY 1\n"
+
+
+def test_trace_runs_the_demo_firmware_as_the_other_commands_take_it(tmp_path):
+    from emulator.boards import BOARDS
+
+    code, text = run_cli(["trace", "--firmware", "demo", "--steps", "400", "--board",
+                          "darktower"])
+    assert code == 0
+    # the same program as assembled from its source, with the Dark Tower's output PLA
+    assert run_cli(["asm", "emulator/firmware/demo.asm", "-o", str(tmp_path / "demo.bin")])[0] \
+        == 0
+    (tmp_path / "dt.pla").write_text(pla_text(BOARDS["darktower"].default_opla()))
+    code, same = run_cli(["trace", "--rom", str(tmp_path / "demo.bin"), "--opla",
+                          str(tmp_path / "dt.pla"), "--steps", "400", "--board", "darktower"])
+    assert code == 0 and text == same and len(text.splitlines()) == 400
+
+
+def test_trace_of_the_demo_firmware_on_a_board_it_is_not_for_is_refused(capsys):
+    code, _ = run_cli(["trace", "--firmware", "demo", "--steps", "1", "--board", "labyrinth"])
+    err = capsys.readouterr().err
+    assert code == 2 and "the demo firmware is for the darktower board, not 'labyrinth'" in err

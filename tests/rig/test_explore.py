@@ -229,3 +229,31 @@ def _card(events, t):
         if e["type"] == "reel" and e["t"] <= t + 0.05:
             card = e["card_pos"]
     return card
+
+
+def test_a_folder_an_earlier_explore_wrote_is_refused_without_force(tmp_path, level4, capsys):
+    out, _ = level4
+    before = _tree(out)
+    code = main(["explore", "--target", "cleanroom", "--sessions", "1", "--out", str(out)],
+                io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "holds an earlier explore" in err and "--force" in err
+    assert err.count("\n") == 1 and _tree(out) == before
+
+
+def test_force_replaces_an_earlier_explore_leaving_none_of_its_sessions(tmp_path):
+    out = tmp_path / "x"
+    explore(TargetSpec("cleanroom"), 2, 3, out, max_seconds=30)
+    (out / "notes.txt").write_text("mine")
+    explore(TargetSpec("cleanroom"), 1, 4, out, force=True, max_seconds=30)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "session_0001",
+                                                     "summary.txt"]
+    assert len((out / "summary.txt").read_text().splitlines()) == 2
+
+
+def test_a_folder_with_other_files_is_refused_even_with_force(tmp_path):
+    from rig.explore import ExploreError
+
+    (tmp_path / "photo.jpg").write_bytes(b"x")
+    with pytest.raises(ExploreError, match="not an explore folder"):
+        explore(TargetSpec("cleanroom"), 1, 0, tmp_path, force=True, max_seconds=30)
