@@ -162,3 +162,22 @@ def test_a_difference_in_time_shows_both_sides_at_different_times():
     lines = format_comparison(compare_events(a, b, ratio=1.0, offset=0.2)).splitlines()
     assert lines[1] != lines[2].replace("B:", "A:")          # never two equal lines
     assert lines[2] == "  B: 1.000000 (at 1.200000 on the other clock) lamp lamp=upper on=1"
+
+
+def test_every_output_is_o_or_out_and_the_old_output_spelling_still_works(tmp_path, capsys):
+    assert run("decode", TT / "capture.sr", "--output", tmp_path / "a.jsonl")[0] == 0
+    assert run("decode", TT / "capture.sr", "--out", tmp_path / "b.jsonl")[0] == 0
+    assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
+    import pytest
+
+    for command in (["decode"], ["report"], ["rig", "record"], ["explore"]):
+        with pytest.raises(SystemExit):
+            run(*command, "--help")
+        text = capsys.readouterr().out
+        assert "-o " in text and "--out " in text and "--output" not in text
+
+
+def test_diff_takes_the_old_tolerance_names_in_their_units():
+    new = run("diff", TT / "events.jsonl", TT / "capture.sr", "--tolerance", "0.0001")
+    old = run("diff", TT / "events.jsonl", TT / "capture.sr", "--time-tol", "0.0001")
+    assert new == old and "lamp 0.1 ms" in new[1]
