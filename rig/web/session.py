@@ -23,7 +23,8 @@ Keys. ``press`` closes a key at the tower's current time; ``release`` opens it, 
 before the key has been held ``hold_s`` of tower time (a click of a mouse is shorter than one
 scan of the keypad). A recording takes no keys (``live`` False) and can be sought instead.
 
-Listeners (``subscribe``) get JSON-ready messages: ``events`` (new events and the horizon),
+Listeners (``subscribe``) get JSON-ready messages: ``events`` (new events and the horizon; one
+that came late, before others already sent, is among them and the page puts it in place),
 ``clock`` (the play position, whether it runs), ``story`` (``analysis.story`` entries),
 ``reset`` (the whole event list, when a backend changed what it had already said) and
 ``error`` (one line). ``hello()`` is what a new page needs first.
@@ -31,6 +32,7 @@ Listeners (``subscribe``) get JSON-ready messages: ``events`` (new events and th
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
@@ -45,11 +47,16 @@ HOLD_S = 0.2            # a key is held at least this long (tower seconds), as r
 PACES = ("wall", "manual")
 STORY_EVERY_S = 0.5     # the story is retold at most this often (wall seconds)
 EDGE_S = 0.001          # the least settle: an event made at the head is past the horizon
+LATE_S = 5.0            # an event may come this late (s of tower time); older ones are final
 
 
 class SessionError(RigError):
     """A page asked for something the session cannot do (a key on a recording, a seek on a
     live tower, an unknown key); one line."""
+
+
+def _key(event: dict) -> str:
+    return json.dumps(event, sort_keys=True)
 
 
 class TowerSession:
@@ -226,17 +233,39 @@ class TowerSession:
             # a key pressed now makes an event at the head: keep the horizon short of it
             horizon = head - max(self.settle_s, EDGE_S)
             settled = [e for e in events if e["t"] <= horizon + 1e-9]
-            n = len(self.sent)
-            if settled[:n] != self.sent:
-                self.sent = settled
-                self.horizon = horizon
-                await self._say({"kind": "reset", "events": settled, "horizon": horizon})
-            elif len(settled) > n or horizon > self.horizon:
-                self.sent = settled
-                self.horizon = max(self.horizon, horizon)
-                await self._say({"kind": "events", "events": settled[n:],
-                                 "horizon": self.horizon})
+            await self._send_settled(settled, horizon)
         await self._retell()
+
+    async def _send_settled(self, settled: list[dict], horizon: float) -> None:
+        """Send the settled events not sent yet. An event may come late, before events
+        already sent (the emulator's speaker decoder writes a long note when it ends): it is
+        sent all the same and the page puts it in its place; if an event sent before has
+        changed or gone, the whole list goes again (``reset``). Only the last ``LATE_S`` of
+        the events are compared (older ones do not change)."""
+        from bisect import bisect_left
+        from collections import Counter
+
+        since = self.horizon - LATE_S
+        i0 = bisect_left([e["t"] for e in self.sent], since)
+        j0 = bisect_left([e["t"] for e in settled], since)
+        old = Counter(_key(e) for e in self.sent[i0:])
+        tail = settled[j0:]
+        now = Counter(_key(e) for e in tail)
+        if i0 != j0 or old - now:
+            self.sent, self.horizon = settled, horizon
+            await self._say({"kind": "reset", "events": settled, "horizon": horizon})
+            return
+        new = []
+        for e in tail:
+            k = _key(e)
+            if old[k]:
+                old[k] -= 1
+            else:
+                new.append(e)
+        if new or horizon > self.horizon:
+            self.sent = settled
+            self.horizon = max(self.horizon, horizon)
+            await self._say({"kind": "events", "events": new, "horizon": self.horizon})
 
     async def _retell(self) -> None:
         """Send the story again when the events grew (at most every STORY_EVERY_S)."""

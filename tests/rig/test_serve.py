@@ -183,3 +183,51 @@ def _serve(*argv) -> tuple[int, str]:
 def test_serve_refuses_bad_input_with_one_line_and_status_2(argv, message):
     status, err = _serve(*argv)
     assert status == 2 and message in err and err.count("\n") == 1
+
+
+class _LateTower:
+    """A tower that reports a long note only when it has ended, as the emulator's speaker
+    decoder does (t = its start): a display at 0.1 s, a 1 s note from 0.2 s known at 1.2 s."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def advance(self, seconds):
+        self.now += seconds
+
+    def events(self):
+        out = [{"t": 0.1, "type": "display", "text": "88"}]
+        if self.now >= 1.2:
+            out.append({"t": 0.2, "type": "tone", "freq_hz": 440.0, "dur_s": 1.0})
+        if self.now >= 0.5:
+            out.append({"t": 0.5, "type": "display", "text": "  "})
+        return sorted(out, key=lambda e: e["t"])
+
+    def press(self, button):
+        pass
+
+    def release(self, button):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_an_event_that_comes_late_is_sent_as_new_not_as_a_reset():
+    from rig.web.session import TowerSession
+
+    said = []
+
+    async def body(s):
+        s.subscribe(said.append)
+        await s.advance(1.0)
+        await s.advance(0.5)
+        return s.sent
+
+    session = TowerSession(_LateTower(), title="t", about="a", pace="manual", settle_s=0.0)
+    sent = _run(_with(session, body))
+    kinds = [m["kind"] for m in said if m["kind"] in ("events", "reset")]
+    assert "reset" not in kinds
+    late = [m["events"] for m in said if m["kind"] == "events"][-1]
+    assert late == [{"t": 0.2, "type": "tone", "freq_hz": 440.0, "dur_s": 1.0}]
+    assert [e["t"] for e in sent] == [0.1, 0.2, 0.5]

@@ -21,7 +21,7 @@
 
   var T = window.towerlab = {
     ready: false, hello: null, events: [], horizon: 0, story: [], drawn: {}, frames: [],
-    tones: [], errors: [], time: 0, shown: null, audio: "none",
+    tones: [], errors: [], time: 0, shown: null, audio: "none", late: 0,
     send: function (msg) { send(msg); },
     advance: function (s) { send({kind: "advance", s: s}); },
     seek: function (t) { seekTo(t); }
@@ -272,19 +272,22 @@
       if (e.type !== "tone") { continue; }
       if (audio === null) { unlockAudio(); }
       if (audio === null) { continue; }
-      var when = audio.currentTime + Math.max(0, e.t - t);
-      var dur = Math.max(e.dur_s, 0.002);
-      var osc = audio.createOscillator(), gain = audio.createGain();
-      osc.type = "square";
-      osc.frequency.value = e.freq_hz === null ? 1000 : e.freq_hz;
-      gain.gain.value = muted ? 0 : 0.08;
-      osc.connect(gain);
-      gain.connect(audio.destination);
-      osc.start(when);
-      osc.stop(when + dur);
-      T.tones.push({t: e.t, freq: osc.frequency.value, dur: dur, when: when,
-                    click: e.freq_hz === null, state: audio.state});
+      tone(e, audio.currentTime + Math.max(0, e.t - t), e.dur_s);
     }
+  }
+  function tone(e, when, seconds) {
+    // a square wave at the tone's pitch (a click: a 1 kHz blip) from ``when`` (audio time)
+    var dur = Math.max(seconds, 0.002);
+    var osc = audio.createOscillator(), gain = audio.createGain();
+    osc.type = "square";
+    osc.frequency.value = e.freq_hz === null ? 1000 : e.freq_hz;
+    gain.gain.value = muted ? 0 : 0.08;
+    osc.connect(gain);
+    gain.connect(audio.destination);
+    osc.start(when);
+    osc.stop(when + dur);
+    T.tones.push({t: e.t, freq: osc.frequency.value, dur: dur, when: when,
+                  click: e.freq_hz === null, state: audio.state});
   }
 
   // ---- the frame loop ------------------------------------------------------------------------
@@ -292,8 +295,9 @@
   function frame() {
     if (T.hello) {
       var t = playTime();
-      if (state === null || t < shownAt - 1e-9) { state = blank(); applied = 0; }
-      var forward = shownAt >= 0 && t >= shownAt && review === null;
+      var refold = state === null || t < shownAt - 1e-9;
+      if (refold) { state = blank(); applied = 0; }
+      var forward = !refold && shownAt >= 0 && t >= shownAt && review === null;
       while (applied < T.events.length && T.events[applied].t <= t + 1e-9) {
         apply(state, T.events[applied]);
         if (forward && !(applied in T.drawn)) {
@@ -345,6 +349,12 @@
         T.ready = true;
         break;
       case "events":
+        var last = T.events.length ? T.events[T.events.length - 1].t : -Infinity;
+        if (msg.events.some(function (e) { return e.t < last; })) {
+          T.horizon = msg.horizon;
+          lateEvents(msg.events);
+          break;
+        }
         addRows(msg.events, T.events.length);
         Array.prototype.push.apply(T.events, msg.events);
         T.horizon = msg.horizon;
@@ -371,6 +381,21 @@
         $("error").textContent = msg.message;
         break;
     }
+  }
+  function lateEvents(events) {
+    // events that came after later ones (a long note is known when it ends): put them in
+    // their place; a note still sounding plays what is left of it
+    var t = playTime();
+    events.forEach(function (e) {
+      if (e.type === "tone" && e.t < t && e.t + e.dur_s > t && review === null) {
+        unlockAudio();
+        if (audio !== null) { tone(e, audio.currentTime, e.t + e.dur_s - t); }
+      }
+    });
+    T.late += events.length;
+    var all = T.events.concat(events).map(function (e, i) { return [e, i]; });
+    all.sort(function (a, b) { return a[0].t - b[0].t || a[1] - b[1]; });
+    receive({kind: "reset", events: all.map(function (p) { return p[0]; }), horizon: T.horizon});
   }
   function connect() {
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
