@@ -161,7 +161,7 @@ def test_binary_trace_to_the_terminal_is_refused(tmp_path):
     rom = tmp_path / "demo.bin"
     rom.write_bytes(bytes(demo_program().rom))
     args = argparse.Namespace(rom=str(rom), romset=None, mpla=None, opla=None, chip=None,
-                              steps=10, board=None, script=None, output=None, core="fast",
+                              steps=10, board=None, script=None, out=None, core="fast",
                               filter=[], format="binary")
     with pytest.raises(ValueError, match="--format binary needs -o FILE"):
         cmd_trace(args, io.StringIO())
