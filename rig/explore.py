@@ -464,6 +464,12 @@ class Explorer:
             self._end_note = f"victory: the score {p.text} flashes"
             self._advance(2.0)
             return True
+        if self.phase == "game" and p.text == "00":
+            # a solo game lost: 00 flashes for good (the genuine tower's, cleanroom/README.md)
+            s.outcome = "lost"
+            self._end_note = "game over: 00 flashes after the last warriors were lost"
+            self._advance(2.0)
+            return True
         if (self.phase == "game" and p.text[0] == " " and p.text[1].isdigit()
                 and self._tower.now >= self.max_seconds):
             s.outcome = "unfinished"

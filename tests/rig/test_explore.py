@@ -27,10 +27,11 @@ FRAME_S = 1 / 60
 
 @pytest.fixture(scope="module")
 def solo(tmp_path_factory):
-    """Two solo games at random levels (seed 0): a level 2 game lost after battles,
-    retreats, a purchase and a Dark Tower visit; a level 4 game lost in the Final Battle."""
+    """Two solo games at random levels (seed 5): a level 3 game lost after battles, tombs
+    and Dark Tower visits; a level 2 game lost after battles, a retreat, purchases, three
+    riddles and two Final Battles."""
     out = tmp_path_factory.mktemp("solo")
-    return out, explore(TargetSpec("cleanroom"), 2, 0, out, players=1, max_seconds=600)
+    return out, explore(TargetSpec("cleanroom"), 2, 5, out, players=1, max_seconds=600)
 
 
 @pytest.fixture(scope="module")
