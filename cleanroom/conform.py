@@ -645,6 +645,20 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     events, calls = _replay(script, [d.value for d in loose.decisions], end, clock_ratio)
     checked = compare(reference, events, tol, end, types)
     if not checked.conforms:
+        # the looser search leaves a duration it did not need at the game's own value, a
+        # little off, and measured others before the decisions before them were settled; a
+        # frame is less forgiving: measure every duration again now
+        values = _measure_all(script, reference, loose.decisions, tol, end,
+                                     clock_ratio)
+        if values is not None:
+            ev2, calls2 = _replay(script, values, end, clock_ratio)
+            again = compare(reference, ev2, tol, end, types)
+            if again.diff_time > checked.diff_time:
+                for d, taken in zip(calls2, loose.decisions):
+                    d.revealed = taken.revealed or (is_timing(d) and d.value != taken.value)
+                events, calls, checked = ev2, calls2, again
+                loose.decisions = calls2
+    if not checked.conforms:
         direct = _search(script, reference, tol, end, max_runs, clock_ratio, types)
         if direct.diff_time >= checked.diff_time:
             return direct
@@ -653,6 +667,29 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     checked.decisions = list(calls)
     _count_items(checked, script, end, clock_ratio, tol)
     return checked
+
+
+def _measure_all(script: Script, reference: Sequence[dict], decisions: list,
+                        tol: Tolerance, end: float, clock_ratio: float) -> list | None:
+    """Return the decisions' values with every timing decision measured again in turn
+    (``_measure`` at ``tol``, after the decisions before it as they now stand), or None when
+    none changes: the search measured some of them before the decisions before them were
+    settled, and left the others at the game's own value."""
+    values = [d.value for d in decisions]
+    calls = decisions
+    changed = False
+    for k in range(len(values)):
+        if k >= len(calls) or not is_timing(calls[k]):
+            continue
+        option = _measure(script, reference, values[:k], calls[k], tol, end, clock_ratio)
+        if option is not None and option != values[k]:
+            values[k] = option
+            changed = True
+            # the decisions after it as the game now takes them (their times move with it)
+            _, calls = _replay(script, values, min(end, calls[k].t + MEASURE_SPAN_S),
+                               clock_ratio)
+            calls = calls + decisions[len(calls):]
+    return values if changed else None
 
 
 def _stricter(a: Tolerance, b: Tolerance) -> bool:
