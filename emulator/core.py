@@ -36,7 +36,8 @@ from emulator.decode import (FIXED_CODES, K_READ_CODE, MICRO_BIT, cki_constant, 
                              micro_table, output_table)
 from emulator.pla import Pla
 
-__all__ = ["Cpu", "CpuError", "LFSR_NEXT", "lfsr_order"]
+__all__ = ["Cpu", "CpuError", "LFSR_NEXT", "lfsr_order", "call_depth", "return_addresses",
+           "enters_subroutine"]
 
 
 class CpuError(ValueError):
@@ -66,6 +67,32 @@ def lfsr_order() -> list[int]:
         order.append(pc)
         pc = LFSR_NEXT[pc]
     return order
+
+
+def call_depth(chip: Chip, cl: int) -> int:
+    """Return the subroutine levels in use for call latch ``cl``: the count of valid levels
+    of the TMS1400's 3-bit mask (docs/tms1400.md §7.2), else 0 or 1 (the call latch, §7.1)."""
+    return cl.bit_length() if chip.stack_depth == 3 else int(bool(cl))
+
+
+def return_addresses(chip: Chip, cl: int, pb: int,
+                     stack: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """Return the return addresses ``(chapter, page, pc)`` in use, innermost first.
+
+    ``stack`` holds the return registers ``(pc, page, chapter)`` top first, as ``Cpu.stack``
+    (or ``zip(sr, ps, cs)`` of a state dict); a 1-level chip returns to the page in PB
+    (docs/tms1400.md §7.1), the TMS1400 to each level's own page (§7.2).
+    """
+    if chip.stack_depth == 3:
+        return [(c, p, pc) for pc, p, c in stack[:call_depth(chip, cl)]]
+    return [(stack[0][2], pb, stack[0][0])] if cl else []
+
+
+def enters_subroutine(chip: Chip, op: int, status: int, cl: int) -> bool:
+    """Return True when instruction ``op`` run with ``status`` and call latch ``cl`` pushes a
+    return address: a CALL (0xC0-0xFF) taken, on a 1-level chip only outside a subroutine
+    (a CALL inside one is a branch, docs/tms1400.md §7.1)."""
+    return 0xC0 <= op and status == 1 and (chip.stack_depth == 3 or not cl)
 
 
 # The run loop spells the fixed-action codes (emulator.decode.FIXED_CODES) as literals, each

@@ -2,9 +2,10 @@
 (MAME 0.251, verified there by experiment; TMS1000: TI data manual, one subroutine level)."""
 from __future__ import annotations
 
-from chipkit import ALL_CHIPS, ONE_LEVEL_CHIPS, cpu, pc_at
+from chipkit import ALL_CHIPS, ONE_LEVEL_CHIPS, cpu, opcode, pc_at
 
 from emulator.chips import TMS1100, TMS1400
+from emulator.core import call_depth, enters_subroutine, return_addresses
 
 NOP = "=7F"  # CLA on TMS1100/1400, ALEC 15 on TMS1000: harmless filler that leaves STATUS 1
 
@@ -212,3 +213,55 @@ def test_tms1400_call_leaves_the_page_buffer_on_the_called_page():
     c = cpu(TMS1400, "LDP 2", "CALL $00", pages={2: ["RETN"]})
     c.run(2)
     assert (c.pa, c.pb, c.cl) == (2, 2, 1)
+
+
+# -- the call stack as a debugger asks for it ---------------------------------------------------
+
+def test_tms1400_call_depth_counts_the_nested_calls_and_names_each_return_innermost_first():
+    c = cpu(TMS1400, "LDP 2", "CALL $00", "TCY 1", pages=_nested(3))
+    c.run(6)
+    assert call_depth(TMS1400, c.cl) == 3
+    assert return_addresses(TMS1400, c.cl, c.pb, c.stack) == [
+        (0, 3, pc_at(2)), (0, 2, pc_at(2)), (0, 15, pc_at(2))]
+
+
+def test_tms1400_return_addresses_read_the_same_from_the_state_dict():
+    c = cpu(TMS1400, "LDP 2", "CALL $00", "TCY 1", pages=_nested(2))
+    c.run(4)
+    st = c.state()
+    stack = list(zip(st["sr"], st["ps"], st["cs"]))
+    assert return_addresses(TMS1400, st["cl"], st["pb"], stack) \
+        == return_addresses(TMS1400, c.cl, c.pb, c.stack) == [(0, 2, pc_at(2)), (0, 15, pc_at(2))]
+
+
+@ONE_LEVEL_CHIPS
+def test_one_level_call_depth_is_one_and_the_return_page_is_the_page_buffer(chip):
+    c = cpu(chip, "LDP 2", "CALL $00", pages={2: ["RETN"]})
+    c.run(2)
+    assert call_depth(chip, c.cl) == 1
+    assert return_addresses(chip, c.cl, c.pb, c.stack) == [(0, 15, pc_at(2))]
+
+
+@ALL_CHIPS
+def test_outside_a_subroutine_the_depth_is_zero_and_there_is_no_return_address(chip):
+    c = cpu(chip, "TCY 1")
+    c.step()
+    assert call_depth(chip, c.cl) == 0
+    assert return_addresses(chip, c.cl, c.pb, c.stack) == []
+
+
+@ALL_CHIPS
+def test_a_call_enters_a_subroutine_only_when_status_is_one(chip):
+    call = opcode(chip, "CALL $00")
+    assert enters_subroutine(chip, call, 1, 0)
+    assert not enters_subroutine(chip, call, 0, 0)
+    assert not enters_subroutine(chip, opcode(chip, "BRANCH $00"), 1, 0)
+
+
+@ONE_LEVEL_CHIPS
+def test_one_level_call_inside_a_subroutine_enters_none(chip):
+    assert not enters_subroutine(chip, opcode(chip, "CALL $00"), 1, 1)
+
+
+def test_tms1400_call_inside_a_subroutine_enters_the_next_level():
+    assert enters_subroutine(TMS1400, opcode(TMS1400, "CALL $00"), 1, 1)
