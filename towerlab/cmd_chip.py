@@ -1,7 +1,7 @@
 """Subcommands of the chip area (registered by towerlab.cli): ``trace``, ``asm``, ``disasm``.
 
-Each is a small function ``(args, out) -> exit status`` over the library (emulator.core,
-emulator.romset, emulator.trace, emulator.asm, emulator.disasm, emulator.boards).
+Each is a small function ``(args, out) -> exit status`` over the library (emulator.machine,
+emulator.romset, emulator.trace, emulator.asm, emulator.disasm).
 """
 from __future__ import annotations
 
@@ -85,31 +85,8 @@ def _chip(name: str | None):
     return get_chip(name) if name else None
 
 
-def _demo_set(board: str | None, chip):
-    """Return the demo firmware as a RomSet for ``board`` (default: the board it is for),
-    with that board's default output PLA."""
-    from emulator.boards import BOARDS, demo_program
-    from emulator.romset import RomSet
-
-    demos = [n for n, spec in BOARDS.items() if spec.demo is not None]
-    name = board or demos[0]
-    if name not in demos:
-        raise ValueError(f"the demo firmware is for the {' or '.join(demos)} board, not "
-                         f"{name!r}")
-    program = demo_program(name)
-    if chip is not None and chip is not program.chip:
-        raise ValueError(f"the demo firmware is a {program.chip.name.upper()} program, not "
-                         f"{chip.name.upper()}")
-    spec = BOARDS[name]
-    opla = spec.default_opla() if spec.default_opla is not None else None
-    return RomSet("demo", program.chip, bytes(program.rom), None, opla,
-                  source=f"emulator/firmware/{spec.demo.name}")
-
-
 def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
     """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``."""
-    from emulator.decode import check_micro_pla, check_output_pla
-    from emulator.romset import load_pla_file, load_romset
     from emulator.trace import (TraceFilter, trace_chunks, trace_records,
                                 write_binary_header)
 
@@ -125,44 +102,22 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
         check_output_path(args.out)
         check_not_an_input(args.out, args.rom, args.romset, args.mpla, args.opla,
                            args.script)
-    chip = _chip(args.chip)
     board_name = args.board
     if args.script and not board_name:
         raise ValueError("--script needs --board (darktower or labyrinth)")
+    from emulator.fastcore import fast_trace_chunks
+    from emulator.machine import NO_BOARD, build_machine
+
+    # O = SL<<4 | A unless an output PLA is given (board_opla=False): the trace's default
+    machine = build_machine(firmware=getattr(args, "firmware", None),
+                            rom=args.romset or args.rom, chip=_chip(args.chip), mpla=args.mpla,
+                            opla=args.opla, board=board_name or NO_BOARD, core=args.core,
+                            script=args.script, board_opla=False)
+    cpu = machine.cpu
     if board_name:
-        from emulator.boards import board_chip
-        chip = chip or board_chip(board_name)
-    if getattr(args, "firmware", None):
-        rs = _demo_set(board_name, chip)
-    else:
-        rs = load_romset(args.romset or args.rom, chip)
-    mpla = load_pla_file(args.mpla) if args.mpla else None
-    opla = load_pla_file(args.opla) if args.opla else None
-    if mpla is not None:
-        check_micro_pla(mpla, args.mpla)
-    if opla is not None:
-        check_output_pla(opla, args.opla)
-    rs = rs.with_plas(mpla, opla)
-    if board_name:
-        from emulator.boards import board_chip
-        if board_chip(board_name) != rs.chip:
-            raise ValueError(f"board {board_name} carries a {board_chip(board_name).name.upper()}"
-                             f", not a {rs.chip.name.upper()}")
-    script = None
-    if args.script:
-        from captures.script import read_script
-        from emulator.boards import board_keys
-        script = read_script(args.script, board_keys(board_name))
-    from emulator.fastcore import fast_trace_chunks, make_cpu
-    cpu = make_cpu(rs.chip, rs.rom, rs.mpla, rs.opla, core=args.core)
-    if board_name:
-        from emulator.boards import make_board
-        board = make_board(board_name, cpu)
-        if script is not None:
-            board.schedule(script)
         cpu.reset()     # the board sees the reset state of R and O
-    print(f"towerlab: {rs.summary()}", file=sys.stderr)
-    for note in rs.recognised:
+    print(f"towerlab: {machine.summary}", file=sys.stderr)
+    for note in machine.notes:
         print(f"towerlab: {note}", file=sys.stderr)
 
     def chunks():
@@ -173,7 +128,7 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
 
     def write(f, text_stream: bool = False) -> None:
         if binary:
-            write_binary_header(f, rs.chip.name, flt is not None)
+            write_binary_header(f, machine.chip.name, flt is not None)
         start = cpu.cycle
         progress = None
         if args.out and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():

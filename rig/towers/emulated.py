@@ -37,22 +37,6 @@ class TargetError(ValueError):
     """A tower target was given a bad source or an action it cannot take; one line."""
 
 
-def _load_pla(value, kind: str):
-    """Return a Pla from a Pla, a PLA file path, or None; a file of the wrong shape for
-    ``kind`` ("micro" or "output") is refused naming the file."""
-    if value is None:
-        return None
-    from emulator.decode import check_micro_pla, check_output_pla
-    from emulator.pla import Pla
-    from emulator.romset import load_pla_file
-
-    if isinstance(value, Pla):
-        return value
-    pla = load_pla_file(value)
-    (check_micro_pla if kind == "micro" else check_output_pla)(pla, str(value))
-    return pla
-
-
 class EmulatorTower:
     """The emulated tower: a core plus a board model behind the Tower protocol.
 
@@ -71,64 +55,23 @@ class EmulatorTower:
                  romset: str | os.PathLike | None = None, mpla=None, opla=None,
                  board: str = "darktower", clock_hz: int | None = None, powered: bool = True,
                  core: str = "fast"):
-        from emulator.boards import BOARDS, make_board
-        from emulator.fastcore import make_cpu
+        from emulator.boards import BOARDS
+        from emulator.machine import MachineError, build_machine
 
-        given = [n for n, v in (("firmware", firmware), ("rom", rom), ("romset", romset))
-                 if v is not None]
-        if len(given) > 1:
-            raise TargetError(f"give one program source, not {' and '.join(given)}")
         if board not in BOARDS:
             raise TargetError(f"unknown board {board!r} (expected one of {', '.join(BOARDS)})")
         if firmware is None and rom is None and romset is None:
             firmware = "demo"
-        spec = BOARDS[board]
-        chip = spec.chip
-        micro, out = _load_pla(mpla, "micro"), _load_pla(opla, "output")
-        if firmware is not None:
-            if firmware != "demo":
-                raise TargetError(f"unknown firmware {firmware!r} (expected 'demo')")
-            if spec.demo is None:
-                demos = " or ".join(n for n, s in BOARDS.items() if s.demo is not None)
-                raise TargetError(f"the demo firmware is for the {demos} board, not {board!r}")
-            image = bytes(demo_program(board).rom)
-            self.source = f"demo firmware (emulator/firmware/{spec.demo.name})"
-            self.summary = f"{self.source}, {chip.name.upper()}"
-            self.notes: list[str] = []
-        else:
-            from emulator.romset import load_romset
-
-            path = rom if rom is not None else romset
-            loaded = load_romset(path, chip)
-            if loaded.chip is not chip:
-                raise TargetError(f"{path}: a {loaded.chip.name.upper()} ROM, but the {board} "
-                                  f"board carries a {chip.name.upper()}")
-            default_note = (f"warning: no output PLA: using {spec.default_opla_source}; a "
-                            "genuine ROM needs its own, give --opla"
-                            if spec.default_opla is not None else None)
-            loaded = loaded.with_plas(micro, out, opla_note=default_note)
-            image = loaded.rom
-            self.notes = list(loaded.recognised)
-            self.summary = loaded.summary()
-            micro, out = loaded.mpla, loaded.opla
-            self.source = str(path)
-        # No micro PLA given: the cores decode by the TI standard table itself
-        # (emulator.decode.standard_micro_table, what standard_micro_pla covers exactly,
-        # tests/emulator/test_pla.py), without building the PLA's terms at every start-up.
-        if out is None:
-            if spec.default_opla is None:
-                raise TargetError(f"the {board} board needs its output PLA (a romset with "
-                                  f"one, or --opla FILE)")
-            out = spec.default_opla()
-        self.spec = spec
-        self.board_name = board
         try:
-            self.cpu = make_cpu(chip, image, micro, out, core=core)
-        except ValueError as exc:
+            machine = build_machine(firmware=firmware, rom=rom, romset=romset, mpla=mpla,
+                                    opla=opla, board=board, clock_hz=clock_hz, core=core)
+        except MachineError as exc:
             raise TargetError(str(exc)) from None
-        self.core = self.cpu.core
-        self.board = make_board(board, self.cpu, clock_hz)
-        self.clock_hz = self.board.clock_hz
+        self.source, self.summary, self.notes = machine.source, machine.summary, machine.notes
+        self.spec = machine.spec
+        self.board_name = board
+        self.cpu, self.core, self.board = machine.cpu, machine.core, machine.board
+        self.clock_hz = machine.clock_hz
         self._cycle = 0
         self._t = 0.0
         self._powered = False
