@@ -3,7 +3,7 @@
 The demo firmware on the Dark Tower board, the demo session script
 (emulator/firmware/demo_session.txt), N emulated seconds (default 120), on the accelerated core:
 
-- **bare**: ``make_board("darktower", make_cpu(...)).run_until(...)``: the compiled kernel and
+- **bare**: ``build_machine(firmware="demo").board.run_until(...)``: the compiled kernel and
   the board model, nothing else (what ``towerlab run`` costs without decoding);
 - **debugger, nothing set**: ``Debugger.run(seconds=N)`` with no breakpoint or watchpoint
   (the same run, plus the periodic snapshots for stepping backwards);
@@ -31,12 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from captures.script import read_script  # noqa: E402
-from emulator.boards import make_board  # noqa: E402
-from emulator.darktower import glyph_output_pla  # noqa: E402
-from emulator.debug import Debugger, demo_program  # noqa: E402
-from emulator.decode import standard_micro_pla  # noqa: E402
-from emulator.fastcore import FAST_AVAILABLE, make_cpu  # noqa: E402
+from emulator.debug import Debugger  # noqa: E402
+from emulator.fastcore import FAST_AVAILABLE  # noqa: E402
+from emulator.machine import build_machine  # noqa: E402
 
 SESSION = ROOT / "emulator" / "firmware" / "demo_session.txt"
 # addresses in pages the demo does not use (pages 5-7 hold no code): never reached
@@ -44,10 +41,7 @@ _COLD = ("0:5:00", "0:5:01", "0:6:00", "0:6:3E", "0:7:00", "0:7:1F", "1:0:00", "
 
 
 def bare(seconds: int) -> float:
-    program = demo_program()
-    cpu = make_cpu(program.chip, program.rom, standard_micro_pla(), glyph_output_pla())
-    board = make_board("darktower", cpu)
-    board.schedule(read_script(str(SESSION)))
+    board = build_machine(firmware="demo", script=str(SESSION)).board
     t0 = time.process_time()
     board.run_until(board.cycle_at(seconds))
     return time.process_time() - t0

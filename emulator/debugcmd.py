@@ -3,7 +3,7 @@
 ``CommandShell(debugger, out).execute("break readk if A == 0")`` runs one command and writes
 what it shows to ``out``; ``run_lines`` runs a command file (``-x FILE``) and ``interact``
 reads commands from a terminal (readline history and completion where Python has readline).
-Every command is a method of the debugger (``emulator.debug``); ``help`` lists them::
+Every command is a method of the debugger or one of its views (``emulator.debug``); ``help`` lists them::
 
     (towerlab) break shnew
     breakpoint 1 at 0:0:22 shnew
@@ -20,6 +20,8 @@ import signal
 from typing import IO, Callable, Iterable
 
 from emulator.debug import DebugError, Debugger, Stop
+from emulator.debug.views import (format_board, format_disasm, format_pins, format_points,
+                                  format_ram, format_registers, format_view, point_text)
 
 __all__ = ["CommandShell", "COMMANDS", "HELP"]
 
@@ -172,9 +174,9 @@ class CommandShell:
         if stop is not None:
             self._print(f"{stop}  [{self.dbg.seconds:.6f} s, cycle {self.dbg.cycle}]")
         if self.full_view:
-            self._print(self.dbg.format_view(self.color))
+            self._print(format_view(self.dbg, self.color))
         else:
-            here = [ln for ln in self.dbg.format_disasm(count=1, before=0).splitlines()
+            here = [ln for ln in format_disasm(self.dbg, count=1, before=0).splitlines()
                     if "=>" in ln]
             self._print(here[0] if here else "")
 
@@ -273,7 +275,7 @@ class CommandShell:
             p = self.dbg.add_watch_k(cond)
         else:
             raise DebugError(f"watch {words[0]!r} (expected ram, r, o or k)")
-        self._print(f"watchpoint {p.number}: {self.dbg.point_text(p)}")
+        self._print(f"watchpoint {p.number}: {point_text(self.dbg, p)}")
 
     def _do_delete(self, args, line):
         self.dbg.delete(self._count(args, "delete") if args else None)
@@ -285,7 +287,7 @@ class CommandShell:
         self.dbg.enable(self._count(args, "enable", -1), True)
 
     def _do_info(self, args, line):
-        self._print(self.dbg.format_points())
+        self._print(format_points(self.dbg))
 
     def _do_press(self, args, line):
         if not args:
@@ -315,20 +317,20 @@ class CommandShell:
         raise DebugError(f"unknown button {text!r} (expected one of {', '.join(keys)})")
 
     def _do_regs(self, args, line):
-        self._print(self.dbg.format_registers())
+        self._print(format_registers(self.dbg))
 
     def _do_ram(self, args, line):
-        self._print(self.dbg.format_ram(self.color))
-        self.dbg._shown_ram = self.dbg.ram()
+        self._print(format_ram(self.dbg, self.color))
+        self.dbg.shown_ram = self.dbg.ram()
 
     def _do_pins(self, args, line):
-        self._print(self.dbg.format_pins())
+        self._print(format_pins(self.dbg))
 
     def _do_display(self, args, line):
-        self._print(self.dbg.format_board())
+        self._print(format_board(self.dbg))
 
     def _do_view(self, args, line):
-        self._print(self.dbg.format_view(self.color))
+        self._print(format_view(self.dbg, self.color))
 
     def _do_disasm(self, args, line):
         where = None
@@ -343,7 +345,7 @@ class CommandShell:
             where = args[0]
         if count < 1:
             raise DebugError(f"disasm {count}: expected 1 or more instructions")
-        self._print(self.dbg.format_disasm(where, count))
+        self._print(format_disasm(self.dbg, where, count))
 
     def _do_trace(self, args, line):
         if args[:1] == ["on"] and len(args) == 2:

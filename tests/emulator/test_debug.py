@@ -11,6 +11,7 @@ import pytest
 from emulator.asm import PC_ORDER, assemble, rom_offset
 from emulator.chips import TMS1100
 from emulator.debug import DebugError, Debugger, compile_condition, parse_ram_address
+from emulator.debug.views import format_board
 from emulator.decode import ident_output_pla
 from emulator.fastcore import FAST_AVAILABLE
 from emulator.symbols import SymbolError, Symbols, parse_symbols, write_symbols
@@ -123,7 +124,7 @@ def test_reverse_step_returns_to_the_writing_instruction_with_the_state_stepping
     fresh = demo().press_at(1.0, "YES/BUY")
     fresh.step(writer)
     assert fresh.state() == back
-    assert fresh.format_board() == dbg.format_board()
+    assert format_board(fresh) == format_board(dbg)
     assert fresh.board.pins == dbg.board.pins
     # And stepping forward again reproduces the watchpoint's state.
     assert dbg.step().reason == "watchpoint 1"

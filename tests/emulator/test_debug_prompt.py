@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from emulator.debug import Debugger
+from emulator.debug.views import format_board
 from emulator.debugcmd import CommandShell
 from towerlab.cli import main
 
@@ -225,6 +226,6 @@ def test_continue_with_nothing_to_stop_at_is_refused_in_batch(tmp_path, capsys):
 def test_display_shows_the_lit_window_and_the_reel_pictures():
     dbg = Debugger(firmware="demo").press_at(1.0, "YES/BUY").watch_pins("r", [7])  # upper lamp
     dbg.run(seconds=10)
-    text = dbg.format_board()
+    text = format_board(dbg)
     assert "lamps: upper" in text
     assert "reel: card 0 (CURSED/LOST/PLAGUE)" in text

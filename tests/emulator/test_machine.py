@@ -1,6 +1,8 @@
 """One machine builder (emulator.machine) for the debugger, the emulated tower and the trace."""
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from emulator.chips import TMS1000, TMS1100, TMS1400
@@ -75,3 +77,24 @@ def test_a_script_with_keys_is_refused_without_a_board():
     with pytest.raises(MachineError, match="no board, so no keys"):
         build_machine(image=bytes(1024), chip=TMS1000,
                       script=parse_script("0.1 YES/BUY 0.2\n", "s.txt"))
+
+
+def test_the_debugger_and_the_emulated_tower_build_the_same_machine():
+    from emulator.debug import Debugger
+    from rig.towers.emulated import EmulatorTower
+
+    dbg, tower = Debugger(firmware="demo"), EmulatorTower(powered=False)
+    for m in (dbg, tower):
+        assert (m.cpu.chip, m.board_name, m.clock_hz, m.core) == (
+            TMS1400, "darktower", 425_000, build_machine(firmware="demo").core)
+    assert dbg.cpu.output_table == tower.cpu.output_table
+    assert dbg.rom == bytes(tower.cpu.rom)
+
+
+def test_the_bare_chip_still_imports_from_the_debugger_with_a_deprecation_warning():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from emulator.debug import BareChip as old
+    assert old is BareChip
+    assert any(issubclass(w.category, DeprecationWarning) and "emulator.machine" in
+               str(w.message) for w in caught)
