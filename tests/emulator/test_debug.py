@@ -510,3 +510,17 @@ def test_saved_state_of_the_reference_core_loads_back_and_runs_on_identically(tm
     assert other.state() == saved
     other.step(3000)
     assert other.state() == later
+
+
+def test_the_old_view_methods_still_answer_with_a_deprecation_warning():
+    from emulator.debug import views
+
+    dbg = demo()
+    with pytest.warns(DeprecationWarning, match="emulator.debug.views.format_registers"):
+        text = dbg.format_registers()
+    assert text == views.format_registers(dbg)
+
+
+def test_an_unknown_attribute_is_still_an_attribute_error():
+    with pytest.raises(AttributeError, match="format_nothing"):
+        demo().format_nothing
