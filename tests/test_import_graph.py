@@ -1,12 +1,13 @@
 """The packages' import graph, read from the source with ``ast``: no cycle, and no import up the
 layers captures <- emulator/analysis/cleanroom <- rig <- towerlab (docs/ARCHITECTURE.md).
 
-Every import counts, at module level or inside a function: a lazy import is still a
-dependency, and a cycle hidden in a function is still a cycle.
+Every import counts, at module level or inside a function, absolute or relative: a lazy import
+is still a dependency, and a cycle hidden in a function is still a cycle.
 """
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -32,28 +33,41 @@ def module_files() -> dict[str, Path]:
     return mods
 
 
-def imports_of(path: Path, known: set[str]) -> set[str]:
-    """Return the known modules ``path`` imports anywhere in its body."""
+def imports_of(path: Path, known: set[str], module: str = "") -> set[str]:
+    """Return the known modules ``path`` (module ``module``) imports anywhere in its body,
+    relative imports (``from .reel import CARDS``) read against its package."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                if node.level - 1 > len(parts):
+                    raise ValueError(f"{path}:{node.lineno}: relative import beyond the top "
+                                     f"package")
+                parent = ".".join(parts[: len(parts) - (node.level - 1)])
+                base = ".".join(p for p in (parent, base) if p)
             # "from emulator import romset" imports emulator.romset
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            names = [base] + [f"{base}.{a.name}" for a in node.names]
         else:
             continue
         found.update(n for n in names if n in known)
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+@functools.lru_cache(maxsize=None)
+def import_graph() -> dict[str, frozenset[str]]:
+    """Return module -> the modules it imports, for every module of the layered packages."""
     mods = module_files()
     known = set(mods)
-    return {name: imports_of(path, known) - {name} for name, path in mods.items()}
+    return {name: frozenset(imports_of(path, known, name) - {name})
+            for name, path in mods.items()}
 
 
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+def find_cycle(graph: dict[str, frozenset[str]]) -> list[str] | None:
     """Return one import cycle as a path ``[a, b, ..., a]``, or None."""
     state: dict[str, int] = {}        # 1 = on the current path, 2 = done
     stack: list[str] = []
@@ -80,7 +94,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+def upward_imports(graph: dict[str, frozenset[str]]) -> list[str]:
     """Return ``a -> b`` for each import of a higher layer, or of a sibling package of the
     middle layer (emulator, analysis and cleanroom build on captures only)."""
     bad = []
@@ -106,6 +120,27 @@ def test_the_graph_reads_lazy_imports_too():
     graph = import_graph()
     assert "captures.sigrok" in graph["captures.formats"]        # imported inside formats()
     assert "emulator.boards" in graph["rig.towers.emulated"]
+
+
+def test_the_graph_reads_relative_imports_too(tmp_path):
+    pkg = tmp_path / "cleanroom"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from . import game\n")
+    (pkg / "game.py").write_text("from .reel import CARDS\nfrom .sub.deep import x\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "deep.py").write_text("from ..reel import CARDS\nfrom .. import game\n")
+    known = {"cleanroom", "cleanroom.game", "cleanroom.reel", "cleanroom.sub",
+             "cleanroom.sub.deep"}
+    assert imports_of(pkg / "__init__.py", known, "cleanroom") == {"cleanroom",
+                                                                   "cleanroom.game"}
+    assert imports_of(pkg / "game.py", known, "cleanroom.game") == {
+        "cleanroom.reel", "cleanroom.sub.deep"}
+    assert imports_of(pkg / "sub" / "deep.py", known, "cleanroom.sub.deep") == {
+        "cleanroom", "cleanroom.reel", "cleanroom.game"}
+
+
+def test_the_packages_relative_imports_are_in_the_graph():
+    assert {"cleanroom.game", "cleanroom.tower"} <= import_graph()["cleanroom.conform"]
 
 
 @pytest.mark.parametrize("graph,cycle", [
