@@ -37,7 +37,8 @@ from analysis.base import AnalysisError
 from analysis.display import glyph, segments_from_o
 from analysis.speaker import note_name
 from analysis.pictures import BLANK, LAMPS, lit_pictures
-from captures.darktower_facts import CARD_IMAGES, LAMP_PINS
+from captures.darktower_facts import LAMP_PINS
+from captures.darktower_game import BUTTON_SHORT, REEL_CARDS
 from captures.model import Capture
 
 __all__ = ["plot_timing", "timing_figure", "plot_sound", "window_edges", "gap_spans",
@@ -427,16 +428,8 @@ def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 15
 
 # ---- the overview: what the tower showed over a whole session, lane by lane --------------
 
-# Picture names per reel card position (top, middle, bottom window), lit by the upper, middle
-# and lower lamp.
-REEL_CARDS: dict[int, tuple[str, str, str]] = {
-    card: tuple(CARD_IMAGES[lamp][card] for lamp in LAMP_PINS) for card in range(8)
-}
-# Short button names for the buttons lane (as the corpus README abbreviates them).
-BUTTON_SHORT = {"YES/BUY": "Y", "NO/END": "N", "REPEAT": "Rep", "HAGGLE": "H",
-                "BAZAAR": "Bz", "CLEAR": "Cl", "TOMB/RUIN": "T", "MOVE": "M",
-                "SANCTUARY/CITADEL": "S", "DARK TOWER": "DT", "FRONTIER": "F",
-                "INVENTORY": "I"}
+# The pictures per reel card (REEL_CARDS) and the short button names (BUTTON_SHORT) are the
+# game's vocabulary: captures.darktower_game.
 OVERVIEW_LANES = ("display", "lamps", "motor", "reel", "tones", "buttons")
 # What each lane's label says (with its unit where it has one).
 LANE_LABELS = {"tones": "tones\n(Hz)", "reel": "reel\ncard"}
