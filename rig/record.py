@@ -83,7 +83,7 @@ def record_session(drive, spec: TargetSpec, out: str | os.PathLike,
     for a rig fault), then ``script`` (a ``captures.script.Script``: what was pressed, its
     ``end_time()`` the session's length), ``script_text()`` (the text of script.txt) and
     ``meta()`` (a dict added to recording.json). ``record`` drives a script file;
-    ``rig.explore`` a player that reacts to what the tower shows.
+    ``rig.player`` a player that reacts to what the tower shows.
     """
     from captures.formats import write_capture
     from captures.stream import StreamWriter

@@ -1,7 +1,7 @@
 """Subcommand ``explore``: play whole games at random on a tower (registered by towerlab.cli).
 
 A small function over ``rig.explore.explore``; the player, the recordings and the batch live
-in the library (``rig/explore.py``, ``rig/batch.py``).
+in the library (``rig/player.py``, ``rig/explore.py``, ``rig/batch.py``).
 """
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ def register(sub) -> None:
 
 def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     """Play ``--sessions`` sessions; print one line per session and the summary table."""
-    from rig.explore import MAX_SECONDS, explore, summary_table
+    from rig.explore import explore, summary_table
+    from rig.player import MAX_SECONDS
     from rig.specs import TargetSpec
 
     if args.target != "emu" and (args.rom or args.romset or args.firmware):

@@ -1,6 +1,6 @@
-"""`towerlab explore` (rig/explore.py): a seeded player that answers the tower's flashing
-prompts as a person would, on the clean-room game (whole games) and on the emulator's demo
-firmware (which does not play the game)."""
+"""`towerlab explore` (rig/player.py, rig/explore.py): a seeded player that answers the
+tower's flashing prompts as a person would, on the clean-room game (whole games) and on the
+emulator's demo firmware (which does not play the game)."""
 from __future__ import annotations
 
 import io
@@ -13,8 +13,8 @@ from captures.events import read_events
 from captures.script import BUTTONS
 from captures.tower import run_script
 from cleanroom.tower import CleanroomTower
-from rig.explore import (REACTION_S, Explorer, SessionSummary, explore, reaction_delays,
-                         summary_table)
+from rig.explore import explore, summary_table
+from rig.player import REACTION_S, Explorer, SessionSummary, reaction_delays
 from rig.towers.fakes import PinTower
 from rig.recording import load_recording
 from rig.specs import TargetSpec
@@ -258,3 +258,12 @@ def test_a_folder_with_other_files_is_refused_even_with_force(tmp_path):
     (tmp_path / "photo.jpg").write_bytes(b"x")
     with pytest.raises(ExploreError, match="not an explore folder"):
         explore(TargetSpec("cleanroom"), 1, 0, tmp_path, force=True, max_seconds=30)
+
+
+def test_the_player_still_imports_from_rig_explore_with_a_deprecation_warning():
+    import rig.explore
+    import rig.player
+
+    with pytest.warns(DeprecationWarning, match="rig.player.Explorer"):
+        old = rig.explore.Explorer
+    assert old is rig.player.Explorer
