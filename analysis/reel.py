@@ -19,7 +19,8 @@ How the position is found, as well as the sensor allows:
   the dead-reckoned position.
 - Between holes, and while the LED is dark, the position is dead-reckoned with MAME's motor
   model: a step every 27 ms (``step_s``) while running; R9 high starts it; after R9 drops the
-  reel coasts until a decay counter (up to 4) runs out, i.e. 5 more steps after a long run.
+  reel coasts until a decay counter (up to 4) runs out, i.e. 5 more steps after a long run
+  (``captures.darktower_facts.coast_step``).
   Each hole edge re-synchronises the step phase, so a real motor's different speed is
   corrected at every hole.
 - Sensor edges count only while the LED has been lit for at least 50 ms (three 1/60 s
@@ -45,7 +46,7 @@ from __future__ import annotations
 import math
 
 from analysis.base import AnalysisError, Decoder
-from captures.darktower_facts import CARD_STEPS, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_S, reel_card
+from captures.darktower_facts import CARD_STEPS, REEL_STEPS, REEL_TICK_S, coast_step, reel_card
 
 __all__ = ["ReelDecoder", "STEP_S", "STEPS", "LED_SETTLE_S"]
 
@@ -53,7 +54,6 @@ STEP_S = REEL_TICK_S    # MAME: 3500 ms / 128 steps, integer division
 STEPS = REEL_STEPS
 LED_SETTLE_S = 0.050    # LED lit this long before sensor edges are trusted
 BIG_HOLE_STEPS = 8      # lit spans at least this long are the big hole (12 steps)
-MAX_DECAY = REEL_COAST_MAX
 
 
 class ReelDecoder(Decoder):
@@ -175,11 +175,8 @@ class ReelDecoder(Decoder):
             self._next_tick += math.ceil((t - self._next_tick) / self.period) * self.period
 
     def _step_decay(self) -> None:
-        if self._r9:
-            self._decay = min(self._decay + 1, MAX_DECAY)
-        elif self._decay > 0:
-            self._decay -= 1
-        else:
+        self._decay, going = coast_step(self._decay, self._r9)
+        if not going:
             self._running = False
 
     def _hole_end(self, t: int, out: list[dict]) -> None:

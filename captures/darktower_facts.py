@@ -21,7 +21,8 @@ __all__ = [
     "SEGMENTS", "SEGMENT_PINS", "GLYPHS", "GLYPH_VARIANTS", "GLYPH_SEGMENTS", "GLYPH_BY_PATTERN",
     "segment_byte", "o_pins", "LAMP_PINS", "CARD_IMAGES", "card_image",
     "REEL_STEPS", "CARD_STEPS", "REEL_TICK_MS", "REEL_TICK_S", "REEL_COAST_MAX",
-    "BIG_HOLE_STEPS", "SMALL_HOLE_STEPS", "reel_card", "sensor_sees_light",
+    "BIG_HOLE_STEPS", "SMALL_HOLE_STEPS", "reel_card", "sensor_sees_light", "coast_step",
+    "reel_step",
 ]
 
 # Clock (docs/dark-tower-wiring.md §9): MAME's CPU clock for the tower, Hz. The real
@@ -118,3 +119,29 @@ def reel_card(pos: int) -> int:
 def sensor_sees_light(pos: int) -> bool:
     """Return True when a hole lets the sensor see its LED at reel position ``pos``."""
     return pos % CARD_STEPS < SMALL_HOLE_STEPS or pos < BIG_HOLE_STEPS
+
+
+# The reel mechanism (docs/dark-tower-wiring.md §6, MAME's model), once for the board model,
+# the reel decoder and the clean-room game; the compiled kernel's copy (emulator/_fastcore.c,
+# b_reel_tick) is checked against it by tests/fastcore/test_reel_mechanism.py.
+
+def coast_step(decay: int, motor: bool) -> tuple[int, bool]:
+    """Return (coasting counter, still running) after a reel step taken with the motor (R9)
+    ``motor``: the counter counts up to REEL_COAST_MAX while driven and down after; the reel
+    stops at the first step it finds the counter at 0 undriven (5 more steps after a long
+    run)."""
+    if motor:
+        return min(decay + 1, REEL_COAST_MAX), True
+    if decay > 0:
+        return decay - 1, True
+    return 0, False
+
+
+def reel_step(pos: int, decay: int, running: bool, motor: bool) -> tuple[int, int, bool]:
+    """Return (position, coasting counter, running) after one 27 ms tick: a running reel
+    steps to the next lower position and coasts as :func:`coast_step` says; a still one
+    stays."""
+    if not running:
+        return pos, decay, False
+    decay, running = coast_step(decay, motor)
+    return (pos - 1) % REEL_STEPS, decay, running

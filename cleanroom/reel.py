@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from captures.darktower_facts import (CARD_IMAGES, CARD_STEPS, LAMP_PINS, REEL_COAST_MAX,
-                                      REEL_STEPS, reel_card, sensor_sees_light)
+from captures.darktower_facts import (CARD_IMAGES, CARD_STEPS, LAMP_PINS, REEL_STEPS, reel_card,
+                                      reel_step, sensor_sees_light)
 
 __all__ = ["CARDS", "PICTURES", "Reel", "stop_position", "sensor_lit"]
 
@@ -73,11 +73,5 @@ class Reel:
         docs/dark-tower-wiring.md §6)."""
         if not self.running:
             return False
-        self.pos = (self.pos - 1) % STEPS
-        if self.motor:
-            self.decay = min(self.decay + 1, REEL_COAST_MAX)
-        elif self.decay > 0:
-            self.decay -= 1
-        else:
-            self.running = False
+        self.pos, self.decay, self.running = reel_step(self.pos, self.decay, True, self.motor)
         return True

@@ -821,6 +821,8 @@ static void b_frame_tick(board_t *b)
     b_update_word(b, b_unit_cycle(b, now));
 }
 
+/* One 27 ms tick: the reel mechanism of captures.darktower_facts.reel_step, whose copy this is
+ * (tests/fastcore/test_reel_mechanism.py checks it from every state). */
 static void b_reel_tick(board_t *b)
 {
     if (b->running) {

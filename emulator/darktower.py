@@ -49,7 +49,7 @@ from itertools import chain
 
 from captures.darktower_facts import (
     BUTTONS, KEY_MATRIX, LAMP_PINS, NOMINAL_CLOCK_HZ, REEL_COAST_MAX, REEL_STEPS, REEL_TICK_MS,
-    GLYPHS, SEGMENTS, SEGMENT_PINS, o_pins, reel_card, sensor_sees_light)
+    GLYPHS, SEGMENTS, SEGMENT_PINS, o_pins, reel_card, reel_step, sensor_sees_light)
 from captures.events import make_event
 from captures.model import DARKTOWER_CHANNELS
 from emulator.board import Board, BoardError
@@ -441,14 +441,8 @@ class DarkTowerBoard(Board):
 
     def _reel_tick(self) -> None:
         """Advance the reel by one 27 ms timer tick (docs/dark-tower-wiring.md §6)."""
-        if self.running:
-            self.pos = (self.pos - 1) & (REEL_STEPS - 1)
-            if self.r >> 9 & 1:
-                self.decay = min(self.decay + 1, REEL_COAST_MAX)
-            elif self.decay > 0:
-                self.decay -= 1
-            else:
-                self.running = False
+        self.pos, self.decay, self.running = reel_step(self.pos, self.decay, self.running,
+                                                       self.r >> 9 & 1)
         self.blind = reel_blind(self.pos)
         self._tick += 1
         self._update_word(self._unit_cycle(self._now))
