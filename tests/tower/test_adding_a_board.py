@@ -122,3 +122,11 @@ def test_a_board_name_is_registered_once():
 
     with pytest.raises(BoardError, match="'darktower' is registered already"):
         register_board(BOARDS["darktower"])
+
+
+def test_the_scheduled_keys_still_import_from_their_old_module_with_a_warning():
+    import emulator.keyqueue
+    from emulator.board import BoardError
+
+    with pytest.warns(DeprecationWarning, match="emulator.board"):
+        assert emulator.keyqueue.BoardError is BoardError
