@@ -348,6 +348,7 @@ class Explorer:
     def script_text(self) -> str:
         """Return the session script as script.txt holds it."""
         buf = io.StringIO()
+        # the command's module, as every recording an explore wrote says it
         buf.write(f"# {self.script.name}: towerlab explore (rig/explore.py)\n")
         write_script(self.script, buf)
         return buf.getvalue()
