@@ -6,7 +6,8 @@ The reel's position comes in ``reel`` events, published like MAME's frame-polled
 output: at the first 1/60 s frame boundary after the reel stepped (``analysis/reel.py``). A
 picture is lit just after the reel stops, so the card event of that stop can come up to one
 frame *after* the lamp event: the card in front of a lamp lit at ``t`` is the one reported at
-or before ``t + REEL_REPORT_LAG_S``. (Reading the card at ``t`` named the tower test's three
+or before ``t + REEL_REPORT_LAG_S``, the game's reading of a picture's card
+(``captures.darktower_game``). (Reading the card at ``t`` named the tower test's three
 lamps CURSED and two blanks in ``tests/data/captures/level_select``: the reel coasts on to
 the blank card 7 and is reported there 9 ms after the first lamp.)
 
@@ -20,12 +21,11 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from captures.darktower_facts import CARD_IMAGES
+from captures.darktower_game import CARD_SETTLE_S, LAMPS, picture
 
 __all__ = ["Lit", "lit_pictures", "picture_name", "REEL_REPORT_LAG_S", "LAMPS", "BLANK"]
 
-REEL_REPORT_LAG_S = 1 / 60 + 0.001   # a card event comes at most one frame after the step
-LAMPS = ("upper", "middle", "lower")
+REEL_REPORT_LAG_S = CARD_SETTLE_S    # the game's reading of a picture's card: more than a frame
 BLANK = "blank"                      # card 7 has no picture on any window
 
 
@@ -43,7 +43,7 @@ def picture_name(lamp: str, card: int | None) -> str:
     """Return the picture ``lamp`` lights on ``card``: its name, ``BLANK``, or "" (unknown)."""
     if card is None:
         return ""
-    return CARD_IMAGES[lamp][card] or BLANK
+    return picture(card, lamp) or BLANK
 
 
 def lit_pictures(events: Sequence[dict], end: float) -> list[Lit]:

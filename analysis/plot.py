@@ -428,8 +428,6 @@ def plot_sound(capture: Capture, path: str, rate: int = 22050, columns: int = 15
 
 # ---- the overview: what the tower showed over a whole session, lane by lane --------------
 
-# The pictures per reel card (REEL_CARDS) and the short button names (BUTTON_SHORT) are the
-# game's vocabulary: captures.darktower_game.
 OVERVIEW_LANES = ("display", "lamps", "motor", "reel", "tones", "buttons")
 # What each lane's label says (with its unit where it has one).
 LANE_LABELS = {"tones": "tones\n(Hz)", "reel": "reel\ncard"}

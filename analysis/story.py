@@ -31,22 +31,24 @@ Example::
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from analysis.pictures import BLANK, lit_pictures
+from captures.darktower_game import read_prompt
 
 __all__ = ["Shown", "Step", "Battle", "Entry", "session_story", "story_lines", "story_text"]
 
-# Prompts the tower flashes while it waits for a key (display texts).
-_TURN = re.compile(r"^ ([1-4])$")            # player N's turn
-_END = re.compile(r"^-([1-4])$")             # the end of player N's turn
-_LEVEL = re.compile(r"^L([1-4])$")
-_PLAYERS = re.compile(r"^P([1-4])$")
-_PROMPTS = re.compile(r"^( [1-4]|-[1-4]|--|L[1-4]|P[1-4]|C[1-4]|[12] )$")
 SAME_PRESS_S = 0.1     # presses of one key this close together are one (script and decoded)
 NUMBER_AFTER_S = 0.2   # a picture's number may light this long after its lamp goes dark
+
+
+def _kind(text: str) -> str | None:
+    """Return what a display text asks as a prompt the tower waits at
+    (``captures.darktower_game.read_prompt``: level, players, turn, turn end, curse, riddle,
+    offer); None for a number or any other text."""
+    prompt = read_prompt(text)
+    return prompt.kind if prompt is not None and prompt.kind != "number" else None
 
 
 @dataclass
@@ -109,7 +111,7 @@ class Entry:
         in_battle = {id(item): b for b in self.battles for item in b.items}
         parts: list[str] = []
         for i, step in enumerate(self.steps):
-            if i > 0 and step.button == "NO/END" and _END.match(step.prompt) \
+            if i > 0 and step.button == "NO/END" and _kind(step.prompt) == "turn end" \
                     and not step.shown:
                 continue                      # the turn's end: no news
             shown: list[str] = []
@@ -175,7 +177,7 @@ def _shown_between(events: Sequence[dict], texts: list[tuple[float, str]], a: fl
         number = ""
         for tt, text in texts:
             if lit.start <= tt <= lit.end + NUMBER_AFTER_S and text.strip():
-                number = text.strip() if not _PROMPTS.match(text) else ""
+                number = text.strip() if not _kind(text) else ""
                 break
             if tt > lit.end + NUMBER_AFTER_S:
                 break
@@ -186,7 +188,7 @@ def _shown_between(events: Sequence[dict], texts: list[tuple[float, str]], a: fl
         covered.append((lit.start, lit.end + NUMBER_AFTER_S))
     last = ""
     for tt, text in texts:
-        if not a <= tt < b or not text.strip() or _PROMPTS.match(text):
+        if not a <= tt < b or not text.strip() or _kind(text):
             continue
         if any(s <= tt <= e for s, e in covered) or text == last:
             continue
@@ -241,23 +243,22 @@ def session_story(events: Sequence[dict]) -> list[Entry]:
         nxt = presses[k + 1][0] if k + 1 < len(presses) else end + 1e-6
         prompt = _prompt_before(texts, t)
         step = Step(t, button, prompt, _shown_between(events, texts, t, nxt, end))
-        turn = _TURN.match(prompt)
-        level, players = _LEVEL.match(prompt), _PLAYERS.match(prompt)
+        asked = read_prompt(prompt)
+        kind = asked.kind if asked is not None else None
         setup = None
         if prompt == "--" and not entries and current is None:
             setup = "tower test"
-        elif level and button == "YES/BUY":
-            setup = f"level {level.group(1)}"
-        elif players and button == "YES/BUY":
-            n = int(players.group(1))
-            setup = f"{n} player{'s' if n > 1 else ''}"
-        elif (level or players) and current is None:
+        elif kind == "level" and button == "YES/BUY":
+            setup = f"level {asked.n}"
+        elif kind == "players" and button == "YES/BUY":
+            setup = f"{asked.n} player{'s' if asked.n > 1 else ''}"
+        elif kind in ("level", "players") and current is None:
             continue                              # stepping through the choices
         if setup is not None:
             current = None
             entries.append(Entry(t, nxt, None, setup, [step]))
-        elif turn:
-            current = Entry(t, nxt, int(turn.group(1)), button, [step])
+        elif kind == "turn":
+            current = Entry(t, nxt, asked.n, button, [step])
             entries.append(current)
         elif current is not None:
             current.steps.append(step)
