@@ -235,10 +235,25 @@ class Explorer:
 
     def __init__(self, seed: int, session: int = 0, level: int | None = None,
                  players: int | None = None, max_seconds: float = MAX_SECONDS,
-                 quiet_s: float = QUIET_S, game_within_s: float = GAME_WITHIN_S):
+                 quiet_s: float = QUIET_S, game_within_s: float = GAME_WITHIN_S,
+                 favour: dict[str, float] | None = None, repeat_rate: float | None = None):
         for name, v in (("level", level), ("players", players)):
             if v is not None and v not in (1, 2, 3, 4):
                 raise ExploreError(f"{name} {v!r}: expected 1, 2, 3 or 4")
+        for key, factor in (favour or {}).items():
+            if key not in ACTIONS or key in ("REPEAT", "CLEAR"):
+                raise ExploreError(f"favour {key!r}: expected an action key of a turn (one of "
+                                   f"{', '.join(k for k in ACTIONS if k not in ('REPEAT', 'CLEAR'))})")
+            if not (isinstance(factor, (int, float)) and 0 <= factor < float("inf")):
+                raise ExploreError(f"favour {key}={factor!r}: expected a factor >= 0")
+        if repeat_rate is not None and not (isinstance(repeat_rate, (int, float))
+                                            and 0 <= repeat_rate <= 1):
+            raise ExploreError(f"repeat rate {repeat_rate!r}: expected a share from 0 to 1")
+        # steering (a request for recordings that need a situation): each turn's action
+        # weights multiplied by ``favour``; REPEAT at the end-of-turn signal that often
+        self.favour = dict(favour or {})
+        self.repeat_rate = repeat_rate
+        self._repeated = False
         if not (isinstance(max_seconds, (int, float)) and 0 < max_seconds < float("inf")):
             raise ExploreError(f"max seconds {max_seconds!r}: expected a finite number of "
                                f"tower seconds > 0")
@@ -592,6 +607,8 @@ class Explorer:
             w["TOMB/RUIN"] += 10.0
         if b.warriors <= 4:
             w["SANCTUARY/CITADEL"] += 15.0
+        for k, factor in self.favour.items():
+            w[k] *= factor
         if rng.random() < 0.02:
             key = rng.choice([k for k in BUTTONS if k not in ACTIONS])  # a stray key
         else:
@@ -624,6 +641,13 @@ class Explorer:
     def _end_of_turn(self) -> str:
         self._settle_turn()
         r = self.rng.random()
+        if self.repeat_rate is not None and self.action is not None:
+            # steered: REPEAT after the turn's action that often, once (then as usual)
+            if r < self.repeat_rate and not self._repeated:
+                self._repeated = True
+                return "REPEAT"
+            self._repeated = False
+            r = self.rng.random()
         if r < 0.82:
             self.action = None
             return "NO/END"

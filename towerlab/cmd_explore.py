@@ -42,6 +42,12 @@ def register(sub) -> None:
     p.add_argument("--max-seconds", type=float, default=None,
                    help="end a game at the first turn prompt after this much tower time "
                         "(default 1800)")
+    p.add_argument("--favour", action="append", default=[], metavar="KEY=FACTOR",
+                   help="steer the play: multiply the weight of a turn's action key by FACTOR "
+                        "(e.g. 'DARK TOWER=5', 'MOVE=3', 'BAZAAR=0'; repeatable)")
+    p.add_argument("--repeat-rate", type=float, default=None, metavar="SHARE",
+                   help="steer the play: press REPEAT at the end-of-turn signal after this "
+                        "share of the actions (default: now and then)")
     p.add_argument("--jobs", type=int, default=1, help="sessions in parallel on this many "
                                                        "local processes")
     p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
@@ -65,6 +71,10 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     spec = TargetSpec(args.target, romset=args.romset or args.rom, port=args.port)
     options = {"level": args.level, "players": args.players,
                "max_seconds": MAX_SECONDS if args.max_seconds is None else args.max_seconds}
+    if args.favour:
+        options["favour"] = _favour(args.favour)
+    if args.repeat_rate is not None:
+        options["repeat_rate"] = args.repeat_rate
     summaries = explore(spec, args.sessions, args.seed, args.out, jobs=args.jobs,
                         scheduler=args.scheduler, progress=sys.stderr.isatty(),
                         force=args.force, **options)
@@ -77,3 +87,19 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     print(f"explored {len(summaries)} session{'s' if len(summaries) != 1 else ''} on "
           f"{args.target} ({where}): {args.out}/summary.txt", file=out)
     return 0
+
+
+def _favour(items: list[str]) -> dict[str, float]:
+    """Read --favour KEY=FACTOR options (a key name with spaces may be given with _)."""
+    out = {}
+    for item in items:
+        key, sep, factor = item.partition("=")
+        key = key.strip().replace("_", " ").upper()
+        try:
+            value = float(factor)
+        except ValueError:
+            value = None
+        if not sep or value is None:
+            raise ValueError(f"--favour {item!r}: expected KEY=FACTOR, e.g. 'DARK TOWER=5'")
+        out[key] = value
+    return out

@@ -267,3 +267,33 @@ def test_the_player_still_imports_from_rig_explore_with_a_deprecation_warning():
     with pytest.warns(DeprecationWarning, match="rig.player.Explorer"):
         old = rig.explore.Explorer
     assert old is rig.player.Explorer
+
+
+def test_a_favoured_key_is_pressed_more_and_a_key_favoured_zero_never(tmp_path):
+    out = tmp_path / "steered"
+    steered = explore(TargetSpec("cleanroom"), 1, 3, out, level=4, players=1, max_seconds=300,
+                      favour={"DARK TOWER": 0.0, "SANCTUARY/CITADEL": 20.0})
+    script = (out / "session_0001" / "script.txt").read_text()
+    assert "DARK TOWER" not in script and steered[0].dark_tower == 0
+    assert script.count("SANCTUARY/CITADEL") >= 3
+
+
+def test_a_repeat_rate_of_one_repeats_after_every_action(tmp_path):
+    from captures.darktower_game import GameEvents
+
+    out = tmp_path / "repeats"
+    explore(TargetSpec("cleanroom"), 1, 3, out, level=1, players=1, max_seconds=200,
+            repeat_rate=1.0)
+    presses = GameEvents(load_recording(out / "session_0001").events).presses
+    # the first key at each end-of-turn signal ('-1') after a turn's action is REPEAT
+    firsts = [q.button for p, q in zip(presses, presses[1:])
+              if q.prompt == "-1" and p.prompt != "-1"]
+    assert len(firsts) >= 3 and set(firsts) == {"REPEAT"}
+
+
+def test_explore_refuses_a_favour_that_is_no_turn_s_action_in_one_line(tmp_path, capsys):
+    from towerlab.cli import main
+    code = main(["explore", "--target", "cleanroom", "--out", str(tmp_path / "x"),
+                 "--favour", "HAGGLE=3"])
+    err = capsys.readouterr().err
+    assert code == 2 and "favour 'HAGGLE'" in err and err.count("\n") == 1
