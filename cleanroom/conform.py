@@ -669,27 +669,60 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     return checked
 
 
+class _AligningChooser(ForcedChooser):
+    """Force ``forced`` first, then take the earlier replay's ``later`` decisions in order,
+    matched by name: a decision whose name is not the next one's (a key or a reel turn at the
+    edge of a scan or a step, which a moved duration can add or remove) takes its likeliest
+    option, and an earlier one that did not come again is passed over."""
+
+    EDGES = ("key_scan_cycles", "reel_step_cycles")
+
+    def __init__(self, forced: Sequence, later: Sequence[Decision]):
+        super().__init__(forced)
+        self.later = list(later)
+        self._j = 0
+
+    def choose(self, name: str, options: Sequence, weights, t: float):
+        """Return the forced value, else the next earlier decision's of the same name."""
+        if len(self.calls) < len(self.forced):
+            return super().choose(name, options, weights, t)
+        while (self._j < len(self.later) and self.later[self._j].name != name
+               and self.later[self._j].name in self.EDGES):
+            self._j += 1
+        value = None
+        if self._j < len(self.later) and self.later[self._j].name == name:
+            value = self.later[self._j].value
+            self._j += 1
+        options, weights = allowed(options, weights)
+        if value not in options:
+            value = _ranked(options, weights)[0]
+        self.calls.append(Decision(t, name, options, value, False, weights))
+        return value
+
+
 def _measure_all(script: Script, reference: Sequence[dict], decisions: list,
-                        tol: Tolerance, end: float, clock_ratio: float) -> list | None:
+                 tol: Tolerance, end: float, clock_ratio: float) -> list | None:
     """Return the decisions' values with every timing decision measured again in turn
     (``_measure`` at ``tol``, after the decisions before it as they now stand), or None when
     none changes: the search measured some of them before the decisions before them were
-    settled, and left the others at the game's own value."""
-    values = [d.value for d in decisions]
-    calls = decisions
+    settled, and left the others at the game's own value.  After a change the decisions
+    after it are replayed and matched by name (``_AligningChooser``)."""
+    calls = list(decisions)
     changed = False
-    for k in range(len(values)):
-        if k >= len(calls) or not is_timing(calls[k]):
-            continue
-        option = _measure(script, reference, values[:k], calls[k], tol, end, clock_ratio)
-        if option is not None and option != values[k]:
-            values[k] = option
-            changed = True
-            # the decisions after it as the game now takes them (their times move with it)
-            _, calls = _replay(script, values, min(end, calls[k].t + MEASURE_SPAN_S),
-                               clock_ratio)
-            calls = calls + decisions[len(calls):]
-    return values if changed else None
+    k = 0
+    while k < len(calls):
+        if is_timing(calls[k]):
+            values = [d.value for d in calls[:k]]
+            option = _measure(script, reference, values, calls[k], tol, end, clock_ratio)
+            if option is not None and option != calls[k].value:
+                chooser = _AligningChooser(values + [option], calls[k + 1:])
+                tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
+                run_script(tower, script, until=end)
+                tower.close()
+                calls = chooser.calls
+                changed = True
+        k += 1
+    return [d.value for d in calls] if changed else None
 
 
 def _stricter(a: Tolerance, b: Tolerance) -> bool:

@@ -638,6 +638,28 @@ class Engine:
             self._wake = t + (param("motor_off_after_index_s") if target == "index"
                               else param("motor_off_after_tick_s"))
 
+    def _reel_edge(self) -> None:
+        """A reel turn that starts within ``reel_edge_s`` of the reel's 27 ms step may start on
+        the other side of it in the genuine tower, whose motor starts vary by that much with
+        its hidden state (a Death March's picture: 6.5-7.0 ms after the lamp): the reel then
+        steps first a tick later or sooner.  Which side is a decision (``reel_step_cycles``:
+        0, or one step later or sooner; the game's side likelier, evens at the step)."""
+        if self.decide is None:
+            return
+        tick_s = param("reel_tick_s")
+        to_next = self._next_tick * tick_s - self.now
+        since_prev = tick_s - to_next
+        edge = param("reel_edge_s")
+        margin, other = min((to_next, 1), (since_prev, -1))
+        if margin >= edge:
+            return
+        step = round(tick_s * NOMINAL_CLOCK_HZ)
+        p = 0.5 * (1 - margin / edge)
+        if self.decide("reel_step_cycles", [0, other * step], [1 - p, p]):
+            # later: the step the motor just missed is skipped; sooner: the step just gone
+            # is taken now
+            self._next_tick += 1 if other > 0 else -1
+
     def keep_ticking(self) -> None:
         """Align the reel's 27 ms tick counter with the current time (after idle periods)."""
         tick_s = param("reel_tick_s")
@@ -691,6 +713,7 @@ class Engine:
             if kind == "reel":
                 self._wake = None
                 self.keep_ticking()
+                self._reel_edge()
                 self._reel_target = cmd[1]
                 self._lit_run = 0
                 self.motor(True)

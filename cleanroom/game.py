@@ -37,6 +37,8 @@ recording shows.  Decision names::
                       GOLD (a timing decision)
     sanctuary_think_cycles  how much longer than the median a Sanctuary's bonuses take to draw
                       (a timing decision)
+    reel_step_cycles        0, or one reel step later or sooner: which 27 ms step a reel turn
+                      that starts within ``reel_edge_s`` of one steps first at (cleanroom.engine)
     key_scan_cycles         0, or one scan later or sooner: which scan sees a key closed
                       within ``scan_edge_s`` of its column's strobe (cleanroom.engine)
 

@@ -132,6 +132,12 @@ _ROWS = [
           "within 0.13 ms; a key closed this close to its column's strobe may be seen by the "
           "scan on either side (decision key_scan_cycles, the nearer side likelier, evens at "
           "the strobe)", "measured on the pins"),
+    Param("reel_edge_s", 0.0005, "s", "corpus: a reel turn's start after a picture with its "
+          "own cue varies by 0.5 ms with nothing shown (the Death March's, 6.5-7.0 ms after "
+          "the lamp: reel_after_cue_s); a start this close to the reel's 27 ms step may fall "
+          "on its other side (decision reel_step_cycles; l1_p4_s177 239.895: the genuine's "
+          "motor 0.08 ms after a step, the game's 0.30 ms before it, its reel a step ahead)",
+          "measured"),
     Param("debounce_scans", 2, "scans", "l4_p4_s16 14.183 (K2 seen at 14.2048 and 14.2306, "
           "click 14.2314): a key is taken at the second scan that sees it; all recordings: "
           "click 26-52 ms after the press", "measured"),
