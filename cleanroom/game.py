@@ -549,6 +549,12 @@ class Game:
         either warning, 80 of 80, its first output that much after the notes plus its own time
         after a click).  The starving Death March starts a time after the click the hidden
         state decides (``starve_cycles``)."""
+        if cue == "death_march" and p.warriors == 0:
+            # a solo force's last warrior starved: WARRIORS with the Death March, and the game
+            # is over, no action (l3_p1_s119 417.35: the reel turns 9.8 ms after the click)
+            yield from self.sleep(param("starve_last_after_click_s"))
+            yield from self._picture_with_sound("WARRIORS", "death_march")
+            return
         delay = after_click(cue)
         if cue == "death_march":
             delay = param("starve_after_click_s") + self.think("starve_cycles")
@@ -696,18 +702,20 @@ class Game:
         yield from self.sleep(param("picture_after_click_s") + think)
         if event == "lost":
             if p.scout:
-                # with a Scout: LOST and SCOUT with their beeps, then another turn
-                yield from self.show("LOST")
-                yield from self.show("SCOUT")
+                # with a Scout: LOST and SCOUT with their beeps, then another turn (REPEAT
+                # shows neither, as it shows no other event picture: chosen)
+                yield from self.show("LOST", remember=False)
+                yield from self.show("SCOUT", remember=False)
                 self._acted_turn = (p.number, p.turns + 1)    # the extra turn continues this one
                 return "extra"
             yield from self._picture_with_sound("LOST", "sad")
             return None
         if event == "plague":
             if p.healer:
-                # the Healer: PLAGUE and HEALER with beeps, two more warriors
-                yield from self.show("PLAGUE")
-                yield from self.show("HEALER")
+                # the Healer: PLAGUE and HEALER with beeps, two more warriors; REPEAT shows
+                # only the warriors again (l4_p1_s104 87.85)
+                yield from self.show("PLAGUE", remember=False)
+                yield from self.show("HEALER", remember=False)
                 p.warriors = min(param("max_count"), p.warriors + param("plague_warriors"))
             else:
                 yield from self._picture_with_sound("PLAGUE", "death_march")
@@ -1093,10 +1101,14 @@ class Game:
         # each bonus depends on its own total only, so all three are known before the trill
         needs = {item: getattr(p, item) <= param(f"sanctuary_{item}_below")
                  for item in ("warriors", "food", "gold")}
+        # the Citadel that doubles the warriors also gives the food and gold a needy force
+        # gets at a Sanctuary (l4_p1_s104 234.53: WARRIOR 44, then FOOD 15; l4_p1_s28
+        # 272.12: 42, then 10)
+        needs["warriors"] = needs["warriors"] and not doubles
         # the silence after the trill depends on what follows (params ``trill_tail_s``); at
         # the Citadel once the warriors are doubled the end signal comes sooner; each bonus
         # drawn takes a time the hidden state decides (``sanctuary_think_cycles``)
-        bonuses = 0 if doubles else sum(needs.values())
+        bonuses = sum(needs.values())
         if doubles or bonuses:
             first = ("WARRIOR" if doubles or needs["warriors"] else
                      "FOOD" if needs["food"] else "GOLD")
@@ -1117,7 +1129,6 @@ class Game:
             p.warriors = min(param("max_count"), 2 * p.warriors)
             p.doubled = True
             yield from self.show("WARRIOR", _two(p.warriors))
-            return None
         bonus = param("sanctuary_bonus")
         if needs["warriors"]:
             p.warriors = min(param("max_count"),
@@ -1139,8 +1150,12 @@ class Game:
         key shows KEY MISSING with the sad cue after the frontier cue, and does not count
         (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
         missing = 1 <= p.frontiers <= 3 and p.keys < p.frontiers
-        yield from self.sound("frontier", delay=after_click("frontier"),
-                              tail=self._tail_before_picture("frontier") if missing else None)
+        tail = self._tail_before_picture("frontier") if missing else None
+        if p.frontiers >= 4:
+            # every frontier crossed already (level 4 from the start): the end signal's loop
+            # begins a little later (params ``frontier_crossed_extra_s``)
+            tail = SOUNDS["frontier"].tail_s + param("frontier_crossed_extra_s")
+        yield from self.sound("frontier", delay=after_click("frontier"), tail=tail)
         if missing:
             return (yield from self._picture_with_sound("KEY MISSING", "sad"))
         p.frontiers = min(4, p.frontiers + 1)
@@ -1185,6 +1200,7 @@ class Game:
                 lo, hi = param(f"{'warrior' if item == 'warriors' else item}_price")
                 prices[item] = self.pick(f"{'warrior' if item == 'warriors' else item}_price",
                                          lo, hi)
+        first = dict(prices)
         pictures = {"warriors": "WARRIOR", "food": "FOOD", "beast": "BEAST", "scout": "SCOUT",
                     "healer": "HEALER"}
         yield from self.sound("bazaar", delay=after_click("bazaar"))
@@ -1198,6 +1214,9 @@ class Game:
                 yield from self.sound("siren", delay=after_click("siren"))
                 return "undone"
             if key == "NO/END":
+                # a haggled price holds while its offer is shown: back at it after the others,
+                # the price first asked (l4_p2_s108 127.90: 08 haggled to 07, then 08 again)
+                prices[item] = first[item]
                 i = (i + 1) % len(items)
                 lead = "offer_wrap_after_click_s" if i == 0 else "offer_after_click_s"
                 yield from self.show(pictures[items[i]], _two(prices[items[i]]),

@@ -346,6 +346,13 @@ _ROWS = [
     Param("starve_after_click_s", 0.014965, "s", "corpus: a starving force's Death March "
           "starts 14.47-16.46 ms after the action key's click (31 times; median 14.97)",
           "measured"),
+    Param("frontier_crossed_extra_s", 0.00066, "s", "corpus: FRONTIER pressed with every "
+          "frontier crossed (level 4): the end signal's key loop runs 0.61-0.70 ms later than "
+          "after a frontier counted (l4_p1_s28 108.40 and 196.27: the game's next clicks "
+          "0.70 and 0.61 ms early without it, a key a scan late at 203.70)", "measured"),
+    Param("starve_last_after_click_s", 0.009826, "s", "corpus: a solo force's last warrior "
+          "starving: the reel turns to WARRIORS 9.83 ms after the action key's click, the "
+          "Death March plays with it and 00 flashes (l3_p1_s119 417.38: 1 of 1)", "measured"),
     Param("starve_cycles", (-300, 720), "cycles at 425 kHz", "corpus: the starving Death "
           "March's start after the click varies over 14.47-16.46 ms with nothing shown "
           "(31 times): a hidden state decides it; the genuine's less starve_after_click_s, "
