@@ -16,10 +16,15 @@ decoded in memory bounded by the decoder state, not the capture.
 - ``gap(start, end) -> list[event]``: the capture has no data for samples ``start``..``end``
   (an overrun, an unplugged probe): what is open at ``start`` is closed there, and nothing
   seen before the gap is joined with what comes after it (a tone, a display window, a pulse
-  still inside its minimum length). Levels are kept: a change word holds until the next one.
+  still inside its minimum length). Levels are kept: a change word holds until the next one;
+- ``snapshot() -> Decoder``: a copy to feed and finish without touching this one, so a live
+  reader can see what is still pending (``analysis.decode.StreamDecoder.peek``) in time
+  bounded by the decoder's small state. A decoder with mutable state beyond plain values
+  copies it in ``_copy_state``.
 """
 from __future__ import annotations
 
+import copy
 from typing import Sequence
 
 import numpy as np
@@ -120,6 +125,16 @@ class Decoder:
         self.horizon = end_sample
         out.sort(key=lambda e: e["t"])
         return out
+
+    def snapshot(self) -> "Decoder":
+        """Return a copy that can be fed and finished without changing this decoder."""
+        twin = copy.copy(self)
+        twin.sel = copy.copy(self.sel)
+        self._copy_state(twin)
+        return twin
+
+    def _copy_state(self, twin: "Decoder") -> None:
+        """Give ``twin`` (a shallow copy) its own copy of every mutable container of state."""
 
     def gap(self, start: int, end: int) -> list[dict]:
         """Cut the decoder at a gap of the capture (no data for samples ``start``..``end``);

@@ -19,13 +19,16 @@ Example::
 
 ``StreamDecoder`` holds back events until every decoder has passed their time (each reports a
 ``horizon``), so what ``feed`` returns is final and in time order; memory is bounded by the
-decoders' small states. Gaps of the capture become ``gap`` events and cut every decoder
+decoders' small states. ``peek(end)`` returns what ``finish(end)`` would return now without
+finishing, so a tower read while it runs costs only its new pins plus that small state
+(``rig.towers.emulated``); ``add_gap`` takes a gap found while the capture is still arriving. Gaps of the capture become ``gap`` events and cut every decoder
 (``Decoder.gap``): no tone, display window or lamp pulse is joined across missing data; the
 last change inside a gap gives the levels from the gap's end on. The decoders that cannot run
 on the capture's channels are skipped (``skipped`` says why) unless asked for by name.
 """
 from __future__ import annotations
 
+import copy
 import heapq
 from typing import Iterable, Iterator, Sequence
 
@@ -83,25 +86,42 @@ class StreamDecoder:
         # output does not depend on how the changes were split into blocks.
         self._heap: list[tuple[float, int, int, dict]] = []
         self._seq = 0
-        gaps = sorted(gaps, key=lambda g: g.start)
-        for gap in gaps:
-            self._push(-1, [{"t": round(gap.start / info.samplerate, 6), "type": "gap",
-                             "dur_s": round((gap.end - gap.start) / info.samplerate, 6),
-                             "reason": gap.reason}])
         # The spans the decoders are cut at: overlapping or touching gaps merged.
         self._cuts: list[list[int]] = []
-        for gap in gaps:
-            if gap.end <= gap.start:
-                continue
-            if self._cuts and gap.start <= self._cuts[-1][1]:
-                self._cuts[-1][1] = max(self._cuts[-1][1], gap.end)
-            else:
-                self._cuts.append([gap.start, gap.end])
         self._next_cut = 0
         self._inside: tuple[int, int] | None = None     # a gap not yet followed by data
+        self._fed_to = -1                               # the last sample fed
+        for gap in sorted(gaps, key=lambda g: g.start):
+            self.add_gap(gap)
+
+    @property
+    def released(self) -> float:
+        """Return the time (s) up to which events are released: every event ``feed`` will
+        still return lies after it."""
+        return min((d.horizon for d in self.decoders), default=0) / self.info.samplerate - 2e-6
+
+    def add_gap(self, gap: Gap) -> None:
+        """Take a gap of the capture (no data for samples ``gap.start``..``gap.end``) that
+        starts after every change fed so far (an overrun found while capturing); gaps must
+        come in order."""
+        if gap.start <= self._fed_to:
+            raise AnalysisError(f"gap at sample {gap.start} comes after changes up to sample "
+                                f"{self._fed_to} were decoded (expected gaps in time order, "
+                                f"before the data after them)")
+        self._push(-1, [{"t": round(gap.start / self.info.samplerate, 6), "type": "gap",
+                         "dur_s": round((gap.end - gap.start) / self.info.samplerate, 6),
+                         "reason": gap.reason}])
+        if gap.end <= gap.start:
+            return
+        if len(self._cuts) > self._next_cut and gap.start <= self._cuts[-1][1]:
+            self._cuts[-1][1] = max(self._cuts[-1][1], gap.end)   # not reached yet: merged
+        else:
+            self._cuts.append([gap.start, gap.end])
 
     def feed(self, changes: Changes) -> list[dict]:
         """Decode one block; return the events that are final, in time order."""
+        if len(changes):
+            self._fed_to = max(self._fed_to, int(changes.times[-1]))
         for piece in self._pieces(changes):
             for rank, d in enumerate(self.decoders):
                 if isinstance(piece, Changes):
@@ -121,6 +141,15 @@ class StreamDecoder:
         for rank, d in enumerate(self.decoders):
             self._push(rank, d.finish(end_sample))
         return self._pop_before(float("inf"))
+
+    def peek(self, end_sample: int, changes: Changes | None = None) -> list[dict]:
+        """Return, in time order, what ``feed(changes)`` and then ``finish(end_sample)`` would
+        return now, leaving this decoder as it is (its decoders' ``snapshot``s do the work)."""
+        twin = copy.copy(self)
+        twin.decoders = [d.snapshot() for d in self.decoders]
+        twin._heap = list(self._heap)
+        out = twin.feed(changes) if changes is not None and len(changes) else []
+        return out + twin.finish(end_sample)
 
     def _pieces(self, changes: Changes) -> Iterator[Changes | tuple[int, int]]:
         """Split a block at the gaps: change blocks, and (start, end) where a gap cuts in.

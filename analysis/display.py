@@ -159,6 +159,10 @@ class DisplayDecoder(Decoder):
         self._end = end + self.window
         self._acc = [{}, {}]
 
+    def _copy_state(self, twin: "DisplayDecoder") -> None:
+        twin._acc = [dict(a) for a in self._acc]
+        twin._state = None if self._state is None else list(self._state)
+
     def _run_to(self, t: float, out: list[dict]) -> None:
         while t >= self._end:
             self._add(self._end - self._t)
@@ -204,8 +208,10 @@ class DisplayDecoder(Decoder):
         if state is None:
             self._state = [k, text, segs, False]
             return
-        if text == state[1]:
-            return                                  # the state goes on
+        if text == state[1]:                        # the state goes on: two windows or
+            if not state[3]:                        # more are no transition, so it is kept
+                self._keep(state, out)              # (written now, not when it ends)
+            return
         new = [k, text, segs, False]
         if not state[3]:
             if _is_transition(self._shown, state[1], k - state[0], text):

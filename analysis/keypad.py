@@ -92,6 +92,10 @@ class KeypadDecoder(Decoder):
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._resumed = end
 
+    def _copy_state(self, twin: "KeypadDecoder") -> None:
+        twin._state = list(self._state)
+        twin._down_end = [list(rows) for rows in self._down_end]
+
     def _end_strobe(self, end: int, out: list[dict]) -> None:
         """Judge the strobe that ends at sample ``end``."""
         if self._start <= self._resumed:

@@ -17,6 +17,8 @@ Events emitted (rules of ``tests/data/captures/README.md``)::
 """
 from __future__ import annotations
 
+import copy
+
 from analysis.base import Decoder, seconds
 from captures.darktower_facts import LAMP_PINS as DT_LAMP_PINS
 
@@ -110,6 +112,10 @@ class LampDecoder(Decoder):
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         for lamp, f in self._filters.items():
             f.restart(end, self._raw[lamp])
+
+    def _copy_state(self, twin: "LampDecoder") -> None:
+        twin._filters = {lamp: copy.copy(f) for lamp, f in self._filters.items()}
+        twin._raw = dict(self._raw)
 
     def _emit(self, lamp: str, changes: list[tuple[int, int]], out: list[dict]) -> None:
         for t, level in changes:

@@ -14,6 +14,8 @@ Events emitted (rules of ``tests/data/captures/README.md``)::
 """
 from __future__ import annotations
 
+import copy
+
 from analysis.base import Decoder, seconds
 from analysis.lamps import MIN_PULSE_S, LevelFilter
 
@@ -45,6 +47,9 @@ class MotorDecoder(Decoder):
 
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._f.restart(end, self._raw)
+
+    def _copy_state(self, twin: "MotorDecoder") -> None:
+        twin._f = copy.copy(self._f)
 
     def _emit(self, changes: list[tuple[int, int]], out: list[dict]) -> None:
         for t, level in changes:

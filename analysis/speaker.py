@@ -29,8 +29,14 @@ captures' ``events.jsonl``)::
 A gap in the capture ends every run: the rises before it are decoded at its start, so no tone
 spans missing data.
 
-Streaming: a run cannot cross a period of 25 ms or more, so rises are buffered only up to the
-next such silence and the buffer is decoded then.
+Streaming: a run cannot cross a period of 25 ms or more, so every period inside a buffer of
+rises between two such silences is under 25 ms and the runs tile the buffer: each run but the
+last ends at the rise where the next one starts. The decoder follows them rise by rise and
+writes each run's tone as soon as its fate is known (a run of two periods or more is kept; a
+single period is dropped as a seam once a neighbour is seen to be longer, kept once the next
+run ends after one period or the buffer ends), so its state is the open run and at most one
+undecided run, whatever the length of a tune, and ``tones_from_rises`` over the buffer gives
+the same events (tests/analysis/test_speaker.py).
 """
 from __future__ import annotations
 
@@ -87,19 +93,26 @@ def tones_from_rises(rises: Sequence[int], samplerate: float,
     events = []
     for i, j in keep:
         covered.update(range(i, j + 1))
-        pulses = j - i + 1
-        span = (rises[j] - rises[i]) / samplerate
-        freq = (pulses - 1) / span
-        note, cents = note_name(freq)
-        events.append((rises[i], {"t": seconds(rises[i], samplerate), "type": "tone",
-                                  "freq_hz": round(freq, 1), "dur_s": round(pulses / freq, 4),
-                                  "pulses": pulses, "note": note, "cents": cents}))
+        events.append((rises[i], _tone(rises[i], rises[j], j - i + 1, samplerate)))
     for k, r in enumerate(rises):
         if k not in covered:
-            events.append((r, {"t": seconds(r, samplerate), "type": "tone", "freq_hz": None,
-                               "dur_s": 0.0, "pulses": 1}))
+            events.append((r, _click(r, samplerate)))
     events.sort(key=lambda e: e[0])
     return [e for _, e in events]
+
+
+def _tone(first: int, last: int, pulses: int, samplerate: float) -> dict:
+    """Return the tone event of a run of ``pulses`` rises from sample ``first`` to ``last``."""
+    freq = (pulses - 1) / ((last - first) / samplerate)
+    note, cents = note_name(freq)
+    return {"t": seconds(first, samplerate), "type": "tone", "freq_hz": round(freq, 1),
+            "dur_s": round(pulses / freq, 4), "pulses": pulses, "note": note, "cents": cents}
+
+
+def _click(rise: int, samplerate: float) -> dict:
+    """Return the click event of a rise in no run."""
+    return {"t": seconds(rise, samplerate), "type": "tone", "freq_hz": None, "dur_s": 0.0,
+            "pulses": 1}
 
 
 class SpeakerDecoder(Decoder):
@@ -117,20 +130,30 @@ class SpeakerDecoder(Decoder):
         self._r10 = self.sel.bit("R10")
         self._r4 = self.sel.bit("R4")
         self._prev = 0
-        self._rises: list[int] = []
+        # The buffer since the last silence, as runs (all plain numbers: a snapshot is a
+        # shallow copy). ``_last`` is its newest rise (None: empty); ``_first`` its only rise
+        # while it has one; the open run starts at ``_start`` with first period ``_period``
+        # and has ``_pulses`` rises (0: no run yet); ``_held`` is a finished single-period run
+        # (first, last) whose fate waits on the next run; ``_before`` says whether the run
+        # before the open one exists and spans more than one period (None: no run before).
+        self._last: int | None = None
+        self._first: int | None = None
+        self._start = self._period = self._pulses = 0
+        self._held: tuple[int, int] | None = None
+        self._before: bool | None = None
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         rising = value & self._r10 and not self._prev & self._r10
         self._prev = value
         if rising and not value & self._r4:
-            if self._rises and t - self._rises[-1] >= self.max_period:
+            if self._last is not None and t - self._last >= self.max_period:
                 self._flush(out)
-            self._rises.append(t)
+            self._rise(t, out)
 
     def advance(self, t: int, out: list[dict]) -> None:
-        if self._rises and t - self._rises[-1] >= self.max_period:
+        if self._last is not None and t - self._last >= self.max_period:
             self._flush(out)
-        self.horizon = self._rises[0] if self._rises else max(self.horizon, t)
+        self.horizon = self._pending_from() if self._last is not None else max(self.horizon, t)
 
     def close(self, end: int, out: list[dict]) -> None:
         self._flush(out)
@@ -138,6 +161,52 @@ class SpeakerDecoder(Decoder):
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._flush(out)
 
+    def _pending_from(self) -> int:
+        """Return the first rise whose event is not written yet."""
+        if self._held is not None:
+            return self._held[0]
+        return self._start if self._pulses else self._first
+
+    def _rise(self, t: int, out: list[dict]) -> None:
+        """Take a rise less than ``max_period`` after the previous one of the buffer."""
+        last, self._last = self._last, t
+        if last is None:
+            self._first = t
+            return
+        d = t - last
+        if not self._pulses:                       # the buffer's second rise opens run 0
+            self._start, self._period, self._pulses, self._first = last, d, 2, None
+            return
+        if abs(d - self._period) <= self.tol * self._period:
+            self._pulses += 1                      # the open run goes on
+            if self._pulses == 3 and self._held is not None:
+                self._held = None                  # a seam before a longer run: dropped
+            return
+        self._end_run(last, out)
+        self._start, self._period, self._pulses = last, d, 2
+
+    def _end_run(self, last: int, out: list[dict]) -> None:
+        """The open run ended at rise ``last`` (a new run starts there): judge it."""
+        single = self._pulses == 2
+        if self._held is not None:                 # the held seam candidate's next run is
+            self._write(self._held, 2, out)        # single too: it is a note
+            self._held = None
+        if single and self._before is False:
+            self._held = (self._start, last)       # fate waits on the next run
+        elif not (single and self._before):        # (a single after a longer run: a seam)
+            self._write((self._start, last), self._pulses, out)
+        self._before = not single
+
+    def _write(self, run: tuple[int, int], pulses: int, out: list[dict]) -> None:
+        out.append(_tone(run[0], run[1], pulses, self.rate))
+
     def _flush(self, out: list[dict]) -> None:
-        out.extend(tones_from_rises(self._rises, self.rate, self.max_period_s, self.tol))
-        self._rises = []
+        """End the buffer: write what is left (the last run is always a note)."""
+        if self._held is not None:
+            self._write(self._held, 2, out)
+        if self._pulses:
+            self._write((self._start, self._last), self._pulses, out)
+        elif self._first is not None:
+            out.append(_click(self._first, self.rate))
+        self._last = self._first = self._held = self._before = None
+        self._start = self._period = self._pulses = 0

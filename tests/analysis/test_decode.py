@@ -111,3 +111,65 @@ def test_every_repeat_of_a_tiled_session_decodes_to_the_same_outputs(tower_test)
         first, second = part(0, kind), part(1, kind)
         assert len(first) == n and [x[1:] for x in second] == [x[1:] for x in first]
         assert all(abs(a[0] - b[0]) <= 1 / 60 + 0.001 for a, b in zip(first, second))
+
+
+def _decode_upto(mem: MemoryCapture, n: int, end: int, gaps=()) -> list[dict]:
+    """Decode the first ``n`` changes of ``mem`` in one go, finishing at sample ``end``."""
+    dec = StreamDecoder(mem.info, gaps=[g for g in gaps if g.start < end])
+    return dec.feed(Changes(mem.times[:n], mem.words[:n])) + dec.finish(end)
+
+
+@pytest.mark.parametrize("block", [7, 160, 900])
+def test_peek_returns_what_a_one_shot_decode_up_to_there_gives_and_changes_nothing(
+        tower_test, tower_test_events, block):
+    # Reads every `block` changes land inside tones, display flashes and reel steps alike.
+    mem = tower_test.to_memory()
+    dec = StreamDecoder(mem.info)
+    final: list[dict] = []
+    checked = 0
+    for k, i in enumerate(range(0, len(mem.times), block)):
+        final += dec.feed(Changes(mem.times[i:i + block], mem.words[i:i + block]))
+        n = min(i + block, len(mem.times))
+        end = int(mem.times[n - 1]) + 1 + k % 3 * 200
+        pending = dec.peek(end)
+        if k % max(1, len(mem.times) // block // 40) == 0:     # about 40 full comparisons
+            assert final + pending == _decode_upto(mem, n, end)
+            checked += 1
+        assert all(e["t"] > dec.released for e in pending)
+    assert checked >= 3
+    assert final + dec.finish(mem.info.total_samples) == tower_test_events
+
+
+def test_peek_decodes_the_changes_it_is_given_without_keeping_them(tower_test):
+    mem = tower_test.to_memory()
+    half = len(mem.times) // 2
+    dec = StreamDecoder(mem.info)
+    first = dec.feed(Changes(mem.times[:half - 50], mem.words[:half - 50]))
+    end = int(mem.times[half - 1]) + 1
+    rest = Changes(mem.times[half - 50:half], mem.words[half - 50:half])
+    assert first + dec.peek(end, rest) == _decode_upto(mem, half, end)
+    assert first + dec.feed(rest) + dec.finish(end) == _decode_upto(mem, half, end)
+
+
+def test_gaps_added_while_decoding_give_what_gaps_known_up_front_give(tower_test):
+    mem = tower_test.to_memory()
+    rate = mem.info.samplerate
+    gaps = [Gap(int(3.3 * rate), int(3.5 * rate), "overrun"),
+            Gap(int(8.0 * rate), int(8.3 * rate), "overrun"),
+            Gap(int(8.3 * rate), int(9.0 * rate), "touching")]
+    # An analyser has no data inside its gaps: the changes there are dropped.
+    inside = np.zeros(len(mem.times), bool)
+    for g in gaps:
+        inside |= (mem.times >= g.start) & (mem.times < g.end)
+    mem = MemoryCapture(mem.info, mem.times[~inside], mem.words[~inside])
+    whole = decode(MemoryCapture(mem.info, mem.times, mem.words, gaps))
+    dec = StreamDecoder(mem.info)
+    out, todo = [], list(gaps)
+    for i in range(0, len(mem.times), 300):
+        block = Changes(mem.times[i:i + 300], mem.words[i:i + 300])
+        while todo and todo[0].start <= int(block.times[-1]):
+            dec.add_gap(todo.pop(0))          # as an analyser finds them: before later data
+        out += dec.feed(block)
+    assert out + dec.finish(mem.info.total_samples) == whole
+    with pytest.raises(AnalysisError, match="in time order"):
+        dec.add_gap(Gap(10, 20, "late"))

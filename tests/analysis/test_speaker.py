@@ -80,3 +80,50 @@ def test_any_steady_square_wave_decodes_to_its_frequency_within_1_percent(period
     (tone,) = tones_from_rises([1000 + k * period for k in range(count)], rate)
     assert tone["pulses"] == count
     assert abs(tone["freq_hz"] - freq) <= 0.01 * freq + 0.05
+
+
+def _rise_edges(rises):
+    return [e for r in rises for e in ((r, "R10", 1), (r + 10, "R10", 0))]
+
+
+def _buffers(rises, max_period):
+    """Split rises at every period of ``max_period`` samples or more (the decoder's buffers)."""
+    out = [[]]
+    for r in rises:
+        if out[-1] and r - out[-1][-1] >= max_period:
+            out.append([])
+        out[-1].append(r)
+    return out
+
+
+# Notes of 1-6 periods from a few lengths (102 is within 3 % of 100, 150 and 200 are not),
+# so that seams, legato notes, chains of single periods and silences all occur.
+notes = st.lists(st.tuples(st.sampled_from([100, 102, 150, 200, 2600]), st.integers(1, 6)),
+                 min_size=1, max_size=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(notes=notes, block=st.integers(1, 40), peek_every=st.integers(1, 9))
+def test_the_decoder_writes_what_tones_from_rises_gives_each_buffer_however_it_is_read(
+        notes, block, peek_every):
+    from captures.model import Changes
+    rises, t = [], 1000
+    for period, count in notes:
+        for _ in range(count):
+            rises.append(t)
+            t += period
+    cap = capture(_rise_edges(rises), t + 5000, RATE)
+    want = [e for buf in _buffers(rises, 0.025 * RATE) for e in tones_from_rises(buf, RATE)]
+    dec = SpeakerDecoder(cap.info)
+    got = []
+    times, words = cap.times, cap.words
+    for k, i in enumerate(range(0, len(times), block)):
+        got += dec.feed(Changes(times[i:i + block], words[i:i + block]))
+        if k % peek_every == 0:         # a live read: what is pending, left untouched
+            end = int(times[min(i + block, len(times)) - 1]) + 1
+            pending = dec.snapshot().finish(end)
+            fresh = SpeakerDecoder(cap.info)
+            whole = fresh.feed(Changes(times[:i + block], words[:i + block])) + fresh.finish(end)
+            assert got + pending == whole
+    got += dec.finish(cap.info.total_samples)
+    assert got == want
