@@ -24,18 +24,32 @@ decoded in memory bounded by the decoder state, not the capture.
 """
 from __future__ import annotations
 
-import copy
 from typing import Sequence
 
 import numpy as np
 
 from captures.model import CaptureInfo, Changes
 
-__all__ = ["AnalysisError", "Decoder", "ChannelSelector", "seconds"]
+__all__ = ["AnalysisError", "Decoder", "ChannelSelector", "seconds", "shallow_copy"]
+
+_PACKED_MAX = 4096        # masked words ChannelSelector.pack remembers the values of
+_SMALL_BLOCK = 128        # changes up to which ChannelSelector.select_lists stays in Python
 
 
 class AnalysisError(ValueError):
     """A capture or event stream cannot be analysed; the message says what and where."""
+
+
+def _time(ev: dict) -> float:
+    return ev["t"]
+
+
+def shallow_copy(obj):
+    """Return a new object of ``obj``'s class sharing its attribute values (``copy.copy``
+    without its protocol lookups: a live read snapshots every decoder)."""
+    twin = object.__new__(type(obj))
+    twin.__dict__.update(obj.__dict__)
+    return twin
 
 
 def seconds(sample: float, samplerate: float) -> float:
@@ -66,8 +80,27 @@ class ChannelSelector:
                 raise AnalysisError(
                     f"{decoder} decoder needs channel {name!r}, which this capture lacks "
                     f"(channels: {' '.join(info.channels) or 'none'}); map it with --channel-map")
-        self._shifts = np.array(shifts, dtype=np.uint64)
-        self._last: int | None = None
+        # The same as runs of neighbouring bits: (source shift, mask, destination shift), so
+        # O0-O7 move as one field (numpy passes per run, not per channel).
+        runs: list[list[int]] = []
+        for k, sh in enumerate(shifts):
+            if runs and sh == runs[-1][0] + runs[-1][1]:
+                runs[-1][1] += 1
+            else:
+                runs.append([sh, 1, k])
+        self._runs = tuple((sh, (1 << width) - 1, k) for sh, width, k in runs)
+        self._np_runs = tuple((np.uint64(sh), np.uint64(mask), np.uint64(k))
+                              for sh, mask, k in self._runs)
+        self._mask = sum(1 << sh for sh in shifts)     # the selected bits of a change word
+        self._np_mask = np.uint64(self._mask)
+        self._packed: dict[int, int] = {}              # masked word -> value (pack)
+        self._last: int | None = None                  # the last value (select)
+        self._last_bits: int | None = None             # the last selected bits (select_lists)
+
+    @property
+    def mask(self) -> int:
+        """Return the bits of the selected channels in a change word."""
+        return self._mask
 
     def bit(self, name: str) -> int:
         """Return the bit mask of channel ``name`` in ``values`` (0 if it is absent)."""
@@ -79,8 +112,8 @@ class ChannelSelector:
         if len(words) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
         vals = np.zeros(len(words), dtype=np.uint64)
-        for k, sh in enumerate(self._shifts):
-            vals |= ((words >> sh) & np.uint64(1)) << np.uint64(k)
+        for sh, mask, k in self._np_runs:
+            vals |= ((words >> sh) & mask) << k
         vals = vals.astype(np.int64)
         keep = np.empty(len(vals), dtype=bool)
         keep[0] = self._last is None or int(vals[0]) != self._last
@@ -88,6 +121,61 @@ class ChannelSelector:
         self._last = int(vals[-1])
         idx = np.flatnonzero(keep)
         return changes.times[idx], vals[idx]
+
+    def select_lists(self, changes: Changes) -> tuple[list[int], list[int]]:
+        """Return ``select``'s result as lists of ints, packing only the changes that are
+        kept (most changes of a word concern other decoders): a block is thinned out on its
+        masked words first, with numpy unless it is small (a live read's few new changes),
+        where numpy's per-call cost would dominate."""
+        n = len(changes)
+        if not n:
+            return [], []
+        mask, last = self._mask, self._last_bits
+        if n > _SMALL_BLOCK:
+            bits = changes.words & self._np_mask
+            keep = np.empty(n, dtype=bool)
+            keep[0] = last is None or int(bits[0]) != last
+            np.not_equal(bits[1:], bits[:-1], out=keep[1:])
+            self._last_bits = int(bits[-1])
+            idx = np.flatnonzero(keep)
+            bits = bits[idx]
+            vals = np.zeros(len(bits), dtype=np.uint64)
+            for sh, m, k in self._np_runs:
+                vals |= ((bits >> sh) & m) << k
+            return changes.times[idx].tolist(), vals.tolist()
+        return self.select_from(changes.times.tolist(), changes.words.tolist())
+
+    def select_from(self, times: list[int], words: list[int]) -> tuple[list[int], list[int]]:
+        """Return ``select_lists`` of changes given as lists (plain Python throughout)."""
+        mask, last = self._mask, self._last_bits
+        kept_t, kept_b = [], []
+        for t, w in zip(times, words):
+            b = w & mask
+            if b != last:
+                kept_t.append(t)
+                kept_b.append(b)
+                last = b
+        self._last_bits = last
+        return kept_t, self.pack(kept_b)
+
+    def pack(self, bits: list[int]) -> list[int]:
+        """Return the values (selected channels as bit 0, 1, ...) of masked change words."""
+        runs = self._runs
+        if len(runs) == 1:
+            sh, m, k = runs[0]
+            return [(b >> sh & m) << k for b in bits]
+        known = self._packed              # a word's channels take few values: remembered
+        vals = []
+        for b in bits:
+            v = known.get(b)
+            if v is None:
+                v = 0
+                for sh, m, k in runs:
+                    v |= (b >> sh & m) << k
+                if len(known) < _PACKED_MAX:
+                    known[b] = v
+            vals.append(v)
+        return vals
 
 
 class Decoder:
@@ -108,13 +196,20 @@ class Decoder:
 
     def feed(self, changes: Changes) -> list[dict]:
         """Decode one block of changes; return the events that are now final."""
+        times, vals = self.sel.select_lists(changes)
+        return self.feed_selected(times, vals, int(changes.times[-1]) if len(changes) else None)
+
+    def feed_selected(self, times: list[int], values: list[int], end: int | None) -> list[dict]:
+        """Decode a block already through ``self.sel`` (``ChannelSelector.select_lists``),
+        whose last change was at sample ``end`` (None: an empty block); return the events
+        that are now final."""
         out: list[dict] = []
-        times, vals = self.sel.select(changes)
-        for t, v in zip(times.tolist(), vals.tolist()):
+        for t, v in zip(times, values):
             self.on_change(t, v, out)
-        if len(changes):
-            self.advance(int(changes.times[-1]), out)
-        out.sort(key=lambda e: e["t"])
+        if end is not None:
+            self.advance(end, out)
+        if len(out) > 1:
+            out.sort(key=_time)
         return out
 
     def finish(self, end_sample: int) -> list[dict]:
@@ -123,15 +218,21 @@ class Decoder:
         self.advance(end_sample, out)
         self.close(end_sample, out)
         self.horizon = end_sample
-        out.sort(key=lambda e: e["t"])
+        if len(out) > 1:
+            out.sort(key=_time)
         return out
 
     def snapshot(self) -> "Decoder":
         """Return a copy that can be fed and finished without changing this decoder."""
-        twin = copy.copy(self)
-        twin.sel = copy.copy(self.sel)
+        twin = shallow_copy(self)
+        twin.sel = shallow_copy(self.sel)
         self._copy_state(twin)
         return twin
+
+    def quiet(self) -> bool:
+        """Return True when ``finish`` would return nothing now, whatever the end (nothing
+        is held): a live read then skips the decoder's snapshot."""
+        return False
 
     def _copy_state(self, twin: "Decoder") -> None:
         """Give ``twin`` (a shallow copy) its own copy of every mutable container of state."""

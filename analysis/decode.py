@@ -28,13 +28,12 @@ on the capture's channels are skipped (``skipped`` says why) unless asked for by
 """
 from __future__ import annotations
 
-import copy
 import heapq
 from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from analysis.base import AnalysisError, Decoder
+from analysis.base import _SMALL_BLOCK, AnalysisError, Decoder, shallow_copy
 from analysis.display import DisplayDecoder
 from analysis.keypad import KeypadDecoder
 from analysis.lamps import LampDecoder
@@ -91,6 +90,10 @@ class StreamDecoder:
         self._next_cut = 0
         self._inside: tuple[int, int] | None = None     # a gap not yet followed by data
         self._fed_to = -1                               # the last sample fed
+        self._union = 0                                 # every decoder's channels
+        for d in self.decoders:
+            self._union |= d.sel.mask
+        self._last_union: int | None = None             # their levels at the last change
         for gap in sorted(gaps, key=lambda g: g.start):
             self.add_gap(gap)
 
@@ -98,7 +101,9 @@ class StreamDecoder:
     def released(self) -> float:
         """Return the time (s) up to which events are released: every event ``feed`` will
         still return lies after it."""
-        return min((d.horizon for d in self.decoders), default=0) / self.info.samplerate - 2e-6
+        if not self.decoders:
+            return -2e-6
+        return min([d.horizon for d in self.decoders]) / self.info.samplerate - 2e-6
 
     def add_gap(self, gap: Gap) -> None:
         """Take a gap of the capture (no data for samples ``gap.start``..``gap.end``) that
@@ -123,13 +128,31 @@ class StreamDecoder:
         if len(changes):
             self._fed_to = max(self._fed_to, int(changes.times[-1]))
         for piece in self._pieces(changes):
-            for rank, d in enumerate(self.decoders):
-                if isinstance(piece, Changes):
-                    self._push(rank, d.feed(piece))
-                else:
+            if not isinstance(piece, Changes):
+                for rank, d in enumerate(self.decoders):
                     self._push(rank, d.gap(*piece))
-        horizon = min((d.horizon for d in self.decoders), default=0)
-        return self._pop_before(horizon / self.info.samplerate - 2e-6)
+            elif len(piece) <= _SMALL_BLOCK:        # a few changes: in Python
+                self._feed_small(zip(piece.times.tolist(), piece.words.tolist()),
+                                 int(piece.times[-1]))
+            else:
+                piece = self._thin(piece)
+                for rank, d in enumerate(self.decoders):
+                    self._push(rank, d.feed(piece))
+        return self._pop_before(self.released)
+
+    def feed_pairs(self, pairs: Sequence[tuple[int, int]]) -> list[dict]:
+        """Decode a few changes given as ``(sample, word)`` pairs, as ``feed`` does, in plain
+        Python (a live reader's new changes, where numpy's per-call cost would dominate)."""
+        if not pairs:
+            return []
+        last = pairs[-1][0]
+        if self._inside is not None or (self._next_cut < len(self._cuts)
+                                        and self._cuts[self._next_cut][0] <= last):
+            return self.feed(Changes(np.array([t for t, _ in pairs], np.int64),
+                                     np.array([w for _, w in pairs], np.uint64)))
+        self._fed_to = max(self._fed_to, last)
+        self._feed_small(pairs, last)
+        return self._pop_before(self.released)
 
     def finish(self, end_sample: int) -> list[dict]:
         """Flush every decoder at ``end_sample``; return the remaining events in time order."""
@@ -142,10 +165,61 @@ class StreamDecoder:
             self._push(rank, d.finish(end_sample))
         return self._pop_before(float("inf"))
 
+    def _thin(self, changes: Changes) -> Changes:
+        """Return the block without the changes that move none of the decoders' channels
+        (a board's word also carries key strobes and the like), its last change kept so
+        that every decoder still sees the block's end."""
+        bits = changes.words & np.uint64(self._union)
+        keep = np.empty(len(bits), dtype=bool)
+        keep[0] = self._last_union is None or int(bits[0]) != self._last_union
+        np.not_equal(bits[1:], bits[:-1], out=keep[1:])
+        self._last_union = int(bits[-1])
+        keep[-1] = True
+        idx = np.flatnonzero(keep)
+        return changes if len(idx) == len(bits) else Changes(changes.times[idx],
+                                                              changes.words[idx])
+
+    def _feed_small(self, pairs: Iterable[tuple[int, int]], last: int) -> None:
+        """Feed a few changes, last one at sample ``last``, in plain Python: thinned as
+        ``_thin`` does, then each decoder's own; a decoder none of whose channels moved is
+        only advanced."""
+        union, prev = self._union, self._last_union
+        moved = 0
+        times, words = [], []
+        for t, w in pairs:
+            b = w & union
+            if b != prev:
+                times.append(t)
+                words.append(w)
+                moved |= b ^ (b if prev is None else prev)
+                prev = b
+        if times and self._last_union is None:
+            moved = union                            # the first change: every decoder's
+        self._last_union = prev
+        for rank, d in enumerate(self.decoders):
+            if moved & d.sel.mask:
+                self._push(rank, d.feed_selected(*d.sel.select_from(times, words), last))
+            else:
+                self._push(rank, d.feed_selected([], [], last))
+
     def peek(self, end_sample: int, changes: Changes | None = None) -> list[dict]:
         """Return, in time order, what ``feed(changes)`` and then ``finish(end_sample)`` would
         return now, leaving this decoder as it is (its decoders' ``snapshot``s do the work)."""
-        twin = copy.copy(self)
+        if (changes is None or not len(changes)) and not (
+                self._next_cut < len(self._cuts) and self._cuts[self._next_cut][0] < end_sample):
+            # Nothing to feed and no gap to cut: the held events and what each decoder still
+            # holds, merged as finish() would (by time, decoder rank, order made).
+            items = list(self._heap)
+            seq = self._seq
+            for rank, d in enumerate(self.decoders):
+                if d.quiet():
+                    continue
+                for ev in d.snapshot().finish(end_sample):
+                    items.append((ev["t"], rank, seq, ev))
+                    seq += 1
+            items.sort(key=_heap_order)
+            return [item[3] for item in items]
+        twin = shallow_copy(self)
         twin.decoders = [d.snapshot() for d in self.decoders]
         twin._heap = list(self._heap)
         out = twin.feed(changes) if changes is not None and len(changes) else []
@@ -194,6 +268,10 @@ class StreamDecoder:
         while self._heap and self._heap[0][0] <= t:
             out.append(heapq.heappop(self._heap)[3])
         return out
+
+
+def _heap_order(item: tuple[float, int, int, dict]) -> tuple[float, int, int]:
+    return item[0], item[1], item[2]
 
 
 def _end_sample(capture: Capture, last: int) -> int:

@@ -104,14 +104,14 @@ class DisplayDecoder(Decoder):
         # are not known yet, so it is judged when the next state starts.
         self._state: list | None = None
 
-    def feed(self, changes) -> list[dict]:
-        """Decode one block of changes (``on_change`` for each, with the per-change steps of
-        ``_run_to``/``_add`` written out in one loop: the same arithmetic in the same order)."""
+    def feed_selected(self, times: list[int], vals: list[int], last_t: int | None) -> list[dict]:
+        """Decode one selected block (``on_change`` for each change, with the per-change steps
+        of ``_run_to``/``_add`` written out in one loop: the same arithmetic in the same
+        order)."""
         out: list[dict] = []
-        times, vals = self.sel.select(changes)
         table = _SEGMENTS
         end, last, digit, seg, acc = self._end, self._t, self._digit, self._seg, self._acc
-        for t, v in zip(times.tolist(), vals.tolist()):
+        for t, v in zip(times, vals):
             while t >= end:
                 dur = end - last
                 if digit >= 0 and seg and dur > 0:
@@ -129,8 +129,8 @@ class DisplayDecoder(Decoder):
             digit = -1 if v >> 8 & 1 else v >> 7 & 1
             seg = table[v & 0x7F]
         self._t, self._digit, self._seg = last, digit, seg
-        if len(changes):
-            self.advance(int(changes.times[-1]), out)
+        if last_t is not None:
+            self.advance(last_t, out)
         out.sort(key=lambda e: e["t"])
         return out
 

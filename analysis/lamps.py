@@ -17,9 +17,8 @@ Events emitted (rules of ``tests/data/captures/README.md``)::
 """
 from __future__ import annotations
 
-import copy
 
-from analysis.base import Decoder, seconds
+from analysis.base import Decoder, seconds, shallow_copy
 from captures.darktower_facts import LAMP_PINS as DT_LAMP_PINS
 
 __all__ = ["LampDecoder", "LevelFilter", "MIN_PULSE_S", "LAMP_PINS"]
@@ -101,6 +100,9 @@ class LampDecoder(Decoder):
             self._emit(lamp, f.change(t, level), out)
 
     def advance(self, t: int, out: list[dict]) -> None:
+        if self.quiet():                    # nothing pending: nothing to accept
+            self.horizon = t
+            return
         for lamp, f in self._filters.items():
             self._emit(lamp, f.advance(t), out)
         self.horizon = min(f.hold(t) for f in self._filters.values())
@@ -113,8 +115,11 @@ class LampDecoder(Decoder):
         for lamp, f in self._filters.items():
             f.restart(end, self._raw[lamp])
 
+    def quiet(self) -> bool:
+        return all(f.pending is None for f in self._filters.values())
+
     def _copy_state(self, twin: "LampDecoder") -> None:
-        twin._filters = {lamp: copy.copy(f) for lamp, f in self._filters.items()}
+        twin._filters = {lamp: shallow_copy(f) for lamp, f in self._filters.items()}
         twin._raw = dict(self._raw)
 
     def _emit(self, lamp: str, changes: list[tuple[int, int]], out: list[dict]) -> None:

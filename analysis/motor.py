@@ -14,9 +14,8 @@ Events emitted (rules of ``tests/data/captures/README.md``)::
 """
 from __future__ import annotations
 
-import copy
 
-from analysis.base import Decoder, seconds
+from analysis.base import Decoder, seconds, shallow_copy
 from analysis.lamps import MIN_PULSE_S, LevelFilter
 
 __all__ = ["MotorDecoder"]
@@ -48,8 +47,11 @@ class MotorDecoder(Decoder):
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._f.restart(end, self._raw)
 
+    def quiet(self) -> bool:
+        return self._f.pending is None
+
     def _copy_state(self, twin: "MotorDecoder") -> None:
-        twin._f = copy.copy(self._f)
+        twin._f = shallow_copy(self._f)
 
     def _emit(self, changes: list[tuple[int, int]], out: list[dict]) -> None:
         for t, level in changes:

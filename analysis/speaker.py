@@ -34,7 +34,8 @@ rises between two such silences is under 25 ms and the runs tile the buffer: eac
 last ends at the rise where the next one starts. The decoder follows them rise by rise and
 writes each run's tone as soon as its fate is known (a run of two periods or more is kept; a
 single period is dropped as a seam once a neighbour is seen to be longer, kept once the next
-run ends after one period or the buffer ends), so its state is the open run and at most one
+run ends after one period or the buffer ends; the rise between two dropped seams is a click),
+so its state is the open run and at most one
 undecided run, whatever the length of a tune, and ``tones_from_rises`` over the buffer gives
 the same events (tests/analysis/test_speaker.py).
 """
@@ -134,13 +135,16 @@ class SpeakerDecoder(Decoder):
         # shallow copy). ``_last`` is its newest rise (None: empty); ``_first`` its only rise
         # while it has one; the open run starts at ``_start`` with first period ``_period``
         # and has ``_pulses`` rises (0: no run yet); ``_held`` is a finished single-period run
-        # (first, last) whose fate waits on the next run; ``_before`` says whether the run
-        # before the open one exists and spans more than one period (None: no run before).
+        # (first, last, whether the run before it was dropped) whose fate waits on the next
+        # run; ``_before`` says whether the run before the open one exists and spans more
+        # than one period (None: no run before); ``_dropped`` whether the last finished run
+        # was dropped as a seam (two seams in a row leave the rise between them a click).
         self._last: int | None = None
         self._first: int | None = None
         self._start = self._period = self._pulses = 0
-        self._held: tuple[int, int] | None = None
+        self._held: tuple[int, int, bool] | None = None
         self._before: bool | None = None
+        self._dropped = False
 
     def on_change(self, t: int, value: int, out: list[dict]) -> None:
         rising = value & self._r10 and not self._prev & self._r10
@@ -161,6 +165,9 @@ class SpeakerDecoder(Decoder):
     def cut(self, start: int, end: int, out: list[dict]) -> None:
         self._flush(out)
 
+    def quiet(self) -> bool:
+        return self._last is None
+
     def _pending_from(self) -> int:
         """Return the first rise whose event is not written yet."""
         if self._held is not None:
@@ -180,7 +187,9 @@ class SpeakerDecoder(Decoder):
         if abs(d - self._period) <= self.tol * self._period:
             self._pulses += 1                      # the open run goes on
             if self._pulses == 3 and self._held is not None:
-                self._held = None                  # a seam before a longer run: dropped
+                if self._held[2]:                  # a seam before a longer run: dropped;
+                    out.append(_click(self._held[0], self.rate))   # after another: a click
+                self._held = None
             return
         self._end_run(last, out)
         self._start, self._period, self._pulses = last, d, 2
@@ -190,14 +199,17 @@ class SpeakerDecoder(Decoder):
         single = self._pulses == 2
         if self._held is not None:                 # the held seam candidate's next run is
             self._write(self._held, 2, out)        # single too: it is a note
-            self._held = None
+            self._held, self._dropped = None, False
         if single and self._before is False:
-            self._held = (self._start, last)       # fate waits on the next run
-        elif not (single and self._before):        # (a single after a longer run: a seam)
+            self._held = (self._start, last, self._dropped)    # fate waits on the next run
+        elif single and self._before:              # a single after a longer run: a seam
+            self._dropped = True
+        else:
             self._write((self._start, last), self._pulses, out)
+            self._dropped = False
         self._before = not single
 
-    def _write(self, run: tuple[int, int], pulses: int, out: list[dict]) -> None:
+    def _write(self, run: tuple[int, ...], pulses: int, out: list[dict]) -> None:
         out.append(_tone(run[0], run[1], pulses, self.rate))
 
     def _flush(self, out: list[dict]) -> None:
@@ -210,3 +222,4 @@ class SpeakerDecoder(Decoder):
             out.append(_click(self._first, self.rate))
         self._last = self._first = self._held = self._before = None
         self._start = self._period = self._pulses = 0
+        self._dropped = False

@@ -15,7 +15,8 @@ The surface every board offers (what ``rig.towers.emulated.EmulatorTower`` and
 its cycle), ``speaker`` (``(cycle, level)``), ``events`` (button presses and any board-only
 events), ``pressed`` and ``add_pin_listener``. ``event_channels``/``event_pins`` are the pins
 the ``analysis`` decoders named in the board's row read (``emulator.boards``);
-``pin_arrays``/``event_arrays`` give ``pins``/``event_pins`` as numpy arrays.
+``pin_arrays``/``event_arrays`` give ``pins``/``event_pins`` as numpy arrays, ``event_pairs``
+the newest event pins as a list and ``event_count`` how many there are.
 
 Adding a board is one row in ``emulator.boards`` plus one subclass (docs/adding-a-board.md).
 
@@ -257,6 +258,15 @@ class Board:
     def event_pins(self) -> list[tuple[int, int]]:
         """Return the ``(cycle, word)`` changes the row's decoders read (default: ``pins``)."""
         return self.pins
+
+    def event_count(self) -> int:
+        """Return how many changes ``event_pins`` holds."""
+        return len(self.event_pins())
+
+    def event_pairs(self, start: int = 0) -> list[tuple[int, int]]:
+        """Return ``event_pins`` from index ``start`` on, in time linear in what is returned
+        (a live reader's few new changes; ``event_arrays`` for many)."""
+        return self.event_pins()[start:]
 
     def pin_arrays(self, start: int = 0):
         """Return ``pins`` from index ``start`` on as numpy arrays (cycles as int64, words as

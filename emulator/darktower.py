@@ -159,7 +159,9 @@ class DarkTowerBoard(Board):
         self._frame_units = 50 * self.clock_hz   # 1/60 s in units
         # Pending key changes (``_sched``) are kept in units here, not cycles.
         self._card_pos = -1
-        self._pin_blocks: list[bytes] = []   # kernel pin records (_PIN_REC) not yet in _pins
+        # The kernel's pin records (_PIN_REC) not yet in _pins, its blocks appended back to
+        # back: a live reader takes the new ones by offset (pin_arrays), in time linear in them.
+        self._pin_blocks = bytearray()
 
     def _attach(self, cpu) -> None:
         super()._attach(cpu)
@@ -242,13 +244,11 @@ class DarkTowerBoard(Board):
         taken = [heapq.heappop(self._sched) for _ in range(used)]
         if replace is not None:
             if self._pin_blocks:
-                last = bytearray(self._pin_blocks[-1])
-                last[-8:] = replace.to_bytes(8, "little")
-                self._pin_blocks[-1] = bytes(last)
+                self._pin_blocks[-8:] = replace.to_bytes(8, "little")
             else:
                 self._pins[-1] = (self._pins[-1][0], replace)
         if pins:
-            self._pin_blocks.append(pins)
+            self._pin_blocks += pins
         self.speaker.extend(_SPK_REC.iter_unpack(speaker))
         for i in range(0, len(events), 16):
             value, kind, aux = _EV_REC.unpack_from(events, i)
@@ -305,14 +305,13 @@ class DarkTowerBoard(Board):
     def pins(self) -> list[tuple[int, int]]:
         """Return every change of the pin word so far as ``(cycle, word)``, in order."""
         if self._pin_blocks:
-            blocks, self._pin_blocks = self._pin_blocks, []
-            for block in blocks:
-                self._pins.extend(_PIN_REC.iter_unpack(block))
+            self._pins.extend(_PIN_REC.iter_unpack(self._pin_blocks))
+            self._pin_blocks = bytearray()
         return self._pins
 
     @pins.setter
     def pins(self, value: list[tuple[int, int]]) -> None:
-        self._pin_blocks = []
+        self._pin_blocks = bytearray()
         self._pins = value
 
     def pin_arrays(self, start: int = 0):
@@ -327,22 +326,33 @@ class DarkTowerBoard(Board):
                                2 * (listed - start))
             times.append(flat[0::2])
             words.append(flat[1::2])
-        skip = max(0, start - listed)
-        for block in self._pin_blocks:
-            rec = np.frombuffer(block, np.uint64).reshape(-1, 2)
-            if skip >= len(rec):
-                skip -= len(rec)
-                continue
-            times.append(rec[skip:, 0])
-            words.append(rec[skip:, 1])
-            skip = 0
+        skip = max(0, start - listed) * _PIN_REC.size
+        if skip < len(self._pin_blocks):
+            rec = np.frombuffer(bytes(memoryview(self._pin_blocks)[skip:]),
+                                np.uint64).reshape(-1, 2)
+            times.append(rec[:, 0])
+            words.append(rec[:, 1])
         if not times:
             return np.zeros(0, np.int64), np.zeros(0, np.uint64)
         return np.concatenate(times).astype(np.int64), np.concatenate(words)
 
+    def event_count(self) -> int:
+        """Return how many changes ``event_pins`` (the pins) holds."""
+        return self.pin_count()
+
+    def event_pairs(self, start: int = 0) -> list[tuple[int, int]]:
+        """Return the pin changes from index ``start`` on as ``(cycle, word)``, without
+        turning the older kernel records into tuples."""
+        listed = len(self._pins)
+        out = self._pins[start:] if start < listed else []
+        skip = max(0, start - listed) * _PIN_REC.size
+        if skip < len(self._pin_blocks):
+            out += _PIN_REC.iter_unpack(memoryview(self._pin_blocks)[skip:])
+        return out
+
     def pin_count(self) -> int:
         """Return how many pin changes ``pins`` holds."""
-        return len(self._pins) + sum(len(b) for b in self._pin_blocks) // _PIN_REC.size
+        return len(self._pins) + len(self._pin_blocks) // _PIN_REC.size
 
     def pin_mark(self) -> tuple[int, tuple[int, int]]:
         """Return ``(len(pins), pins[-1])`` without turning the kernel's records into tuples."""
@@ -350,7 +360,7 @@ class DarkTowerBoard(Board):
 
     def _last_pin(self) -> tuple[int, int]:
         if self._pin_blocks:
-            return _PIN_REC.unpack_from(self._pin_blocks[-1], len(self._pin_blocks[-1]) - 16)
+            return _PIN_REC.unpack_from(self._pin_blocks, len(self._pin_blocks) - _PIN_REC.size)
         return self._pins[-1]
 
     def advance_to(self, cycle: int) -> None:

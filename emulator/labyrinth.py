@@ -86,3 +86,21 @@ class LabyrinthBoard(Board):
     def event_pins(self) -> list[tuple[int, int]]:
         """Return the speaker alone over ``event_channels`` (R10 = bit 1)."""
         return [(c, lvl << 1) for c, lvl in self.speaker]
+
+    def event_count(self) -> int:
+        """Return how many changes ``event_pins`` (the speaker's) holds."""
+        return len(self.speaker)
+
+    def event_pairs(self, start: int = 0) -> list[tuple[int, int]]:
+        """Return ``event_pins`` from index ``start`` on."""
+        return [(c, lvl << 1) for c, lvl in self.speaker[start:]]
+
+    def event_arrays(self, start: int = 0):
+        """Return ``event_pins`` from index ``start`` on as numpy arrays (cycles as int64,
+        words as uint64), in time linear in what is returned (a live reader's new edges)."""
+        import numpy as np
+
+        new = self.speaker[start:]
+        times = np.fromiter((c for c, _ in new), np.int64, len(new))
+        words = np.fromiter((lvl << 1 for _, lvl in new), np.uint64, len(new))
+        return times, words

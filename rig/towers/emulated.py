@@ -20,17 +20,21 @@ events are the recording's up to ``now``.
 """
 from __future__ import annotations
 
-import copy
 import os
 from pathlib import Path
 from typing import Callable
 
+from captures.eventlog import EventLog
 from captures.events import make_event, read_events
 from captures.model import CaptureInfo, Changes, MemoryCapture
 from captures.script import read_script
 from emulator.boards import DEMO_SOURCE, demo_program
 
 __all__ = ["TargetError", "EmulatorTower", "ReplayTower", "demo_program", "DEMO_SOURCE"]
+
+
+# New pin changes up to which a read decodes them in plain Python (more: numpy arrays).
+_BULK = 2000
 
 
 class TargetError(ValueError):
@@ -78,7 +82,8 @@ class EmulatorTower:
         self._power_events: list[dict] = []
         self._dec = None
         self._fed = 0
-        self._decoded: list[dict] = []
+        self._log = EventLog(("decoded", "pending", "board", "power"), first=("power", "button"))
+        self._board_seen = self._power_seen = 0
         self._closed = False
         if powered:
             self.power(True)
@@ -138,12 +143,30 @@ class EmulatorTower:
         self._cycle = target
 
     def events(self) -> list[dict]:
-        """Return every event up to now: decoded pins, board events and power, time-sorted."""
-        pins = self._feed()
-        evs = self._decoded + self._flush(pins) + self._board_events() + self._power_events
-        evs = [e for e in evs if e["t"] <= self._t + 1e-9]
-        order = {"power": 0, "button": 1}
-        return sorted(evs, key=lambda e: (e["t"], order.get(e["type"], 2)))
+        """Return every event up to now: decoded pins, board events and power, time-sorted
+        (power, then buttons, first at equal times).
+
+        Read as often as you like: each read decodes only the pins since the last one and
+        merges only the events not yet settled (``captures.eventlog``), so reading after
+        every step costs little more than reading once at the end (benchmarks/live_read.py),
+        and gives what one read at the same time would (tests/tower/test_live_read.py).
+        """
+        dec = self._decoder()
+        rest = self._feed()
+        log = self._log
+        board = self.board.events
+        if len(board) > self._board_seen:
+            log.add("board", board[self._board_seen:])
+            self._board_seen = len(board)
+        if len(self._power_events) > self._power_seen:
+            log.add("power", self._power_events[self._power_seen:])
+            self._power_seen = len(self._power_events)
+        end = self._cycle if rest is None else max(self._cycle, int(rest.times[-1]) + 1)
+        pending = dec.peek(end, rest)
+        # Board and power events come at the tower's time or later (a reel frame just past a
+        # clock boundary): 10 us of margin keeps their rounding to 1 us clear of it.
+        log.settle(min(dec.released, self._t - 1e-5))
+        return log.read(upto=self._t + 1e-9, pending=pending)
 
     def close(self) -> None:
         """Release every key; the tower stays readable (events, capture) but takes no actions."""
@@ -196,36 +219,45 @@ class EmulatorTower:
         except ValueError as exc:
             raise TargetError(str(exc)) from None
 
-    def _board_events(self) -> list[dict]:
-        return list(self.board.events)
-
     def _decoder(self):
         """Return the stream decoder of the row's decoders over the board's event pins (the
         Dark Tower's own pins; the Labyrinth's speaker alone)."""
-        from analysis.decode import StreamDecoder
-
         if self._dec is None:
+            from analysis.decode import StreamDecoder
+
             info = CaptureInfo(list(self.board.event_channels), self.clock_hz)
             self._dec = StreamDecoder(info, only=self.spec.decoders)
         return self._dec
 
-    def _feed(self) -> Changes:
-        """Feed the pin changes since the last call to the incremental decoders, all but the
-        newest (a later pin change at the same cycle may still replace it); return the
-        changes from there on."""
-        dec = self._decoder()
-        rest = Changes(*self.board.event_arrays(self._fed))
-        if len(rest) > 1:
-            self._decoded += dec.feed(Changes(rest.times[:-1], rest.words[:-1]))
-            self._fed += len(rest) - 1
-            rest = Changes(rest.times[-1:], rest.words[-1:])
-        return rest
+    def _feed(self) -> Changes | None:
+        """Feed the pin changes since the last call to the incremental decoders and their
+        final events to the log, up to the current cycle: the board records every later pin
+        change at this cycle or after, where it may still replace the last one. Return the
+        changes from the current cycle on (None: none, as usual)."""
+        dec, board = self._dec, self.board
+        if board.event_count() - self._fed > _BULK:
+            import numpy as np
 
-    def _flush(self, rest: Changes) -> list[dict]:
-        """Return the events still held in the decoders, leaving them untouched."""
-        dec = copy.deepcopy(self._dec)
-        return dec.feed(rest) + dec.finish(max(self._cycle, int(rest.times[-1]) + 1
-                                               if len(rest) else self._cycle))
+            times, words = board.event_arrays(self._fed)
+            n = int(np.searchsorted(times, self._cycle, "left"))
+            if n:
+                self._log.add("decoded", dec.feed(Changes(times[:n], words[:n])))
+                self._fed += n
+            return Changes(times[n:], words[n:]) if n < len(times) else None
+        pairs = board.event_pairs(self._fed)
+        n = len(pairs)
+        while n and pairs[n - 1][0] >= self._cycle:
+            n -= 1
+        if n:
+            self._log.add("decoded", dec.feed_pairs(pairs[:n] if n < len(pairs) else pairs))
+            self._fed += n
+        if n == len(pairs):
+            return None
+        import numpy as np
+
+        rest = pairs[n:]
+        return Changes(np.array([t for t, _ in rest], np.int64),
+                       np.array([w for _, w in rest], np.uint64))
 
 
 class ReplayTower:
