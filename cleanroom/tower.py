@@ -11,12 +11,15 @@ The session starts powered, as the shared captures do (power-on at t = 0).
 """
 from __future__ import annotations
 
+from captures.eventlog import EventLog
 from captures.script import BUTTONS
 
 from .engine import EngineError
 from .game import Chooser, Game, RandomChooser
 
 __all__ = ["CleanroomTower", "CleanroomError"]
+
+SETTLED_S = 0.5     # how far behind its clock the game may still write an event (seconds)
 
 
 class CleanroomError(EngineError):
@@ -38,6 +41,8 @@ class CleanroomTower:
             raise CleanroomError(str(exc)) from None
         self._engine = self.game.engine
         self._closed = False
+        self._log = EventLog(("game",))
+        self._seen, self._seen_last = 0, None
         if powered:
             self._engine.power(True)
 
@@ -90,8 +95,23 @@ class CleanroomTower:
         return self._engine.waiting
 
     def events(self) -> list[dict]:
-        """Return the events shown so far, in time order."""
-        return self._engine.sorted_events()
+        """Return the events shown so far, in time order (ties in the order the game made
+        them), as ``engine.sorted_events`` does, merging only what is new since the last read
+        (``captures.eventlog``): reading after every step costs little more than once."""
+        engine = self._engine
+        made = engine.events
+        seen = self._seen
+        if seen and (len(made) < seen or made[seen - 1] is not self._seen_last):
+            # The game took back an event already read (two display changes inside one
+            # 1/60 s frame: the later one wins): merge everything again.
+            self._log, seen = EventLog(("game",)), 0
+        if len(made) > seen:
+            self._log.add("game", made[seen:])
+            self._seen, self._seen_last = len(made), made[-1]
+        # The game writes an event up to a display frame before the time it is at: what lies
+        # further back than SETTLED_S is merged for good (a later one would merge again).
+        self._log.settle(engine.now - SETTLED_S)
+        return self._log.read(upto=engine.now + 1e-6)
 
     def close(self) -> None:
         """Release every key still held; the tower stays readable (events) but takes no more

@@ -204,6 +204,14 @@ class Acquisition:
                            else {"source": "fx2lafw"})
         return MemoryCapture(info, times, words, gaps)
 
+    def arrived(self, blocks_from: int = 0,
+                gaps_from: int = 0) -> tuple[list[Changes], list[Gap], int]:
+        """Return the change blocks from index ``blocks_from`` on, the gaps from index
+        ``gaps_from`` on and the samples received so far (a live reader's new data, without
+        copying what it has)."""
+        with self._lock:
+            return self.blocks[blocks_from:], self.gaps[gaps_from:], self.received
+
     def wait_for(self, samples: int, timeout: float) -> bool:
         """Block until ``samples`` samples (or gaps) have arrived; False on timeout or fault."""
         deadline = time.monotonic() + timeout

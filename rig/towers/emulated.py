@@ -20,6 +20,7 @@ events are the recording's up to ``now``.
 """
 from __future__ import annotations
 
+import bisect
 import os
 from pathlib import Path
 from typing import Callable
@@ -274,6 +275,9 @@ class ReplayTower:
             raise TargetError(f"{self.folder}: not a recording folder")
         self.script = read_script(str(self.folder / "script.txt"))
         self._events = read_events(str(self.folder / "events.jsonl"))
+        # A recording in time order (as recorded) is read by its prefix up to now.
+        self._times = [e["t"] for e in self._events]
+        self._in_order = all(a <= b for a, b in zip(self._times, self._times[1:]))
         self.tolerance_s = tolerance_s
         self._t = 0.0
         self._expected = self._expected_actions()    # script actions not yet taken
@@ -305,7 +309,9 @@ class ReplayTower:
         self._t += seconds
 
     def events(self) -> list[dict]:
-        """Return the recorded events up to now."""
+        """Return the recorded events up to now (in the recording's order)."""
+        if self._in_order:
+            return self._events[:bisect.bisect_right(self._times, self._t + 1e-9)]
         return [e for e in self._events if e["t"] <= self._t + 1e-9]
 
     def close(self) -> None:

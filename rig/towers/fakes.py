@@ -20,13 +20,15 @@ Example::
 """
 from __future__ import annotations
 
+import bisect
 from typing import Callable
 
 import numpy as np
 
 from captures.darktower_facts import GLYPH_SEGMENTS, NOMINAL_CLOCK_HZ, o_pins
+from captures.eventlog import EventLog
 from captures.events import make_event
-from captures.model import DARKTOWER_CHANNELS, CaptureInfo, MemoryCapture
+from captures.model import DARKTOWER_CHANNELS, CaptureInfo, Changes, MemoryCapture
 from captures.script import BUTTONS
 
 __all__ = ["PinTower", "o_word"]
@@ -61,6 +63,9 @@ class PinTower:
         self._words: list[int] = []
         self._events: list[dict] = [make_event(0.0, "power", on=1)]
         self._emit(0, self._compute(0))
+        self._dec = None                  # the decoders, fed up to pin _fed (events)
+        self._fed = self._own_seen = 0
+        self._log = EventLog(("own", "decoded", "pending"))
 
     # -- Tower protocol --------------------------------------------------------------------
 
@@ -110,10 +115,30 @@ class PinTower:
         self.cycle = max(self.cycle, cycle)
 
     def events(self) -> list[dict]:
-        """Return the power and button events plus the decoded pins (analysis.decode)."""
-        from analysis.decode import decode
+        """Return the power and button events plus the decoded pins (analysis.decode), in
+        time order; each read decodes only the pins since the last one (``captures.eventlog``
+        merges), and gives what decoding the whole capture would."""
+        from analysis.decode import StreamDecoder
 
-        return sorted(self._events + decode(self.capture()), key=lambda e: e["t"])
+        if self._dec is None:
+            self._dec = StreamDecoder(CaptureInfo(list(DARKTOWER_CHANNELS), self.clock_hz))
+        dec, log = self._dec, self._log
+        # Pins from the current cycle on may still be replaced (a press at this cycle): held.
+        n = bisect.bisect_left(self._times, self.cycle, self._fed)
+        if n > self._fed:
+            log.add("decoded", dec.feed_pairs(list(zip(self._times[self._fed:n],
+                                                       self._words[self._fed:n]))))
+            self._fed = n
+        rest = None
+        if n < len(self._times):
+            rest = Changes(np.array(self._times[n:], np.int64),
+                           np.array(self._words[n:], np.uint64))
+        if len(self._events) > self._own_seen:
+            log.add("own", self._events[self._own_seen:])
+            self._own_seen = len(self._events)
+        pending = dec.peek(self.cycle + 1, rest)
+        log.settle(min(dec.released, self.now - 1e-5))
+        return log.read(pending=pending)
 
     def close(self) -> None:
         """Release every key."""

@@ -26,21 +26,101 @@ Example::
 """
 from __future__ import annotations
 
+import bisect
 import time
 from typing import Callable
 
 import numpy as np
 
 from analysis.decode import StreamDecoder
+from captures.eventlog import EventLog
 from captures.events import make_event
 from captures.model import CaptureInfo, Changes, Gap, MemoryCapture
 from rig import protocol as p
 from rig.buttonbox import ButtonBox
 from rig.errors import LinkLostError, RigError, TowerUnknownError, UsbError
 
-__all__ = ["RealTower", "READY", "UNKNOWN", "probe_channels"]
+__all__ = ["RealTower", "SessionDecoder", "READY", "UNKNOWN", "probe_channels"]
 
 READY, UNKNOWN = "READY", "UNKNOWN"
+
+
+def _time(ev: dict) -> float:
+    return ev["t"]
+
+
+def _merge_sorted(first: list[dict], then: list[dict]) -> list[dict]:
+    """Return ``sorted(first + then, key=time)`` for two time-sorted lists, ``first`` short,
+    in time linear in ``then`` (a stable merge: ``first`` goes first at equal times)."""
+    out: list[dict] = []
+    i = 0
+    for ev in first:
+        j = bisect.bisect_left(then, ev["t"], lo=i, key=_time)
+        out += then[i:j]
+        out.append(ev)
+        i = j
+    out += then[i:]
+    return out
+
+
+class SessionDecoder:
+    """Decode an analyser's capture as it arrives, on the session clock: capture sample
+    ``t0`` (the session's power-on) is time 0 and the level there starts the session, as in
+    ``RealTower.session_capture``. ``take`` the blocks and gaps that arrived (gaps in order,
+    each before the data after it, as an analyser finds them), ``read`` the events so far:
+    each read decodes only what arrived since the last one, and returns what decoding the
+    whole capture so far in one go would (tests/rig/test_live_read.py).
+
+    Example::
+
+        dec = SessionDecoder(channels, 250_000, t0_sample)
+        dec.take(new_blocks, new_gaps)
+        events = dec.read(samples_received, session_seconds)
+    """
+
+    def __init__(self, channels: list[str], samplerate: float, t0: int):
+        self.t0 = int(t0)
+        self._dec = StreamDecoder(CaptureInfo(list(channels), samplerate))
+        self._log = EventLog(("decoded", "pending"))
+        self._started = False
+        self._before: tuple[int, int] | None = None     # the last change before t0
+
+    def take(self, blocks: list[Changes], gaps: list[Gap]) -> None:
+        """Decode the change blocks and gaps that arrived (capture samples)."""
+        t0, dec = self.t0, self._dec
+        for gap in gaps:
+            if gap.end > t0:
+                dec.add_gap(Gap(max(0, gap.start - t0), max(0, gap.end - t0), gap.reason))
+        for block in blocks:
+            times, words = block.times, block.words
+            if not self._started:
+                # The session starts with the level at t0: the last change at or before it
+                # (t0 is one: the first sign of life or the first SYNC pulse).
+                if not len(times):
+                    continue
+                if int(times[-1]) < t0:
+                    self._before = (int(times[-1]), int(words[-1]))
+                    continue
+                first = int(np.searchsorted(times, t0, side="right")) - 1
+                if first < 0 and self._before is not None:
+                    times = np.concatenate(([self._before[0]], times))
+                    words = np.concatenate((np.array([self._before[1]], np.uint64), words))
+                first = max(first, 0)
+                times = times[first:] - t0
+                times[0] = 0
+                words = words[first:]
+                self._started = True
+            else:
+                times = times - t0
+            self._log.add("decoded", dec.feed(Changes(times, words)))
+
+    def read(self, received: int, end_t: float) -> list[dict]:
+        """Return the decoded events up to ``end_t`` (session seconds), the capture having
+        ``received`` samples so far."""
+        dec = self._dec
+        pending = dec.peek(max(0, received - self.t0))
+        self._log.settle(min(dec.released, end_t - 1e-5))
+        return self._log.read(upto=end_t + 1e-9, pending=pending)
 
 
 def probe_channels(channel_map: dict[str, str]) -> list[str]:
@@ -88,6 +168,14 @@ class RealTower:
         self.sync_every_us = int(sync_every_s * 1e6)
         self._syncs: list[int] = []          # device us of the SYNC pulses scheduled
         self.acq = None
+        # Live reading (events): blocks and gaps taken from the analyser, the SYNC edges
+        # seen in them, and the decoders over the session's changes (from t0_sample on).
+        self._live_blocks = self._live_gaps = 0
+        self._live_pending_blocks: list[Changes] = []
+        self._live_pending_gaps: list[Gap] = []
+        self._live_dec: SessionDecoder | None = None
+        self._sync_rises: list[int] = []
+        self._sync_high = False
         box.hello()
         box.set_watchdog(2000)
         box.release_all()
@@ -184,10 +272,12 @@ class RealTower:
             self._boot_at = t
 
     def events(self) -> list[dict]:
-        """Return what the tower showed up to now (decoded pins) plus keys and power."""
+        """Return what the tower showed up to now (decoded pins) plus keys and power, as
+        ``final_events`` would from the capture so far; each read decodes only the changes
+        that arrived since the last one."""
         self._wait_device(self._at(self._cursor))
         self._wait_samples(self._cursor)
-        return self._merge(self.acq.capture(), self._cursor)
+        return self._live_merge(self._cursor)
 
     def close(self) -> None:
         """Release every key, switch the tower off, stop the analyser, close the port."""
@@ -287,20 +377,67 @@ class RealTower:
         raise TowerUnknownError(f"tower shows nothing {self.boot_s:g} s after a power cycle "
                                 f"(check its supply and the probe clips)")
 
+    def _live_merge(self, end_t: float) -> list[dict]:
+        """Return ``_merge(acq.capture(), end_t)``, decoding only the changes and gaps that
+        arrived since the last call (``SessionDecoder``)."""
+        blocks, gaps, total = self.acq.arrived(self._live_blocks, self._live_gaps)
+        self._live_blocks += len(blocks)
+        self._live_gaps += len(gaps)
+        for block in blocks:
+            self._note_syncs(block)
+        self._live_pending_blocks += blocks
+        self._live_pending_gaps += gaps
+        box = sorted(self._box_events(end_t, self._device_to_session()), key=_time)
+        t0 = self.t0_sample()
+        if t0 is None:
+            return box
+        if self._live_dec is None:
+            self._live_dec = SessionDecoder(self.channels, self.samplerate, t0)
+        self._live_dec.take(self._live_pending_blocks, self._live_pending_gaps)
+        self._live_pending_blocks, self._live_pending_gaps = [], []
+        return _merge_sorted(box, self._live_dec.read(total, end_t))
+
+    def _box_events(self, end_t: float, to_session: Callable[[int], float]) -> list[dict]:
+        """Return the key, power and gap events the rig made, timed on the session clock."""
+        # Key and power actions the box acknowledged for after it went away never happened
+        # for sure: keep only those up to the last time it was heard from.
+        box_end = end_t if self.fault_t is None else min(end_t, self.fault_t)
+        events = []
+        for ev in self._events:
+            if "_dev" in ev:
+                if (ev["_dev"] - self.t0_us) / 1e6 > box_end + 1e-9:
+                    continue
+                ev = dict(ev)
+                ev["t"] = round(max(0.0, to_session(ev.pop("_dev"))), 6)
+            if ev["t"] <= end_t + 1e-9:
+                events.append(ev)
+        return events
+
+    def _note_syncs(self, block: Changes) -> None:
+        """Note the SYNC rising edges of a block that arrived (capture samples)."""
+        if self._sync_bit is None or not len(block):
+            return
+        high = (block.words & np.uint64(1 << self._sync_bit)) != 0
+        before = np.concatenate(([self._sync_high], high[:-1]))
+        self._sync_rises += block.times[high & ~before].tolist()
+        self._sync_high = bool(high[-1])
+
     def _sync_edges(self, cap: MemoryCapture) -> np.ndarray:
         bit = np.uint64(1 << self._sync_bit)
         high = (cap.words & bit) != 0
         rising = high & ~np.concatenate(([False], high[:-1]))
         return cap.times[rising]
 
-    def _device_to_session(self, cap: MemoryCapture) -> Callable[[int], float]:
+    def _device_to_session(self, cap: MemoryCapture | None = None) -> Callable[[int], float]:
         """Return a map from device microseconds to session seconds on the analyser's clock:
-        a straight-line fit of the SYNC pulses' rising edges against the device times they
-        were scheduled at, or the nominal clocks (1 device us = 1 us) without SYNC."""
+        a straight-line fit of the SYNC pulses' rising edges (in ``cap``; None: those noted
+        as the capture arrived) against the device times they were scheduled at, or the
+        nominal clocks (1 device us = 1 us) without SYNC."""
         nominal = (lambda dev: (dev - self.t0_us) / 1e6)
         if self._sync_bit is None or self.t0_sample() is None:
             return nominal
-        edges = self._sync_edges(cap)
+        edges = self._sync_edges(cap) if cap is not None else np.array(self._sync_rises,
+                                                                         np.int64)
         n = min(len(edges), len(self._syncs))
         if n < 2:
             return nominal
@@ -325,29 +462,13 @@ class RealTower:
         return MemoryCapture(info, times, words, gaps)
 
     def _merge(self, cap: MemoryCapture, end_t: float) -> list[dict]:
-        # Key and power actions the box acknowledged for after it went away never happened
-        # for sure: keep only those up to the last time it was heard from.
-        box_end = end_t if self.fault_t is None else min(end_t, self.fault_t)
-        to_session = self._device_to_session(cap)
-        events = []
-        for ev in self._events:
-            if "_dev" in ev:
-                if (ev["_dev"] - self.t0_us) / 1e6 > box_end + 1e-9:
-                    continue
-                ev = dict(ev)
-                ev["t"] = round(max(0.0, to_session(ev.pop("_dev"))), 6)
-            if ev["t"] <= end_t + 1e-9:
-                events.append(ev)
-        if self.t0_sample() is None:
-            return sorted(events, key=lambda e: e["t"])
-        cap = self.session_capture(cap)
-        dec = StreamDecoder(cap.info, gaps=cap.gaps)
-        out = dec.feed(Changes(cap.times, cap.words)) + dec.finish(int(cap.info.total_samples
-                                                                       or 0))
-        for ev in out:
-            if ev["t"] <= end_t + 1e-9:
-                events.append(ev)
-        return sorted(events, key=lambda e: e["t"])
+        box = sorted(self._box_events(end_t, self._device_to_session(cap)), key=_time)
+        t0 = self.t0_sample()
+        if t0 is None:
+            return box
+        dec = SessionDecoder(self.channels, self.samplerate, t0)
+        dec.take([Changes(cap.times, cap.words)], cap.gaps)
+        return _merge_sorted(box, dec.read(int(cap.info.total_samples or 0), end_t))
 
     def finish(self, end_t: float | None = None, reason: str | None = None) -> MemoryCapture:
         """Stop the analyser and return its capture; after a fault, a gap from the fault to

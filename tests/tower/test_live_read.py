@@ -149,3 +149,50 @@ def test_a_read_returns_a_list_the_next_read_leaves_alone():
     tower.advance(0.5)
     second = tower.events()
     assert len(second) > len(kept) and first == kept
+
+
+def pin_tower_once(tower) -> list[dict]:
+    """What a PinTower shows by definition: its power and key events plus its whole capture
+    decoded in one go."""
+    from analysis.decode import decode
+
+    return sorted(tower._events + decode(tower.capture()), key=lambda e: e["t"])
+
+
+def test_the_pin_level_fake_reads_as_it_runs_like_its_whole_capture_decoded():
+    from rig.towers.fakes import PinTower
+
+    script = Script([Press(0.7, "MOVE", 0.3), Press(2.2, "YES/BUY", 0.05), Power(3.1, False),
+                     Power(3.4, True), Press(3.9, "NO/END", 0.4)], 5.0, "fake")
+    times = sorted({round(k * 0.05, 6) for k in range(1, 101)} | {0.7, 2.21, 3.1})
+    reads = read_along(PinTower(), script, times)
+    for t in (0.7, 2.21, 3.1, 5.0):
+        fresh = PinTower()
+        read_along(fresh, script, [t])
+        assert reads[t] == pin_tower_once(fresh), f"read at {t} s"
+
+
+def test_the_clean_room_game_reads_as_it_runs_like_its_sorted_events():
+    from cleanroom.tower import CleanroomTower
+
+    script = demo_script(40.0)
+    times = [round(k * 0.0173, 6) for k in range(1, int(40.0 / 0.0173) + 1)]
+    reads = read_along(CleanroomTower(seed=3), script, times)
+    for t in (times[len(times) // 3], times[-1]):
+        fresh = CleanroomTower(seed=3)
+        read_along(fresh, script, [t])
+        assert reads[t] == fresh._engine.sorted_events(), f"read at {t} s"
+
+
+def test_a_replayed_recording_reads_as_it_runs_like_its_events_up_to_now():
+    from rig.towers.emulated import ReplayTower
+
+    from .capdata import CAPTURES, events as capture_events
+
+    folder = CAPTURES / "level4_bazaar"
+    script = read_script(str(folder / "script.txt"))
+    recorded = capture_events("level4_bazaar")
+    times = [round(k * 0.05, 6) for k in range(1, int(script.end_time() / 0.05))]
+    reads = read_along(ReplayTower(folder), script, times)
+    for t in times[::97]:
+        assert reads[t] == [e for e in recorded if e["t"] <= t + 1e-9]
