@@ -62,6 +62,7 @@ bench: venv sysdeps
 	$(PY) benchmarks/trace_speed.py
 	$(PY) benchmarks/decode_speed.py
 	$(PY) benchmarks/debug_speed.py
+	$(PY) benchmarks/live_read.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

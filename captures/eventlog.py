@@ -7,7 +7,8 @@ that are provisional (what the decoders still hold: a tone still sounding, a dis
 still open). ``EventLog`` merges everything before a *watermark* once and for all: the caller
 promises, with ``settle(t)``, that no source will add an event before ``t`` any more (the
 decoders' release time, the tower's clock). A read then sorts only what came after the
-watermark and the provisional events, and returns the settled prefix plus that tail.
+watermark and the provisional events, and returns the settled prefix plus that tail as an
+``EventList``, which shares the prefix with earlier reads instead of copying it.
 
 The result is always that of one stable sort of every source's events, concatenated in the
 order of ``slots``, by ``(t, rank of the type)``: an event that comes in under the watermark
@@ -24,9 +25,69 @@ Example::
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, islice
 
-__all__ = ["EventLog"]
+__all__ = ["EventLog", "EventList"]
+
+
+class EventList(Sequence):
+    """A read-only list of events: the first ``settled`` events of a shared list that only
+    grows, then a tail of its own. A read returns one without copying what earlier reads
+    returned, so it costs what is new, however long the session; it compares equal to a list
+    of the same events, indexes and slices like one (slices are lists), ``+`` gives a list.
+    ``list(events)`` makes a plain copy (e.g. for ``json``).
+    """
+
+    __slots__ = ("_base", "_n", "_tail")
+
+    def __init__(self, base: list[dict], settled: int, tail: Sequence[dict] = ()):
+        self._base, self._n, self._tail = base, settled, tail
+
+    @property
+    def settled(self) -> int:
+        """Return how many leading events every later read of the same source repeats
+        unchanged (as long as no source broke its promise: ``EventLog.rebuilds``)."""
+        return self._n
+
+    def __len__(self) -> int:
+        return self._n + len(self._tail)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))] if i.step not in (None, 1) \
+                else self._span(*i.indices(len(self))[:2])
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("event index out of range")
+        return self._base[i] if i < self._n else self._tail[i - self._n]
+
+    def _span(self, start: int, stop: int) -> list[dict]:
+        if stop <= start:
+            return []
+        n = self._n
+        return self._base[start:min(stop, n)] + list(self._tail[max(0, start - n):stop - n])
+
+    def __iter__(self) -> Iterator[dict]:
+        return chain(islice(self._base, self._n), self._tail)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, (list, tuple, EventList)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __add__(self, other) -> list[dict]:
+        return list(self) + list(other)
+
+    def __radd__(self, other) -> list[dict]:
+        return list(other) + list(self)
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 class EventLog:
@@ -84,9 +145,10 @@ class EventLog:
         self._settled += batch
         self._watermark = watermark
 
-    def read(self, upto: float = float("inf"), **provisional: list[dict]) -> list[dict]:
+    def read(self, upto: float = float("inf"), **provisional: list[dict]) -> EventList:
         """Return every event up to ``upto`` (s): the sources' and the ``provisional`` ones
-        (by slot name), in the order of the module docstring."""
+        (by slot name), in the order of the module docstring; the settled ones are shared
+        with earlier reads, not copied."""
         if self._stale:
             self._rebuild()
         tail: list[dict] = []
@@ -97,15 +159,15 @@ class EventLog:
                 if any(e["t"] < self._watermark for e in more):
                     return self._merge_all(upto, provisional)
                 tail += more
-        if not tail:
-            return self._settled[:]
-        tail = [e for e in tail if e["t"] <= upto]
-        tail.sort(key=self.key)
-        return self._settled + tail
+        if tail:
+            tail = [e for e in tail if e["t"] <= upto]
+            tail.sort(key=self.key)
+        return EventList(self._settled, len(self._settled), tail)
 
-    def _merge_all(self, upto: float, provisional: dict[str, list[dict]]) -> list[dict]:
+    def _merge_all(self, upto: float, provisional: dict[str, list[dict]]) -> EventList:
         every = [e for s in self.slots for e in self._all[s] + provisional.get(s, [])]
-        return sorted((e for e in every if e["t"] <= upto), key=self.key)
+        merged = sorted((e for e in every if e["t"] <= upto), key=self.key)
+        return EventList(merged, 0, merged)
 
     def _rebuild(self) -> None:
         """Merge everything again (a source added an event under the watermark)."""

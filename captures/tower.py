@@ -15,7 +15,7 @@ Higher code (session runner, rig, CLI, pytest plugin) speaks only this interface
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Sequence, runtime_checkable
 
 from captures.script import Script, timeline
 
@@ -42,8 +42,10 @@ class Tower(Protocol):
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` of tower time pass (runs the emulator, or waits on real hardware)."""
 
-    def events(self) -> list[dict]:
-        """Return the events observed since the session began (captures.events)."""
+    def events(self) -> Sequence[dict]:
+        """Return the events observed since the session began (captures.events), in time
+        order: a list, or a read-only ``captures.eventlog.EventList`` that shares with
+        earlier reads what they returned (so reading as the tower runs costs what is new)."""
 
     def close(self) -> None:
         """Release every key and free the backend's resources."""
@@ -53,7 +55,7 @@ def run_script(tower: Tower, script: Script, until: float | None = None) -> list
     """Replay ``script`` on ``tower`` up to ``until`` seconds (default: the script's end).
 
     Presses and releases happen at their exact script times, measured on ``tower.now``.
-    Returns the tower's events.
+    Returns the tower's events as a list.
     """
     end = script.end_time() if until is None else until
     for t, kind, arg in timeline(script):
@@ -69,4 +71,4 @@ def run_script(tower: Tower, script: Script, until: float | None = None) -> list
             tower.power(bool(arg))
     if end > tower.now:
         tower.advance(end - tower.now)
-    return tower.events()
+    return list(tower.events())

@@ -233,13 +233,13 @@ class Sound:
             # Render up to the tower's cycle, silence included (else the samples of a quiet
             # stretch would only go out with the next edge, and aplay would play every tone
             # late by that stretch). An edge at the current cycle may still change: held back.
-            edges = self.tower.speaker_edges()
+            edges = self.tower.speaker_edges(self._fed)       # the new ones
             now = int(self.tower.cycle)
             end = len(edges)
-            while end > self._fed and edges[end - 1][0] >= now:
+            while end > 0 and edges[end - 1][0] >= now:
                 end -= 1
-            block = edges[self._fed:end]
-            self._fed = max(self._fed, end)
+            block = edges[:end]
+            self._fed += end
             chunk = self._renderer.feed(Changes(
                 np.array([c for c, _ in block], dtype=np.int64),
                 np.array([lvl << 1 for _, lvl in block], dtype=np.uint64)))
@@ -258,7 +258,7 @@ class Sound:
         if self._renderer is not None and (self.live or self._wav):
             from captures.model import Changes
 
-            edges = self.tower.speaker_edges()[self._fed:]
+            edges = self.tower.speaker_edges(self._fed)
             chunk = self._renderer.feed(Changes(
                 np.array([c for c, _ in edges], dtype=np.int64),
                 np.array([lvl << 1 for _, lvl in edges], dtype=np.uint64)))

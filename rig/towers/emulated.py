@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from captures.eventlog import EventLog
+from captures.eventlog import EventList, EventLog
 from captures.events import make_event, read_events
 from captures.model import CaptureInfo, Changes, MemoryCapture
 from captures.script import read_script
@@ -204,9 +204,10 @@ class EmulatorTower:
         return MemoryCapture.from_edges(["R4", "R10"], self.clock_hz, edges,
                                         max(self._cycle, 1))
 
-    def speaker_edges(self) -> list[tuple[int, int]]:
-        """Return the speaker level changes ``(cycle, level)`` so far (R10 AND NOT R4)."""
-        return list(self.board.speaker)
+    def speaker_edges(self, start: int = 0) -> list[tuple[int, int]]:
+        """Return the speaker level changes ``(cycle, level)`` so far (R10 AND NOT R4), from
+        index ``start`` on (a live reader's new ones)."""
+        return self.board.speaker[start:]
 
     # ---- internals ---------------------------------------------------------------------------
 
@@ -311,7 +312,7 @@ class ReplayTower:
     def events(self) -> list[dict]:
         """Return the recorded events up to now (in the recording's order)."""
         if self._in_order:
-            return self._events[:bisect.bisect_right(self._times, self._t + 1e-9)]
+            return EventList(self._events, bisect.bisect_right(self._times, self._t + 1e-9))
         return [e for e in self._events if e["t"] <= self._t + 1e-9]
 
     def close(self) -> None:

@@ -1,6 +1,7 @@
 """EventLog: the merge of growing event sources, settled below a watermark, is one stable sort."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,3 +92,21 @@ def test_every_read_is_one_stable_sort_of_everything_so_far(steps):
         log.settle(min(now, max(log.watermark, now - 3.0 + move / 10)))
         got = log.read(upto=now, pending=provisional)
         assert got == reference({**sources, "pending": provisional}, now)
+
+
+def test_a_read_is_a_read_only_list_sharing_what_earlier_reads_settled():
+    log = EventLog(SLOTS)
+    log.add("decoded", [ev(1.0, "tone", 0), ev(2.0, "tone", 1)])
+    log.settle(1.5)
+    first = log.read(pending=[ev(3.0, "tone", 2)])
+    log.add("decoded", [ev(4.0, "tone", 3)])
+    log.settle(5.0)
+    second = log.read()
+    assert [e["n"] for e in first] == [0, 1, 2] and first.settled == 1
+    assert [e["n"] for e in second] == [0, 1, 3] and second.settled == 3
+    assert first == [ev(1.0, "tone", 0), ev(2.0, "tone", 1), ev(3.0, "tone", 2)]
+    assert [ev(1.0, "tone", 0)] + first[:1] == [ev(1.0, "tone", 0)] * 2
+    assert first[-1]["n"] == 2 and first[1:][0]["n"] == 1 and first[::2][1]["n"] == 2
+    assert len(first + second) == 6 and first != second
+    with pytest.raises(IndexError):
+        first[3]
