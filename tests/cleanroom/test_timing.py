@@ -264,8 +264,9 @@ def _share_within(errors: list[float], frames: int) -> float:
 
 
 def test_the_next_player_follows_the_end_of_turn_flash_phase_in_the_whole_corpus():
-    # 557 NO/END presses at '-N' followed by the end cue alone: ' N+1' is shown once the cue
-    # (and a short hold) is over if the timer's bit was on, else after the rest of the phase
+    # 544 NO/END presses at '-N' followed by the end cue alone: ' N+1' is shown once the cue
+    # (and a short hold) is over if the timer's bit was on, else after the rest of the phase.
+    # Floors at the measured shares (515 and 539 of 544), so that any slip shows.
     errors = []
     for name, on, shown, press, nxt, ref in _situations(
             lambda s: s.startswith("-") and s != "--", lambda s: s.startswith(" "),
@@ -273,20 +274,21 @@ def test_the_next_player_follows_the_end_of_turn_flash_phase_in_the_whole_corpus
         errors.append(_replay_from_phase(on, shown, press, "NO/END", _end_of_turn(shown, nxt),
                                          nxt) - ref)
     assert len(errors) > 500
-    assert _share_within(errors, 1) > 0.9
-    assert _share_within(errors, 2) > 0.97
+    assert _share_within(errors, 1) >= 0.946
+    assert _share_within(errors, 2) >= 0.990
 
 
 def test_a_menu_step_keeps_the_flash_phase_in_the_whole_corpus():
     # every NO/END in the level and player menus (L1-L4, P1-P4): the next entry in the phase
+    # (floors at the measured shares: 158 and 160 of 162)
     errors = []
     for name, on, shown, press, nxt, ref in _situations(
             lambda s: s[0] in "LP" and s[1] in "1234", lambda s: s[0] in "LP" and s[1] != " ",
             "NO/END", tones=1):
         errors.append(_replay_from_phase(on, shown, press, "NO/END", _menu_step, nxt) - ref)
     assert len(errors) > 150
-    assert _share_within(errors, 1) > 0.9
-    assert _share_within(errors, 2) > 0.97
+    assert _share_within(errors, 1) >= 0.975
+    assert _share_within(errors, 2) >= 0.987
 
 
 def _safe_beep(e: Engine):
@@ -298,15 +300,16 @@ def _safe_beep(e: Engine):
 
 def test_the_end_signal_after_a_sound_only_move_takes_the_running_phase_in_the_corpus():
     # every MOVE at ' N' answered by the safe beep alone, then '-N' (l3_p1_s03 37.250: '-1'
-    # right after the beep, off on the old phase at 37.350)
+    # right after the beep, off on the old phase at 37.350); floors at the measured shares
+    # (74 of 77 within one frame, the same within two)
     errors = []
     for name, on, shown, press, nxt, ref in _situations(
             lambda s: s[0] == " " and s[1] in "1234", lambda s: s[0] == "-" and s != "--",
             "MOVE", tones=2):
         errors.append(_replay_from_phase(on, shown, press, "MOVE", _safe_beep, nxt) - ref)
     assert len(errors) > 70
-    assert _share_within(errors, 1) > 0.85
-    assert _share_within(errors, 2) > 0.95
+    assert _share_within(errors, 1) >= 0.961
+    assert _share_within(errors, 2) >= 0.961
 
 
 def test_the_first_turns_key_scan_follows_the_overture_in_every_recording():
