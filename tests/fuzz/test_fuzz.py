@@ -11,11 +11,15 @@ import pytest
 
 from tests.fuzz.harness import Target, mutate_bytes, mutate_text, mutate_zip, run_target
 from tests.fuzz.targets import TARGETS
+from tests.skippolicy import require_tool
 
 CASES = int(os.environ.get("TOWERLAB_FUZZ_CASES", 300))
 PARSERS = ("sr", "vcd", "saleae-csv", "saleae-bin", "tlc", "edges", "probe-frames", "pla",
            "romset-zip", "romset-folder", "script", "events", "channel-map", "asm",
            "rtdt-notification", "rtdt-command", "rtdt-script", "rtdt-params")
+# Parsers whose seeds include a file made by the real tool (tool, Debian package): without
+# the tool those tests skip, so strict mode notices instead of fuzzing our own files only.
+SEED_TOOLS = {"sr": ("sigrok-cli", "sigrok-cli")}
 
 
 def test_every_parser_the_issue_names_has_a_target():
@@ -28,6 +32,8 @@ def fuzzed(tmp_path_factory):
     done = {}
 
     def result(name: str):
+        if name in SEED_TOOLS:
+            require_tool(*SEED_TOOLS[name])
         if name not in done:
             done[name] = run_target(TARGETS[name], CASES, tmp_path_factory.mktemp(name))
         return done[name]
@@ -52,6 +58,17 @@ def test_mutations_reach_both_outcomes(name, fuzzed):
         assert result.opened == result.cases
     else:
         assert result.opened > 0 and result.refused > 0, result.line()
+
+
+def test_the_sr_seeds_include_a_session_made_by_sigrok_cli(tmp_path):
+    from captures.sigrok import write_sr
+    from tests.fuzz.targets import _written
+
+    require_tool(*SEED_TOOLS["sr"])
+    seeds = TARGETS["sr"].seeds(tmp_path)
+    ours = _written(write_sr)
+    assert len(seeds) == len(ours) + 1 and seeds[-1] not in ours
+    assert seeds[-1][:2] == b"PK"            # a zip, as sigrok-cli writes .sr sessions
 
 
 def test_case_i_is_the_same_input_every_run(tmp_path):
