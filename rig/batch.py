@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from rig.progress import progress_line
+
 __all__ = ["BatchError", "run_jobs", "emulator_script_job", "DEFAULT_RETRIES"]
 
 DEFAULT_RETRIES = 3
@@ -41,18 +43,6 @@ def _call(fn: Callable, hook: Callable | None, key: str, args: tuple):
     return fn(*args)
 
 
-def _progress(enabled: bool, label: str, total: int):
-    """Return a started rich progress bar on stderr and its task, or (None, None)."""
-    if not enabled:
-        return None, None
-    from rich.console import Console
-    from rich.progress import Progress
-
-    bar = Progress(console=Console(stderr=True), transient=True)
-    bar.start()
-    return bar, bar.add_task(f"{label}: {total} job{'s' if total != 1 else ''}", total=total)
-
-
 def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
              scheduler: str | None = None,
              on_result: Callable[[int, Any], None] | None = None, progress: bool = False,
@@ -61,23 +51,23 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
     """Call ``fn(*job)`` for each of ``jobs``; return the results in job order.
 
     ``workers`` processes here, or the Dask scheduler at ``scheduler``; ``on_result(i,
-    result)`` as each finishes (in finishing order); ``progress`` shows a rich bar on stderr;
+    result)`` as each finishes (in finishing order); ``progress`` shows a progress line on
+    standard error when it is a terminal (rig.progress);
     a job whose worker is lost runs again, at most ``retries`` times more.
     """
     if not isinstance(workers, int) or workers < 1:
         raise BatchError(f"--jobs {workers!r}: expected a number of processes >= 1")
     jobs = list(jobs)
     results: list = [None] * len(jobs)
-    bar, task = _progress(progress and bool(jobs), label, len(jobs))
+    with progress_line(f"{label}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}",
+                       total=len(jobs), quiet=not (progress and jobs)) as line:
 
-    def finished(i: int, result) -> None:
-        results[i] = result
-        if on_result is not None:
-            on_result(i, result)
-        if bar is not None:
-            bar.advance(task)
+        def finished(i: int, result) -> None:
+            results[i] = result
+            if on_result is not None:
+                on_result(i, result)
+            line.advance()
 
-    try:
         if scheduler:
             _run_dask(fn, jobs, scheduler, finished, label, hook, retries)
         elif workers == 1 or len(jobs) == 1:
@@ -85,9 +75,6 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
                 finished(i, _call(fn, hook, _key(label, i), job))
         else:
             _run_processes(fn, jobs, workers, finished, label, hook, retries)
-    finally:
-        if bar is not None:
-            bar.stop()
     return results
 
 

@@ -53,6 +53,8 @@ def register(sub) -> None:
     p.add_argument("--format", choices=["text", "binary"], default="text",
                    help="text: the canonical lines (default); binary: 32-byte records after "
                         "a 24-byte header (docs/trace-format.md), needs -o")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (it shows only with -o, on a terminal)")
     p.set_defaults(func=cmd_trace)
 
     p = sub.add_parser("asm", help="assemble TMS1000-family source into a ROM image")
@@ -86,9 +88,11 @@ def _chip(name: str | None):
 
 
 def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
-    """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``."""
+    """Write ``--steps`` canonical trace lines of a ROM (or romset) to ``-o`` or ``out``
+    (to a file: with a progress line on a terminal, rig.progress)."""
     from emulator.trace import (TraceFilter, trace_chunks, trace_records,
                                 write_binary_header)
+    from rig.progress import progress_line
 
     if args.steps < 0:
         raise ValueError(f"--steps {args.steps} must be 0 or more instructions")
@@ -130,21 +134,12 @@ def cmd_trace(args: argparse.Namespace, out: IO[str]) -> int:
         if binary:
             write_binary_header(f, machine.chip.name, flt is not None)
         start = cpu.cycle
-        progress = None
-        if args.out and args.steps >= _PROGRESS_STEPS and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-            progress = Progress(console=Console(stderr=True), transient=True)
-            task = progress.add_task("tracing", total=args.steps)
-            progress.start()
-        try:
+        quiet = getattr(args, "quiet", False) or not args.out or args.steps < _PROGRESS_STEPS
+        with progress_line(f"tracing {args.steps:,} instructions", total=args.steps,
+                           quiet=quiet) as line:
             for data in chunks():
                 f.write(data.decode() if text_stream else data)
-                if progress is not None:
-                    progress.update(task, completed=(cpu.cycle - start) // 6)
-        finally:
-            if progress is not None:
-                progress.stop()
+                line.update((cpu.cycle - start) // 6)
 
     if args.out is not None:
         atomic_write(args.out, write, binary=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from captures.files import atomic_write, check_not_an_input, check_output_path
+from rig.progress import progress_line, shows_progress
 
 __all__ = ["register", "cmd_run", "cmd_play", "cmd_demo", "DEMO_SESSION"]
 
@@ -55,7 +56,8 @@ def register(sub) -> None:
     p.add_argument("--events", help="write the events here (JSON lines)")
     p.add_argument("--sr", help="write the pins here as a sigrok .sr capture")
     p.add_argument("--wav", help="write the speaker here as a WAV file")
-    p.add_argument("--quiet", action="store_true", help="do not print the timeline")
+    p.add_argument("--quiet", action="store_true",
+                   help="do not print the timeline, and no progress line on a terminal")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("play", help="play a tower in the terminal",
@@ -195,7 +197,7 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"towerlab: {tower.summary}", file=sys.stderr)
         for note in tower.notes:
             print(f"towerlab: {note}", file=sys.stderr)
-    if sys.stderr.isatty() and args.seconds >= _PROGRESS_SECONDS:
+    if args.seconds >= _PROGRESS_SECONDS and shows_progress(quiet=args.quiet):
         events = _run_with_progress(tower, script, args.seconds)
     else:
         events = run_script(tower, script, until=args.seconds)
@@ -230,16 +232,11 @@ class _Paced:
 
 
 def _run_with_progress(tower, script, seconds: float) -> list[dict]:
-    """Run ``script`` for ``seconds`` with a progress bar (tower seconds) on stderr."""
-    from rich.console import Console
-    from rich.progress import Progress
-
+    """Run ``script`` for ``seconds`` with a progress line (tower seconds) on stderr."""
     from captures.tower import run_script
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task("running", total=seconds)
-        paced = _Paced(tower, lambda now: progress.update(task, completed=now))
-        return run_script(paced, script, until=seconds)
+    with progress_line("running", total=seconds) as line:
+        return run_script(_Paced(tower, line.update), script, until=seconds)
 
 
 def _batch_output(script_path: str, out_dir: str) -> str:
@@ -302,7 +299,7 @@ def _run_batch(args: argparse.Namespace, scripts: list[str], out: IO[str]) -> in
     try:
         results = run_jobs(emulator_script_job, jobs, workers=args.jobs,
                            scheduler=args.scheduler, on_result=write,
-                           progress=sys.stderr.isatty(), label="run")
+                           progress=not args.quiet, label="run")
     except BaseException:
         if created and not os.listdir(args.out):    # leave no empty folder behind
             os.rmdir(args.out)

@@ -6,7 +6,6 @@ in the library (``rig/player.py``, ``rig/explore.py``, ``rig/batch.py``).
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import IO
 
 __all__ = ["register", "cmd_explore"]
@@ -53,6 +52,8 @@ def register(sub) -> None:
     p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
     p.add_argument("--force", action="store_true",
                    help="replace an earlier explore in --out (its sessions and summary.txt)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (it shows only on a terminal)")
     p.set_defaults(func=cmd_explore)
 
 
@@ -76,7 +77,7 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     if args.repeat_rate is not None:
         options["repeat_rate"] = args.repeat_rate
     summaries = explore(spec, args.sessions, args.seed, args.out, jobs=args.jobs,
-                        scheduler=args.scheduler, progress=sys.stderr.isatty(),
+                        scheduler=args.scheduler, progress=not args.quiet,
                         force=args.force, **options)
     rows = [line.split("\t") for line in summary_table(summaries).splitlines()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]

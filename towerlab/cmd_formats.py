@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from typing import IO, Iterator
 
 from captures.formats import open_capture, sniff_format, write_capture
@@ -104,22 +103,20 @@ def _length(cap) -> str:
 def _progress(cap: Capture, label: str) -> Iterator[Capture]:
     """Yield ``cap``, wrapped to draw a rich progress bar on stderr (by sample position) when
     stderr is a terminal and the length is known; otherwise yield it unchanged."""
+    from rig.progress import progress_line, shows_progress
+
     total = cap.info.total_samples
-    if not total or not sys.stderr.isatty():
+    if not total or not shows_progress():
         yield cap
         return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
+    with progress_line(label, total=total) as line:
 
         def factory() -> Iterator[Changes]:
             for block in cap.changes():
                 if len(block):
-                    bar.update(task, completed=int(block.times[-1]))
+                    line.update(int(block.times[-1]))
                 yield block
-            bar.update(task, completed=total)
+            line.update(total)
 
         shown = Capture(cap.info, factory, cap.gaps)
         shown.warnings = cap.warnings

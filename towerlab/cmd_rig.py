@@ -62,23 +62,17 @@ def _spec(args):
 
 
 def cmd_record(args, out: IO[str]) -> int:
-    """Run a script on a target and store script, capture and events in --out."""
-    import sys
-
+    """Run a script on a target and store script, capture and events in --out (with a
+    progress line of the session's seconds on a terminal)."""
     from rig.errors import RigError
+    from rig.progress import progress_line
     from rig.record import record
     if args.clock == "auto":
         raise RigError("--clock auto applies to rig check (it fits a recording's clock); "
                        "rig record takes --clock HZ")
-    if not sys.stderr.isatty():
-        rec = record(args.script, _spec(args), args.out)
-    else:
-        from rich.progress import Progress
-        with Progress(transient=True) as bar:
-            task = bar.add_task(f"recording on {args.target}", total=None)
-            rec = record(args.script, _spec(args), args.out,
-                         progress=lambda done, total: bar.update(task, completed=done,
-                                                                 total=total))
+    with progress_line(f"recording on {args.target}", quiet=args.quiet) as line:
+        rec = record(args.script, _spec(args), args.out,
+                     progress=line.update if line.shown else None)
     n = len(rec.events)
     print(f"recorded {n} events from {args.target} in {args.out} "
           f"(observed: {', '.join(rec.meta.get('observed', []))})", file=out)
@@ -181,6 +175,8 @@ def register(sub) -> None:
     p.add_argument("--script", required=True, help="session script (captures.script format)")
     add_output(p, required=True, metavar="DIR", help="recording directory to write")
     _target_options(p)
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (it shows only on a terminal)")
     p.set_defaults(func=cmd_record)
 
     p = rsub.add_parser("check", help="replay a recording on a tower and compare")

@@ -33,19 +33,13 @@ def _params(args, base=None):
 
 
 def _progress_record(args, out):
-    import sys
-
+    from rig.progress import progress_line
     from rig.rtdt.session import parse_target, record
     params = _params(args)
     target = parse_target(args.target)
-    if not sys.stderr.isatty():
-        return record(args.script, target, args.out, params)
-    from rich.progress import Progress
-    with Progress(transient=True) as bar:
-        task = bar.add_task(f"recording on {target}", total=None)
+    with progress_line(f"recording on {target}") as line:
         return record(args.script, target, args.out, params,
-                      progress=lambda done, total: bar.update(task, completed=done,
-                                                              total=total))
+                      progress=line.update if line.shown else None)
 
 
 def cmd_record(args, out: IO[str]) -> int:
