@@ -30,6 +30,7 @@ from rig.progress import progress_line
 __all__ = ["BatchError", "run_jobs", "emulator_script_job", "DEFAULT_RETRIES"]
 
 DEFAULT_RETRIES = 3
+CONNECT_TIMEOUT_S = 15.0   # how long to keep trying to reach a Dask scheduler (seconds)
 
 
 class BatchError(ValueError):
@@ -47,13 +48,15 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
              scheduler: str | None = None,
              on_result: Callable[[int, Any], None] | None = None, progress: bool = False,
              label: str = "batch", hook: Callable[[str], None] | None = None,
-             retries: int = DEFAULT_RETRIES) -> list:
+             retries: int = DEFAULT_RETRIES,
+             connect_timeout_s: float = CONNECT_TIMEOUT_S) -> list:
     """Call ``fn(*job)`` for each of ``jobs``; return the results in job order.
 
     ``workers`` processes here, or the Dask scheduler at ``scheduler``; ``on_result(i,
     result)`` as each finishes (in finishing order); ``progress`` shows a progress line on
     standard error when it is a terminal (rig.progress);
-    a job whose worker is lost runs again, at most ``retries`` times more.
+    a job whose worker is lost runs again, at most ``retries`` times more; a scheduler not
+    reached within ``connect_timeout_s`` seconds is a BatchError.
     """
     if not isinstance(workers, int) or workers < 1:
         raise BatchError(f"--jobs {workers!r}: expected a number of processes >= 1")
@@ -69,7 +72,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
             line.advance()
 
         if scheduler:
-            _run_dask(fn, jobs, scheduler, finished, label, hook, retries)
+            _run_dask(fn, jobs, scheduler, finished, label, hook, retries, connect_timeout_s)
         elif workers == 1 or len(jobs) == 1:
             for i, job in enumerate(jobs):
                 finished(i, _call(fn, hook, _key(label, i), job))
@@ -113,7 +116,8 @@ def _run_processes(fn, jobs, workers, finished, label, hook, retries) -> None:
         pending = sorted(broken)
 
 
-def _run_dask(fn, jobs, scheduler, finished, label, hook, retries) -> None:
+def _run_dask(fn, jobs, scheduler, finished, label, hook, retries,
+              connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
     """Run on the Dask cluster at ``scheduler``; resubmit a job the scheduler gave up on."""
     try:
         from distributed import Client, as_completed
@@ -124,7 +128,7 @@ def _run_dask(fn, jobs, scheduler, finished, label, hook, retries) -> None:
     import uuid
 
     try:
-        client = Client(scheduler, timeout=15, set_as_default=False)
+        client = Client(scheduler, timeout=connect_timeout_s, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise BatchError(f"{scheduler}: cannot reach the Dask scheduler "
                          f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") \
