@@ -24,9 +24,9 @@ finishing, so a tower read while it runs costs only its new pins plus that small
 (``rig.towers.emulated``); ``feed_pairs`` takes a live read's few new changes as a list;
 ``add_gap`` takes a gap found while the capture is still arriving. Gaps of the capture become
 ``gap`` events and cut every decoder (``Decoder.gap``): no tone, display window or lamp pulse
-is joined across missing data; the
-last change inside a gap gives the levels from the gap's end on. The decoders that cannot run
-on the capture's channels are skipped (``skipped`` says why) unless asked for by name.
+is joined across missing data; the last change inside a gap gives the levels from the gap's
+end on. The decoders that cannot run on the capture's channels are skipped (``skipped`` says
+why) unless asked for by name.
 """
 from __future__ import annotations
 
