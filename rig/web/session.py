@@ -32,6 +32,7 @@ that came late, before others already sent, is among them and the page puts it i
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -53,6 +54,10 @@ LATE_S = 5.0            # an event may come this late (s of tower time); older o
 class SessionError(RigError):
     """A page asked for something the session cannot do (a key on a recording, a seek on a
     live tower, an unknown key); one line."""
+
+
+def _time(event: dict) -> float:
+    return event["t"]
 
 
 def _key(event: dict) -> str:
@@ -232,7 +237,8 @@ class TowerSession:
             head = max(target, getattr(self.tower, "now", target))
             # a key pressed now makes an event at the head: keep the horizon short of it
             horizon = head - max(self.settle_s, EDGE_S)
-            settled = [e for e in events if e["t"] <= horizon + 1e-9]
+            # (the events are in time order: take the prefix, not a scan of the session)
+            settled = events[:bisect.bisect_right(events, horizon + 1e-9, key=_time)]
             await self._send_settled(settled, horizon)
         await self._retell()
 
@@ -242,12 +248,11 @@ class TowerSession:
         sent all the same and the page puts it in its place; if an event sent before has
         changed or gone, the whole list goes again (``reset``). Only the last ``LATE_S`` of
         the events are compared (older ones do not change)."""
-        from bisect import bisect_left
         from collections import Counter
 
         since = self.horizon - LATE_S
-        i0 = bisect_left([e["t"] for e in self.sent], since)
-        j0 = bisect_left([e["t"] for e in settled], since)
+        i0 = bisect.bisect_left(self.sent, since, key=_time)
+        j0 = bisect.bisect_left(settled, since, key=_time)
         old = Counter(_key(e) for e in self.sent[i0:])
         tail = settled[j0:]
         now = Counter(_key(e) for e in tail)
