@@ -67,7 +67,7 @@ step = st.tuples(
     st.booleans())              # whether the sources keep the watermark's promise
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(steps=st.lists(step, min_size=1, max_size=12))
 def test_every_read_is_one_stable_sort_of_everything_so_far(steps):
     log = EventLog(SLOTS, first=("power", "button"))
