@@ -68,6 +68,15 @@ option instead (one more replay per such decision).  Every other matched item (k
 pictures, totals, cues, the timing of all of them) is predicted by the rules from the script
 and the earlier decisions.
 
+How it stays fast: the search replays the script hundreds of times, and every replay goes on
+from a saved game state taken before the decision it changes instead of from power-on
+(cleanroom.snapshots: paused forked processes, as the game's generator flows cannot be
+copied); and each comparison looks only at what follows a quiet, blank stretch of both
+towers that an earlier comparison of the same events vouches for (``_Window``: no item pairs
+or changes across such a stretch).  Both are exact: ``_resolve(..., fast=False)`` replays from
+power-on and compares whole sessions, and gives the same results (the decisions, the first
+difference, the item counts; tests/cleanroom/test_resolve_fast.py).
+
 Statistics over many recordings, read from what the genuine tower showed rather than from the
 game, are in cleanroom.stats (``towerlab conform --stats``).
 """
@@ -604,7 +613,7 @@ class _Search:
     comparison looks only at what follows a quiet stretch both towers share with an earlier
     comparison (``_Window``).  Reference (``fast=False``): every replay from power-on and
     every comparison over the whole session, as the search was first written; the fast path
-    gives the same results (tests/cleanroom/test_conform_speed.py)."""
+    gives the same results (tests/cleanroom/test_resolve_fast.py)."""
 
     def __init__(self, script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
                  types, clock_ratio: float, replayer, fast: bool):

@@ -36,9 +36,17 @@ makes with the same ``until`` from power-on: a node has only performed steps at 
 ``until`` (it is chosen so), and each run stops at the first step after ``until`` the way
 ``run_script`` does (one last ``advance`` to ``until``).  The game is deterministic given its
 decisions, so the events and decisions are those of a replay from power-on; the events are
-put in time order by the engine's own ``sorted_events``.  tests/cleanroom/test_conform_speed.py
-checks whole sessions against ``PowerOnReplayer``, which is also the path where ``fork`` or a
-server is not available.
+put in time order by the engine's own ``sorted_events``.  ``PowerOnReplayer`` is that replay
+from power-on, the reference (tests/cleanroom/test_snapshots.py compares runs with it,
+tests/cleanroom/test_resolve_fast.py whole resolutions) and the path where ``fork`` is not
+available.
+
+What a run costs.  A fork and the pages the run then writes (each first write copies a
+page) cost some milliseconds on the development machine, a virtual machine where a page fault
+is slow; so early in a session, where a replay from power-on costs less than that, a run is
+replayed from power-on here instead (``FORK_S``, ``HERE_S_PER_S``, ``CHILD_S_PER_S``).  Only
+the time the game runs from the node is saved: the search still asks for each candidate's
+replay, some tens of seconds of game each (benchmarks/conform_speed.py).
 
 Processes.  The server is the subreaper of the tree below it (Linux ``PR_SET_CHILD_SUBREAPER``)
 and every process reaps its children as they end, so no zombie stays and the tree's processor
@@ -455,6 +463,10 @@ def _server() -> _Server:
             if _SERVER is not None and _SERVER.pid == os.getpid():
                 _SERVER.close()
             _SERVER = _Server()
+            # a multiprocessing worker (a local batch, a Dask worker) ends through
+            # os._exit, after multiprocessing's own exit handlers, not atexit's
+            from multiprocessing.util import Finalize
+            Finalize(None, shutdown, exitpriority=10)
         return _SERVER
 
 

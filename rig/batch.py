@@ -25,9 +25,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-__all__ = ["BatchError", "run_jobs", "emulator_script_job", "DEFAULT_RETRIES"]
+__all__ = ["BatchError", "run_jobs", "emulator_script_job", "DEFAULT_RETRIES",
+           "CONNECT_TIMEOUT_S"]
 
 DEFAULT_RETRIES = 3
+CONNECT_TIMEOUT_S = 15.0    # how long to try reaching a Dask scheduler
 
 
 class BatchError(ValueError):
@@ -41,14 +43,15 @@ def _call(fn: Callable, hook: Callable | None, key: str, args: tuple):
     return fn(*args)
 
 
-def _progress(enabled: bool, label: str, total: int):
-    """Return a started rich progress bar on stderr and its task, or (None, None)."""
+def _progress(enabled: bool, label: str, total: int, console=None):
+    """Return a started rich progress bar (on ``console``, else on stderr) and its task, or
+    (None, None)."""
     if not enabled:
         return None, None
     from rich.console import Console
     from rich.progress import Progress
 
-    bar = Progress(console=Console(stderr=True), transient=True)
+    bar = Progress(console=console or Console(stderr=True), transient=True)
     bar.start()
     return bar, bar.add_task(f"{label}: {total} job{'s' if total != 1 else ''}", total=total)
 
@@ -57,18 +60,20 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
              scheduler: str | None = None,
              on_result: Callable[[int, Any], None] | None = None, progress: bool = False,
              label: str = "batch", hook: Callable[[str], None] | None = None,
-             retries: int = DEFAULT_RETRIES) -> list:
+             retries: int = DEFAULT_RETRIES, console=None,
+             connect_timeout_s: float = CONNECT_TIMEOUT_S) -> list:
     """Call ``fn(*job)`` for each of ``jobs``; return the results in job order.
 
-    ``workers`` processes here, or the Dask scheduler at ``scheduler``; ``on_result(i,
-    result)`` as each finishes (in finishing order); ``progress`` shows a rich bar on stderr;
-    a job whose worker is lost runs again, at most ``retries`` times more.
+    ``workers`` processes here, or the Dask scheduler at ``scheduler`` (given up on after
+    ``connect_timeout_s``); ``on_result(i, result)`` as each finishes (in finishing order);
+    ``progress`` shows a rich bar on stderr (or on the rich ``console``); a job whose worker
+    is lost runs again, at most ``retries`` times more.
     """
     if not isinstance(workers, int) or workers < 1:
         raise BatchError(f"--jobs {workers!r}: expected a number of processes >= 1")
     jobs = list(jobs)
     results: list = [None] * len(jobs)
-    bar, task = _progress(progress and bool(jobs), label, len(jobs))
+    bar, task = _progress(progress and bool(jobs), label, len(jobs), console)
 
     def finished(i: int, result) -> None:
         results[i] = result
@@ -79,7 +84,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
 
     try:
         if scheduler:
-            _run_dask(fn, jobs, scheduler, finished, label, hook, retries)
+            _run_dask(fn, jobs, scheduler, finished, label, hook, retries, connect_timeout_s)
         elif workers == 1 or len(jobs) == 1:
             for i, job in enumerate(jobs):
                 finished(i, _call(fn, hook, _key(label, i), job))
@@ -126,7 +131,7 @@ def _run_processes(fn, jobs, workers, finished, label, hook, retries) -> None:
         pending = sorted(broken)
 
 
-def _run_dask(fn, jobs, scheduler, finished, label, hook, retries) -> None:
+def _run_dask(fn, jobs, scheduler, finished, label, hook, retries, timeout_s) -> None:
     """Run on the Dask cluster at ``scheduler``; resubmit a job the scheduler gave up on."""
     try:
         from distributed import Client, as_completed
@@ -137,7 +142,7 @@ def _run_dask(fn, jobs, scheduler, finished, label, hook, retries) -> None:
     import uuid
 
     try:
-        client = Client(scheduler, timeout=15, set_as_default=False)
+        client = Client(scheduler, timeout=timeout_s, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise BatchError(f"{scheduler}: cannot reach the Dask scheduler "
                          f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") \

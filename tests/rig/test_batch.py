@@ -158,11 +158,23 @@ def test_towerlab_run_on_the_dask_cluster_writes_what_a_local_batch_writes(clust
 
 
 def test_an_unreachable_scheduler_is_one_line_naming_it():
+    # a closed port: Dask retries until its connect timeout, here 1 s
     with pytest.raises(BatchError, match="tcp://127.0.0.1:9: cannot reach the Dask "
                                          "scheduler"):
-        run_jobs(emulator_script_job, _script_jobs(), scheduler="tcp://127.0.0.1:9")
+        run_jobs(emulator_script_job, _script_jobs(), scheduler="tcp://127.0.0.1:9",
+                 connect_timeout_s=1.0)
 
 
 def test_jobs_below_one_are_refused():
     with pytest.raises(BatchError, match="--jobs 0: expected a number of processes >= 1"):
         run_jobs(emulator_script_job, _script_jobs(), workers=0)
+
+
+def test_towerlab_conform_on_the_dask_cluster_prints_what_one_process_prints(cluster):
+    folders = [str(CAPTURES / n) for n in ("tower_test", "level_select")]
+    outs = []
+    for extra in (["--jobs", "1"], ["--scheduler", cluster.scheduler_address]):
+        text = io.StringIO()
+        code = main(["conform", *extra, "--reference", *folders], text)
+        outs.append((code, text.getvalue()))
+    assert outs[0] == outs[1] and outs[0][0] == 0 and outs[0][1].count(": conforms (") == 2
