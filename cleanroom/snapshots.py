@@ -119,9 +119,14 @@ def can_fork() -> bool:
 
 
 def make_replayer(script: Script, start: Start, take: Take, fast: bool = True):
-    """Return a ForkReplayer where processes can fork (and ``fast``), else a PowerOnReplayer."""
-    if fast and can_fork():
-        return ForkReplayer(script, start, take)
+    """Return a ForkReplayer where processes can fork and the replay server starts (and
+    ``fast``), else a PowerOnReplayer."""
+    global _NO_SERVER
+    if fast and can_fork() and _NO_SERVER is None:
+        try:
+            return ForkReplayer(script, start, take)
+        except ReplayProcessError as exc:
+            _NO_SERVER = str(exc)       # replay from power-on from now on: slower, the same
     return PowerOnReplayer(script, start)
 
 
@@ -275,7 +280,6 @@ def _serve(proxy: _Proxy) -> None:
     proc.nraw, proc.last = len(raw), raw[-1] if raw else None
     proc.ncalls = len(proxy.chooser.calls)
     listening = proc.sock
-    gc.collect()
     while True:
         msg = _take_request(proc, listening)
         if msg is not None:
@@ -452,6 +456,7 @@ class _Server:
 
 _SERVER: _Server | None = None
 _SERVER_LOCK = threading.Lock()
+_NO_SERVER: str | None = None   # why the server could not start, once it could not
 _REPLAYERS: "weakref.WeakSet[ForkReplayer]" = weakref.WeakSet()
 
 
@@ -463,9 +468,10 @@ def _server() -> _Server:
             if _SERVER is not None and _SERVER.pid == os.getpid():
                 _SERVER.close()
             _SERVER = _Server()
-            # a multiprocessing worker (a local batch, a Dask worker) ends through
-            # os._exit, after multiprocessing's own exit handlers, not atexit's
+            # end it at exit; a multiprocessing worker (a local batch, a Dask worker) ends
+            # through os._exit, after multiprocessing's own exit handlers, not atexit's
             from multiprocessing.util import Finalize
+            atexit.register(shutdown)
             Finalize(None, shutdown, exitpriority=10)
         return _SERVER
 
@@ -482,8 +488,6 @@ def shutdown() -> None:
             _SERVER.close()
         _SERVER = None
 
-
-atexit.register(shutdown)
 
 
 def _close_all(socks: list[socket.socket]) -> None:

@@ -28,7 +28,11 @@ def _outcome(result) -> dict:
 
 
 def test_saved_states_are_used_here():
-    assert snapshots.can_fork(), "the fast path needs os.fork (POSIX): identity is untested"
+    script, _ = load_reference(str(DATA / "captures" / "tower_test"))
+    replayer = snapshots.make_replayer(script, conform._Start(1.0), conform._take)
+    replayer.close()
+    assert isinstance(replayer, snapshots.ForkReplayer), \
+        f"no saved states here ({snapshots._NO_SERVER or 'no os.fork'}): identity is untested"
 
 
 @pytest.mark.parametrize("name", SESSIONS)
