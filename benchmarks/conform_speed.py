@@ -102,20 +102,21 @@ def corpus(folder: str, jobs: int, old: bool) -> None:
     play = sum(max(e["t"] for e in ev) for _, _, ev in sessions)
     print(f"corpus {folder}: {len(sessions)} sessions, {play / 3600:.1f} h of play, "
           f"{jobs} processes, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    times = {}
-    results = {}
+    times, cpus, results = {}, {}, {}
     for name, fn in ([("old", _old_job)] if old else []) + [("new", _new_job)]:
-        w = time.perf_counter()
+        c, w = _cpu(), time.perf_counter()
         results[name] = run_jobs(fn, sessions, workers=jobs, label=name,
                                  progress=sys.stderr.isatty())
-        times[name] = time.perf_counter() - w
+        # the pool's processes (and their replay servers) have ended: their time is counted
+        times[name], cpus[name] = time.perf_counter() - w, _cpu() - c
         conforming = sum(r[1].startswith("conforms") for r in results[name])
-        print(f"  {name}: {times[name]:8.1f} s wall ({conforming} of {len(sessions)} "
-              f"conform)")
+        print(f"  {name}: {times[name]:8.1f} s wall, {cpus[name]:8.1f} s processor "
+              f"({conforming} of {len(sessions)} conform)")
     if old:
         same = sum(a == b for a, b in zip(results["old"], results["new"]))
-        print(f"  ratio: {times['old'] / times['new']:.1f}x wall; identical results: {same} "
-              f"of {len(sessions)} sessions")
+        print(f"  ratio: {times['old'] / times['new']:.1f}x wall, "
+              f"{cpus['old'] / cpus['new']:.1f}x processor; identical results: {same} of "
+              f"{len(sessions)} sessions")
 
 
 def main() -> None:

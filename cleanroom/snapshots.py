@@ -91,6 +91,7 @@ Take = Callable[[Sequence, int, Any], Any]
 
 NODE_GAP_S = 2.0        # make a node before t0 when the nearest one is further back than this
 MAX_NODES = 12
+KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)
 # Costs that choose between a run from a node and a replay from power-on here (measured on
 # the development machine, a 2-core VM where a page fault costs some microseconds): a run in a
 # forked process costs about 3 ms more than its game time, which runs about half as fast
@@ -533,6 +534,7 @@ class ForkReplayer:
         self._clock = 0
         self._root = _Node(None, 0, 0.0, [], [], [], 0, [], [])
         self._nodes: list[_Node] = []
+        self._kept: dict[tuple, Replay] = {}
         self._socks: list[socket.socket] = []
         weakref.finalize(self, _close_all, self._socks)
         _REPLAYERS.add(self)
@@ -540,8 +542,20 @@ class ForkReplayer:
     def run(self, forced: Sequence, until: float, t0: float = 0.0) -> Replay:
         """Return the replay of the script to ``until`` seconds with ``forced`` decisions;
         ``t0``: the time of the first decision that may differ from earlier runs (a node is
-        made just before it)."""
-        forced = list(forced)
+        made just before it).  A replay asked for again is the one kept (the game is
+        deterministic; the caller must not change it)."""
+        try:
+            key = (tuple(forced), until)
+            hash(key)
+        except TypeError:
+            return self._run(list(forced), until, t0)
+        replay = self._kept.pop(key, None) or self._run(list(forced), until, t0)
+        self._kept[key] = replay                # the latest last
+        if len(self._kept) > KEPT_REPLAYS:
+            del self._kept[next(iter(self._kept))]
+        return replay
+
+    def _run(self, forced: list, until: float, t0: float) -> Replay:
         node = self._nearest(forced, until)
         step = bisect.bisect_left(self.times, t0 - 1e-6)
         spawn = step > node.done and self.times[step - 1] - node.t > NODE_GAP_S
@@ -559,6 +573,7 @@ class ForkReplayer:
         """End this replayer's nodes (they read end of file)."""
         _close_all(self._socks)
         self._nodes.clear()
+        self._kept.clear()
 
     def __enter__(self):
         return self
