@@ -68,6 +68,15 @@ option instead (one more replay per such decision).  Every other matched item (k
 pictures, totals, cues, the timing of all of them) is predicted by the rules from the script
 and the earlier decisions.
 
+How it stays fast: the search replays the script hundreds of times, and every replay goes on
+from a saved game state taken before the decision it changes instead of from power-on
+(cleanroom.snapshots: paused forked processes, as the game's generator flows cannot be
+copied); and each comparison looks only at what follows a quiet, blank stretch of both
+towers that an earlier comparison of the same events vouches for (``_Window``: no item pairs
+or changes across such a stretch).  Both are exact: ``_resolve(..., fast=False)`` replays from
+power-on and compares whole sessions, and gives the same results (the decisions, the first
+difference, the item counts; tests/cleanroom/test_resolve_fast.py).
+
 Statistics over many recordings, read from what the genuine tower showed rather than from the
 game, are in cleanroom.stats (``towerlab conform --stats``).
 """
@@ -76,7 +85,7 @@ from __future__ import annotations
 import bisect
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
@@ -87,6 +96,7 @@ from captures.tower import run_script
 
 from .cuefind import is_key_click
 from .game import is_timing_name
+from .snapshots import make_replayer
 from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
@@ -484,13 +494,18 @@ class ForcedChooser:
 
     def choose(self, name: str, options: Sequence, weights, t: float):
         """Return the forced value for this decision if the rules allow it, else the likeliest."""
-        i = len(self.calls)
         options, weights = allowed(options, weights)
-        value = _ranked(options, weights)[0]
-        if i < len(self.forced) and self.forced[i] in options:
-            value = self.forced[i]
+        value = self.take(self.forced, len(self.calls), options, weights)
         self.calls.append(Decision(t, name, options, value, False, weights))
         return value
+
+    @staticmethod
+    def take(forced: Sequence, i: int, options: Sequence, weights):
+        """Return the value decision ``i`` takes with ``forced`` among the allowed
+        ``options``: the forced one if the rules allow it, else the likeliest."""
+        if i < len(forced) and forced[i] in options:
+            return forced[i]
+        return _ranked(options, weights)[0]
 
 
 def is_timing(dec: Decision) -> bool:
@@ -515,10 +530,9 @@ def _output_key(e: dict) -> tuple:
     return ("tone", round(e["freq_hz"]) if e.get("freq_hz") else None)
 
 
-def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: Decision,
-             tol: Tolerance, end: float, clock_ratio: float):
+def _measure(search: "_Search", forced: Sequence, dec: Decision):
     """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
-    the first output it moves where ``reference`` shows that output, or None when no output
+    the first output it moves where the reference shows that output, or None when no output
     moves within ``MEASURE_SPAN_S`` or the reference shows none near it.
 
     Two replays, with the shortest and the longest option, find that output.  It moves with
@@ -531,14 +545,15 @@ def _measure(script: Script, reference: Sequence[dict], forced: Sequence, dec: D
     lo, hi = min(dec.options), max(dec.options)
     if lo == hi:
         return None
-    until = min(end, dec.t + MEASURE_SPAN_S)
-    rate = NOMINAL_CLOCK_HZ * clock_ratio       # option cycles per second the output moves
+    tol, reference = search.tol, search.reference
+    until = min(search.end, dec.t + MEASURE_SPAN_S)
+    rate = NOMINAL_CLOCK_HZ * search.clock_ratio    # option cycles per second the output moves
     span = (hi - lo) / rate
     slack = tol.time_s * rate                   # a reference output this far off still dates
 
     def outputs(option) -> list[dict]:
         # events are dated to the microsecond: one taken at the decision may print before it
-        return [e for e in _replay(script, list(forced) + [option], until, clock_ratio)[0]
+        return [e for e in search.replay(list(forced) + [option], until, dec.t)[0]
                 if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
 
     def snap(want: float):
@@ -576,22 +591,249 @@ def _ranked(options: Sequence, weights: Sequence[float] | None) -> list:
     return [options[i] for i in order]
 
 
-def _replay(script: Script, forced: Sequence, until: float, clock_ratio: float = 1.0
-            ) -> tuple[list[dict], list]:
-    chooser = ForcedChooser(forced)
-    tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
-    events = run_script(tower, script, until=until)
-    tower.close()
-    return events, chooser.calls
+class _Start:
+    """Make the tower and chooser of a replay (picklable: the replay server makes them)."""
+
+    def __init__(self, clock_ratio: float):
+        self.clock_ratio = clock_ratio
+
+    def __call__(self, forced: Sequence) -> tuple[CleanroomTower, ForcedChooser]:
+        chooser = ForcedChooser(forced)
+        return CleanroomTower(chooser=chooser, clock_ratio=self.clock_ratio), chooser
+
+
+def _take(forced: Sequence, i: int, dec: Decision):
+    """Return the value the replay's chooser takes for logged decision ``dec``."""
+    return ForcedChooser.take(forced, i, dec.options, dec.weights)
+
+
+class _Search:
+    """The replays and comparisons of one search at check ``tol``.
+
+    Fast: the replayer goes on from saved game states (cleanroom.snapshots) and each
+    comparison looks only at what follows a quiet stretch both towers share with an earlier
+    comparison (``_Window``).  Reference (``fast=False``): every replay from power-on and
+    every comparison over the whole session, as the search was first written; the fast path
+    gives the same results (tests/cleanroom/test_resolve_fast.py)."""
+
+    def __init__(self, script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
+                 types, clock_ratio: float, replayer, fast: bool):
+        self.script, self.reference, self.tol = script, reference, tol
+        self.end, self.types, self.clock_ratio = end, types, clock_ratio
+        self.replayer = replayer
+        self.window = _Window(reference, tol, types) if fast else None
+
+    def replay(self, forced: Sequence, until: float, t0: float = 0.0) -> tuple[list, list]:
+        """Return (events, decisions) of the script replayed to ``until`` with ``forced``;
+        ``t0``: the time of the first decision the caller may have changed."""
+        rep = self.replayer.run(forced, until, t0)
+        return rep.events, rep.calls
+
+    def compare(self, events: list[dict], h: float) -> Result:
+        """Compare ``events`` (a replay to ``h``) with the reference up to ``h``; at the
+        session's end with the whole reference.  The fast path's result has the first
+        difference and ``conforms`` of the whole comparison but item counts of a part of it
+        only (``full`` False)."""
+        whole = h >= self.end
+        if self.window is not None:
+            res = self.window.compare(events, h, whole)
+            if res is not None:
+                return res
+        ref = self.reference if whole else [e for e in self.reference if e["t"] <= h]
+        res = compare(ref, events, self.tol, self.end if whole else h, self.types)
+        if self.window is not None:
+            self.window.learn(events, h, res)
+        return res
+
+    def summarize(self, events: list[dict], end: float, after: float) -> list[Item]:
+        """Return ``summarize(events, end)``'s items from ``after`` on, and maybe some
+        before (the fast path summarizes only from a quiet stretch before ``after``)."""
+        if self.window is not None:
+            return self.window.summarize(events, end, after)
+        return summarize(events, end)
+
+
+# ---- comparing only after a quiet stretch ------------------------------------------------
+ZONE_MARGIN_S = 0.05
+WINDOW_FACTS = 8        # the latest comparisons a new one may build on
+WINDOW_ZONES = 6        # quiet stretches tried per comparison it builds on
+
+
+class _Window:
+    """Compare a replay with the reference only after a quiet stretch: the same first
+    difference as the whole comparison, found over a fraction of the items.
+
+    A quiet stretch (z0, z1) is a time where neither the reference nor the replay shows any
+    output (display, lamp, motor, reel, tone) and both displays are blank.  No item on one
+    side of it can change or pair with an item on the other, if it is long enough: a display
+    text ends before it (blank), so the texts before and after are summarized apart (flashes
+    group, blanks merge and half-changed texts look for neighbours only within
+    ``FLASH_PHASE_S``, ``BLANK_GLITCH_S``, ``MIX_NEIGHBOUR_S``), and no pairing window reaches
+    across it (``flash_s``, or ``time_s`` plus the since-input share, bounded from the presses
+    around it).  So ``compare`` over the whole session is its comparison up to z0 followed by
+    its comparison after z1.
+
+    The part up to z0 is known when an earlier comparison ("fact": a replay, its time and its
+    first difference) had identical events up to z0, the same stretch quiet and blank, and no
+    difference before z0: then every item up to z0 pairs as it did there, and the first
+    difference is the comparison after z1's (that of the items after z1 with the button
+    presses of the reference kept for the since-input share).  Replays from the same saved
+    state share their events up to the decision they change, so the previous comparisons
+    almost always give such a stretch a few seconds before it.  Where none is found (or the
+    reference has gaps, whose cuts reach across), the whole comparison runs.
+    """
+
+    def __init__(self, reference: Sequence[dict], tol: Tolerance, types):
+        self.tol, self.types = tol, types
+        self.seen = set(OUTPUT_TYPES) if types is None else set(OUTPUT_TYPES) & set(types)
+        ref = sorted(reference, key=_time)
+        # a gap's cuts reach across a quiet stretch; a window per type is not one window
+        self.usable = not any(e["type"] == "gap" for e in ref) and \
+            not isinstance(tol.time_s, Mapping)
+        self.outputs = [e for e in ref if e["type"] in self.seen]
+        self.out_t = [e["t"] for e in self.outputs]
+        self.others = [e for e in ref if e["type"] not in OUTPUT_TYPES]
+        self.others_t = [e["t"] for e in self.others]
+        self.presses = sorted(e["t"] for e in ref
+                              if e["type"] == "button" and e.get("action") == "press")
+        self.press_at = [i for i, e in enumerate(self.others)
+                         if e["type"] == "button" and e.get("action") == "press"]
+        self.press_t = [self.others[i]["t"] for i in self.press_at]
+        self.least = max(MIX_NEIGHBOUR_S, FLASH_PHASE_S + BLANK_GLITCH_S, tol.flash_s,
+                         tol.time_s if self.usable else 0.0) + ZONE_MARGIN_S
+        self.zones: list[tuple[float, float]] = []      # the reference's quiet blank stretches
+        shown = "  "
+        for a, b in zip(self.outputs, self.outputs[1:]):
+            if a["type"] == "display":
+                shown = a["text"]
+            if b["t"] - a["t"] >= self.least and not shown.strip():
+                self.zones.append((a["t"], b["t"]))
+        self.zone_end = [b for _, b in self.zones]
+        self.facts: list[tuple[list, float, float]] = []
+
+    def learn(self, events: list[dict], h: float, res: Result) -> None:
+        """Keep a comparison (whole, or found equal to it) to build later ones on."""
+        if self.usable:
+            self.facts.append((events, h, res.diff_time))
+            del self.facts[:-WINDOW_FACTS]
+
+    def compare(self, events: list[dict], h: float, whole: bool) -> Result | None:
+        """Return the comparison of ``events`` at ``h`` (with the whole reference when
+        ``whole``) found after a quiet stretch, or None when no earlier comparison gives
+        one."""
+        if not self.usable:
+            return None
+        for fact in reversed(self.facts):
+            z = self._zone(events, h, fact)
+            if z is not None:
+                break
+        else:
+            return None
+        z1 = z[1]
+        k0 = bisect.bisect_left(self.out_t, z1)
+        # the last press before z1 and the inputs after it: the since-input share after z1
+        j = bisect.bisect_right(self.press_t, z1) - 1
+        j = self.press_at[j] if j >= 0 else 0
+        if whole:
+            ref = self.others[j:] + self.outputs[k0:]
+        else:
+            ref = (self.others[j:bisect.bisect_right(self.others_t, h)]
+                   + self.outputs[k0:bisect.bisect_right(self.out_t, h)])
+        got = events[bisect.bisect_left(events, z1, key=_time):]
+        res = compare(ref, got, self.tol, h, self.types)
+        res.full = False
+        self.learn(events, h, res)
+        return res
+
+    def summarize(self, events: list[dict], end: float, after: float) -> list[Item]:
+        """Return the items ``summarize(events, end)`` has from ``after`` on, summarizing only
+        what follows the latest quiet blank stretch of ``events`` before it (class doc: the
+        items on either side of one are summarized apart); more items may come before."""
+        if self.usable and self.seen == set(OUTPUT_TYPES):
+            n = bisect.bisect_right(self.zone_end, after - ZONE_MARGIN_S)
+            for a, b in self.zones[max(0, n - WINDOW_ZONES):n][::-1]:
+                z = self._narrow(a, b, events)
+                if z is not None and z[1] - z[0] >= self.least:
+                    return summarize(events[bisect.bisect_left(events, z[1], key=_time):], end)
+        return summarize(events, end)
+
+    def _zone(self, events: list[dict], h: float, fact) -> tuple[float, float] | None:
+        """Return the latest quiet blank stretch (z0, z1) that ``fact`` vouches for in
+        ``events`` (class doc), or None."""
+        base, h_b, diff_b = fact
+        tries = 0
+        for n in range(bisect.bisect_right(self.zone_end, min(h, h_b)) - 1, -1, -1):
+            a, b = self.zones[n]
+            if a >= diff_b:
+                continue
+            if tries >= WINDOW_ZONES:
+                return None
+            tries += 1
+            z = self._narrow(a, b, events)
+            z = z and self._narrow(z[0], z[1], base)
+            if z is None or z[0] >= diff_b or not self._long_enough(*z):
+                continue
+            i = bisect.bisect_right(events, z[0], key=_time)
+            if i == bisect.bisect_right(base, z[0], key=_time) and events[:i] == base[:i]:
+                return z
+            return None         # the replays part before it: another comparison may do
+        return None
+
+    def _narrow(self, a: float, b: float, events: list[dict]):
+        """Return the part of (a, b) where ``events`` show no output, around its middle, if
+        their display is blank there; else None."""
+        mid = (a + b) / 2
+        j = bisect.bisect_right(events, mid, key=_time)
+        lo, hi = a, b
+        for k in range(j - 1, -1, -1):
+            e = events[k]
+            if e["type"] not in self.seen:
+                continue
+            lo = max(lo, e["t"])
+            if e["type"] == "display":
+                if e["text"].strip():
+                    return None
+                break
+            if e["t"] <= a and "display" not in self.seen:
+                break
+        for k in range(j, len(events)):
+            e = events[k]
+            if e["type"] in self.seen:
+                hi = min(hi, e["t"])
+                break
+        return (lo, hi) if hi > lo else None
+
+    def _long_enough(self, z0: float, z1: float) -> bool:
+        """Tell whether no pairing window reaches across (z0, z1) (class doc)."""
+        tol = self.tol
+        if z1 - z0 < self.least:
+            return False
+        frac, presses = tol.since_input_frac, self.presses
+
+        def since(t: float) -> float:
+            i = bisect.bisect_right(presses, t) - 1
+            return t - (presses[i] if i >= 0 else 0.0)
+        # an item before z0 whose window could reach z1 comes after r0; each one's window
+        # grows with the time since the press before it, at most the longest time between
+        # presses there (or since the last)
+        r0 = (z1 - tol.time_s) / (1 + frac) - ZONE_MARGIN_S
+        longest = max(since(z1), since(z0))
+        for i in range(bisect.bisect_right(presses, r0), bisect.bisect_right(presses, z0)):
+            longest = max(longest, presses[i] - (presses[i - 1] if i else 0.0))
+        return z1 - z0 > tol.time_s + frac * longest + ZONE_MARGIN_S
+
+
+def _time(e: dict) -> float:
+    return e["t"]
 
 
 PROBE_SPAN_S = 20.0
 PROBE_MARGIN_S = 2.0
 
 
-def _probe(script: Script, reference: Sequence[dict], forced: Sequence, tol: Tolerance,
-           end: float, types, clock_ratio: float, t0: float, stop: float = math.inf):
-    """Replay with ``forced`` just far enough to know where it first differs from ``reference``.
+def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf):
+    """Replay with ``forced`` just far enough to know where it first differs from the
+    reference.
 
     Replays to ``t0`` + 20 s and compares what both showed until then; while nothing differs
     before the last 2 s (items there may have partners after the cut), doubles the span,
@@ -601,13 +843,13 @@ def _probe(script: Script, reference: Sequence[dict], forced: Sequence, tol: Tol
     (``result.full`` False) when the replay stopped before the end.
     """
     span = PROBE_SPAN_S
+    end = search.end
     while True:
         h = min(end, t0 + span)
-        events, calls = _replay(script, forced, h, clock_ratio)
+        events, calls = search.replay(forced, h, t0)
+        res = search.compare(events, h)
         if h >= end:
-            res = compare(reference, events, tol, end, types)
             return res.diff_time, res, calls
-        res = compare([e for e in reference if e["t"] <= h], events, tol, h, types)
         if not res.conforms and res.diff_time < h - PROBE_MARGIN_S:
             res.full = False
             return res.diff_time, res, calls
@@ -634,24 +876,47 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     reads each draw off what the reference shows.  Only when those decisions do not conform
     at ``tol`` is the search run again at ``tol``, and the replay that gets further kept.
     """
+    return _resolve(script, reference, tol, end, max_runs, clock_ratio, types, fast=True)
+
+
+def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
+             end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
+             types: Sequence[str] | None = None, fast: bool = True) -> Result:
+    """``resolve``; ``fast=False`` replays from power-on and compares whole sessions (the
+    reference the fast path is tested against; module doc)."""
     if not clock_ratio > 0 or clock_ratio == float("inf"):
         raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
     tol = tol or CRITERION
     if end is None:
         end = max([e["t"] for e in reference] + [script.end_time()])
+    replayer = make_replayer(script, _Start(clock_ratio), _take, fast)
+    try:
+        def at(t: Tolerance) -> _Search:
+            return _Search(script, reference, t, end, types, clock_ratio, replayer, fast)
+        return _resolve_at(at, tol, max_runs)
+    finally:
+        replayer.close()
+
+
+def _resolve_at(at, tol: Tolerance, max_runs: int) -> Result:
+    """Resolve at ``tol``, searching at ``LOOSE`` first where ``tol`` is stricter (``resolve``);
+    ``at(t)`` gives the replays and comparisons at check ``t``."""
     if not _stricter(tol, LOOSE):
-        return _search(script, reference, tol, end, max_runs, clock_ratio, types)
-    loose = _search(script, reference, LOOSE, end, max_runs, clock_ratio, types)
-    events, calls = _replay(script, [d.value for d in loose.decisions], end, clock_ratio)
+        return _search(at(tol), max_runs)
+    strict = at(tol)
+    reference, end, types = strict.reference, strict.end, strict.types
+    loose = _search(at(LOOSE), max_runs, count=False)
+    events, calls = strict.replay([d.value for d in loose.decisions], end)
+    calls = [replace(d) for d in calls]
     checked = compare(reference, events, tol, end, types)
     if not checked.conforms:
         # the looser search leaves a duration it did not need at the game's own value, a
         # little off, and measured others before the decisions before them were settled; a
         # frame is less forgiving: measure every duration again now
-        values = _measure_all(script, reference, loose.decisions, tol, end,
-                                     clock_ratio)
+        values = _measure_all(strict, loose.decisions)
         if values is not None:
-            ev2, calls2 = _replay(script, values, end, clock_ratio)
+            ev2, calls2 = strict.replay(values, end)
+            calls2 = [replace(d) for d in calls2]
             again = compare(reference, ev2, tol, end, types)
             if again.diff_time > checked.diff_time:
                 for d, taken in zip(calls2, loose.decisions):
@@ -659,13 +924,13 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
                 events, calls, checked = ev2, calls2, again
                 loose.decisions = calls2
     if not checked.conforms:
-        direct = _search(script, reference, tol, end, max_runs, clock_ratio, types)
+        direct = _search(strict, max_runs)
         if direct.diff_time >= checked.diff_time:
             return direct
     for d, taken in zip(calls, loose.decisions):
         d.revealed = taken.revealed
     checked.decisions = list(calls)
-    _count_items(checked, script, end, clock_ratio, tol)
+    _count_items(checked, strict)
     return checked
 
 
@@ -700,24 +965,24 @@ class _AligningChooser(ForcedChooser):
         return value
 
 
-def _measure_all(script: Script, reference: Sequence[dict], decisions: list,
-                 tol: Tolerance, end: float, clock_ratio: float) -> list | None:
+def _measure_all(search: "_Search", decisions: list) -> list | None:
     """Return the decisions' values with every timing decision measured again in turn
-    (``_measure`` at ``tol``, after the decisions before it as they now stand), or None when
-    none changes: the search measured some of them before the decisions before them were
-    settled, and left the others at the game's own value.  After a change the decisions
-    after it are replayed and matched by name (``_AligningChooser``)."""
+    (``_measure`` at the search's check, after the decisions before it as they now stand), or
+    None when none changes: the search measured some of them before the decisions before them
+    were settled, and left the others at the game's own value.  After a change the decisions
+    after it are replayed and matched by name (``_AligningChooser``: a moved duration can add
+    or remove a key at a scan's edge, which would shift every later value)."""
     calls = list(decisions)
     changed = False
     k = 0
     while k < len(calls):
         if is_timing(calls[k]):
             values = [d.value for d in calls[:k]]
-            option = _measure(script, reference, values, calls[k], tol, end, clock_ratio)
+            option = _measure(search, values, calls[k])
             if option is not None and option != calls[k].value:
                 chooser = _AligningChooser(values + [option], calls[k + 1:])
-                tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
-                run_script(tower, script, until=end)
+                tower = CleanroomTower(chooser=chooser, clock_ratio=search.clock_ratio)
+                run_script(tower, search.script, until=search.end)
                 tower.close()
                 calls = chooser.calls
                 changed = True
@@ -735,15 +1000,16 @@ def _stricter(a: Tolerance, b: Tolerance) -> bool:
             (b.time_s, b.flash_s, b.since_input_frac))
 
 
-def _search(script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
-            max_runs: int, clock_ratio: float, types: Sequence[str] | None) -> Result:
-    """Resolve the decisions at ``tol`` (module doc); return the best replay's comparison."""
+def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
+    """Resolve the decisions at the search's check (module doc); return the best replay's
+    comparison (with its item counts unless not ``count``: nothing reads them)."""
+    tol = search.tol
     forced: list = []
     revealed: list[bool] = []
     runs = 0
 
     def probe(choices: list, t0: float, stop: float = math.inf):
-        return _probe(script, reference, choices, tol, end, types, clock_ratio, t0, stop)
+        return _probe(search, choices, t0, stop)
 
     diff, result, calls = probe(forced, 0.0)
     while not result.conforms and len(forced) < len(calls) and runs < max_runs:
@@ -755,7 +1021,7 @@ def _search(script: Script, reference: Sequence[dict], tol: Tolerance, end: floa
             break
         if is_timing(dec):
             runs += 3
-            option = _measure(script, reference, forced, dec, tol, end, clock_ratio)
+            option = _measure(search, forced, dec)
             if option is not None and option != dec.value:
                 d, res, cl = probe(forced + [option], dec.t)
                 keep = d >= diff
@@ -789,8 +1055,7 @@ def _search(script: Script, reference: Sequence[dict], tol: Tolerance, end: floa
         paired = None
         if _paired(dec, k, scores, best):
             runs += 3
-            paired = _measure(script, reference, forced + [best[1]], best[3][k + 1], tol, end,
-                              clock_ratio)
+            paired = _measure(search, forced + [best[1]], best[3][k + 1])
         if paired is not None:
             # the best options differ at the same time soon after the decision: the duration
             # taken with it may be what differs; rank the options again with it measured
@@ -806,8 +1071,8 @@ def _search(script: Script, reference: Sequence[dict], tol: Tolerance, end: floa
         diff, result, calls = best[0], best[2], best[3]
     if not result.full:
         # the search stopped at a difference found in a partial replay: compare the whole
-        events, calls = _replay(script, forced, end, clock_ratio)
-        result = compare(reference, events, tol, end, types)
+        events, calls = search.replay(forced, search.end)
+        result = compare(search.reference, events, tol, search.end, search.types)
     if result.conforms:
         # Decisions the search did not need: revealed if another option would not conform.
         taken = [d.value for d in calls]
@@ -822,10 +1087,13 @@ def _search(script: Script, reference: Sequence[dict], tol: Tolerance, end: floa
                 if not probe(taken[:i] + [option] + taken[i + 1:], calls[i].t)[1].conforms:
                     revealed[i] = True
                     break
+    # the decisions as this result's own (a replay's log may be shared with saved states)
+    calls = [replace(d) for d in calls]
     for i, d in enumerate(calls):
         d.revealed = revealed[i] if i < len(revealed) else False
-    result.decisions = list(calls)
-    _count_items(result, script, end, clock_ratio, tol)
+    result.decisions = calls
+    if count:
+        _count_items(result, search)
     return result
 
 
@@ -870,10 +1138,10 @@ def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
             and abs(calls[k + 1].t - dec.t) < 1e-6)
 
 
-def _count_items(result: Result, script: Script, end: float, clock_ratio: float,
-                 tol: Tolerance) -> None:
+def _count_items(result: Result, search: _Search) -> None:
     """Set ``result.rule_items`` and ``random_items`` (module doc: one replay per decision)."""
-    presses = sorted(a.t for a in script.actions if isinstance(a, Press))
+    tol, end = search.tol, search.end
+    presses = sorted(a.t for a in search.script.actions if isinstance(a, Press))
     taken = [d.value for d in result.decisions]
     limit = result.diff_time
     decided: set[int] = set()
@@ -887,12 +1155,16 @@ def _count_items(result: Result, script: Script, end: float, clock_ratio: float,
         if not inside:
             continue
         other = next(o for o in _ranked(d.options, d.weights) if o != d.value)
-        ev, _ = _replay(script, taken[:i] + [other] + taken[i + 1:], until, clock_ratio)
-        alt = summarize([e for e in ev if e["t"] <= until + 1e-6], until)
+        ev, _ = search.replay(taken[:i] + [other] + taken[i + 1:], until, d.t)
+        alt = search.summarize([e for e in ev if e["t"] <= until + 1e-6], until,
+                               d.t - tol.flash_s)
+        alt_t = [a.t for a in alt]
         for k in inside:
             g = matched[k]
+            near = alt[bisect.bisect_left(alt_t, g.t - tol.flash_s - 1e-9):
+                       bisect.bisect_right(alt_t, g.t + tol.flash_s + 1e-9)]
             if not any(_same(g, a, tol) and abs(a.t - g.t) <= _window(g, a, tol)
-                       for a in alt if abs(a.t - g.t) <= tol.flash_s):
+                       for a in near if abs(a.t - g.t) <= tol.flash_s):
                 decided.add(k)
     result.decided_items = [matched[k] for k in sorted(decided)]
     result.random_items = len(decided)

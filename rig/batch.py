@@ -49,12 +49,13 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
              on_result: Callable[[int, Any], None] | None = None, progress: bool = False,
              label: str = "batch", hook: Callable[[str], None] | None = None,
              retries: int = DEFAULT_RETRIES,
-             connect_timeout_s: float = CONNECT_TIMEOUT_S) -> list:
+             connect_timeout_s: float = CONNECT_TIMEOUT_S, console=None) -> list:
     """Call ``fn(*job)`` for each of ``jobs``; return the results in job order.
 
     ``workers`` processes here, or the Dask scheduler at ``scheduler``; ``on_result(i,
     result)`` as each finishes (in finishing order); ``progress`` shows a progress line on
-    standard error when it is a terminal (rig.progress);
+    standard error when it is a terminal (rig.progress; on the rich ``console``'s file
+    instead, when the caller prints its results through that console);
     a job whose worker is lost runs again, at most ``retries`` times more; a scheduler not
     reached within ``connect_timeout_s`` seconds is a BatchError.
     """
@@ -63,7 +64,8 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
     jobs = list(jobs)
     results: list = [None] * len(jobs)
     with progress_line(f"{label}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}",
-                       total=len(jobs), quiet=not (progress and jobs)) as line:
+                       total=len(jobs), quiet=not (progress and jobs),
+                       stream=None if console is None else console.file) as line:
 
         def finished(i: int, result) -> None:
             results[i] = result

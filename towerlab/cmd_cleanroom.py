@@ -11,27 +11,6 @@ from typing import IO
 
 __all__ = ["register", "cmd_conform", "cmd_play"]
 
-_CAPTURE_NAMES = ("capture.sr", "capture.tlc", "capture.vcd", "edges.jsonl.gz", "capture.csv")
-
-
-def _reference(folder: str):
-    """Return (script, events) of a reference folder; decode its capture if it has no events."""
-    from cleanroom.conform import ConformError, load_reference
-
-    if os.path.isdir(folder) and not os.path.exists(os.path.join(folder, "events.jsonl")):
-        found = [os.path.join(folder, n) for n in _CAPTURE_NAMES
-                 if os.path.exists(os.path.join(folder, n))]
-        if found and os.path.exists(os.path.join(folder, "script.txt")):
-            from analysis.decode import decode
-            from captures.formats import open_capture
-            from cleanroom.conform import read_reference_script
-            return (read_reference_script(os.path.join(folder, "script.txt")),
-                    decode(open_capture(found[0])))
-        if not found:
-            raise ConformError(f"{folder}: no events.jsonl and no capture "
-                               f"({', '.join(_CAPTURE_NAMES)})")
-    return load_reference(folder)
-
 
 def _folders(paths: list[str]) -> list[str]:
     """Expand each path: a glob, or a folder of capture folders, to capture folders."""
@@ -85,34 +64,9 @@ def _tolerance(args):
                      since_input_frac=args.tolerance_rel)
 
 
-def _clock_ratio(events: list, given: float | None) -> tuple[float, str]:
-    """Return the reference's clock over MAME's 425 kHz and how it was found: ``given``
-    (--clock-ratio), else fitted from its tones as ``towerlab clock`` does
-    (analysis.compare.estimate_clock).  A fit within its own precision of 1 is the
-    reference clock itself (MAME, the corpus: exact), so nothing drifts; any other fit is
-    used as it is, and said."""
-    if given is not None:
-        if not given > 0 or given == float("inf"):
-            raise ValueError(f"--clock-ratio {given!r} must be a finite number above 0")
-        return given, ""
-    from analysis.compare import AnalysisError, estimate_clock
-
-    try:
-        est = estimate_clock(events)
-    except AnalysisError:
-        return 1.0, ""          # no tone to fit: the reference clock
-    # the agreeing estimates span spread_rel, so their median is known to about that over
-    # sqrt(n), but no better than the tones' 0.1 Hz rounding (2e-4 of a 430 Hz click)
-    error = max(2e-4, 2 * est.spread_rel / max(1, est.tones_used) ** 0.5)
-    if abs(est.ratio - 1.0) <= error:
-        return 1.0, ""
-    return est.ratio, (f"clock ratio {est.ratio:.4f} fitted from {est.tones_used} tones "
-                       f"(--clock-ratio to give it)")
-
-
 def cmd_conform(args, out: IO[str]) -> int:
     """Compare the clean-room game with references; or estimate the odds (--stats)."""
-    from cleanroom.conform import ConformError, resolve
+    from cleanroom.conform import ConformError
     from cleanroom.params import parameter_table
 
     if args.params:
@@ -127,32 +81,42 @@ def cmd_conform(args, out: IO[str]) -> int:
         raise ConformError("conform: --write-evidence goes with --stats DIR...")
     if not args.reference:
         raise ConformError("conform: give --reference DIR, --stats DIR... or --params")
-    status = 0
+    return _conform(args, tol, out)
+
+
+def _conform(args, tol, out: IO[str]) -> int:
+    """Resolve each reference folder (rig.conformance), --jobs at a time or on the Dask
+    cluster at --scheduler; print each session's report in the order given, a progress line
+    on a terminal, and the totals and a summary table for several."""
+    from rig.conformance import conform_sessions, load_session, summary_table
+
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
     folders = _folders(args.reference)
-    totals = [0, 0, 0, 0, 0]      # conforming, matched, total, rule-predicted, random-decided
-    for folder in folders:
-        script, events = _reference(folder)
-        ratio, fitted = _clock_ratio(events, args.clock_ratio)
-        result = resolve(script, events, tol, clock_ratio=ratio)
-        if fitted:
-            out.write(f"{folder}: {fitted}\n")
-        out.write(f"{folder}: {result.describe()}\n")
-        if not result.conforms:
-            out.write(f"  before it: {result.counts()}\n")
-        if args.decisions:
-            for d in result.decisions:
-                seen = "revealed" if d.revealed else "not shown"
-                out.write(f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}\n")
-        for i, v in enumerate((int(result.conforms), result.matched, result.total,
-                               result.rule_items or 0, result.random_items or 0)):
-            totals[i] += v
-        if not result.conforms:
-            status = 1
-    if len(folders) > 1:
-        out.write(f"total: {totals[0]} of {len(folders)} sessions conform; {totals[1]} of "
-                  f"{totals[2]} items matched: {totals[3]} predicted by rules, {totals[4]} "
-                  f"decided by random choices\n")
-    return status
+    sessions = [(folder, *load_session(folder)) for folder in folders]   # bad input first
+    console = None
+    if not args.quiet and len(sessions) > 1 and getattr(out, "isatty", lambda: False)():
+        from rich.console import Console
+        console = Console(file=out)
+
+    def show(report) -> None:
+        if console is not None:
+            console.print(report.text, end="", markup=False, highlight=False, emoji=False,
+                          soft_wrap=True)
+        else:
+            out.write(report.text)
+            out.flush()
+
+    reports = conform_sessions(sessions, tol, args.clock_ratio, args.decisions, args.jobs,
+                               args.scheduler, on_report=show, console=console)
+    if len(reports) > 1:
+        out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
+                  f"conform; {sum(r.matched for r in reports)} of "
+                  f"{sum(r.total for r in reports)} items matched: "
+                  f"{sum(r.rule_items for r in reports)} predicted by rules, "
+                  f"{sum(r.random_items for r in reports)} decided by random choices\n")
+        out.write("\n" + summary_table(reports))
+    return 0 if all(r.conforms for r in reports) else 1
 
 
 def _stats(args, out: IO[str]) -> int:
@@ -257,6 +221,12 @@ def register(sub) -> None:
     p.add_argument("--clock-ratio", type=float, default=None,
                    help="the recorded tower's clock over MAME's 425 kHz (default: fitted from "
                         "the reference's tones; 1 when the fit is the reference clock)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="references checked in parallel on this many processes (default 1)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT", default=None,
+                   help="check the references on the Dask cluster at this scheduler")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (there is none when the output is not a terminal)")
     p.set_defaults(func=cmd_conform)
 
     q = sub.add_parser("cleanroom-play", help="play the clean-room game in the terminal")

@@ -1,0 +1,136 @@
+"""Time conformance (``cleanroom.conform.resolve``) the old way and the new, on the same
+sessions, in the same process, and print the ratio.
+
+- old: the reference path, every replay from power-on and every comparison over the whole
+  session (``conform._resolve(..., fast=False)``, the resolver as it was first written);
+- new: replays from saved game states and comparisons after a quiet stretch (the default,
+  cleanroom/snapshots.py).
+
+Both give the same results (checked here too).  Processor time counts this process and every
+process the replays ran in (the replay server is ended after each timing so that its tree's
+time is counted, ``snapshots.shutdown``; the new path's times include starting it, about
+0.1-0.3 s); wall time is printed beside it.  A shared machine disturbs the wall time more.
+
+One session (default ``tests/data/corpus/l2_p1_s02``, 460 s of play)::
+
+    .venv/bin/python benchmarks/conform_speed.py [--session DIR]
+
+A whole corpus with rig.conformance's batch on N local processes (wall time, the way
+``towerlab conform --reference DIR --jobs N`` runs it; ``--no-old`` skips the old path,
+which takes some tens of minutes on a 112-session corpus)::
+
+    .venv/bin/python benchmarks/conform_speed.py --corpus /work/dev_corpus --jobs 2 [--no-old]
+
+Goals (issue: conformance in seconds): a 400 s session in under 2 s on one core; a 142-session
+corpus in under 5 minutes on 2 cores with ``--jobs 2``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SESSION = ROOT / "tests" / "data" / "corpus" / "l2_p1_s02"
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _outcome(result) -> tuple:
+    return (result.describe(), result.counts(), result.decisions, result.decided_items)
+
+
+def timed(script, events, fast: bool):
+    """Resolve once; return (result, processor seconds, wall seconds)."""
+    from cleanroom import conform, snapshots
+
+    c, w = _cpu(), time.perf_counter()
+    result = conform._resolve(script, events, fast=fast)
+    snapshots.shutdown()
+    return result, _cpu() - c, time.perf_counter() - w
+
+
+def one_session(folder: str) -> None:
+    from cleanroom.conform import load_reference
+
+    script, events = load_reference(folder)
+    length = max(e["t"] for e in events)
+    old, old_cpu, old_wall = timed(script, events, fast=False)
+    new, new_cpu, new_wall = timed(script, events, fast=True)
+    same = _outcome(old) == _outcome(new)
+    print(f"session {folder} ({length:.0f} s of play): {new.describe().splitlines()[0]}")
+    print(f"  old (from power-on, whole comparisons): {old_cpu:7.2f} s processor, "
+          f"{old_wall:7.2f} s wall")
+    print(f"  new (saved states, after quiet stretches): {new_cpu:7.2f} s processor, "
+          f"{new_wall:7.2f} s wall")
+    print(f"  ratio: {old_cpu / new_cpu:.1f}x processor, {old_wall / new_wall:.1f}x wall; "
+          f"same results: {'yes' if same else 'NO'}")
+
+
+def _old_job(folder, script, events):
+    """Resolve one session the old way (a rig.batch job)."""
+    from cleanroom import conform
+
+    r = conform._resolve(script, events, fast=False)
+    return folder, r.describe(), r.counts(), [(d.t, d.name, repr(d.value), d.revealed)
+                                               for d in r.decisions]
+
+
+def _new_job(folder, script, events):
+    """Resolve one session the new way (a rig.batch job)."""
+    from cleanroom import conform
+
+    r = conform.resolve(script, events)
+    return folder, r.describe(), r.counts(), [(d.t, d.name, repr(d.value), d.revealed)
+                                               for d in r.decisions]
+
+
+def corpus(folder: str, jobs: int, old: bool) -> None:
+    from rig.batch import run_jobs
+    from rig.conformance import load_session
+
+    folders = sorted(str(p) for p in Path(folder).iterdir()
+                     if (p / "script.txt").exists())
+    sessions = [(f, *load_session(f)) for f in folders]
+    play = sum(max(e["t"] for e in ev) for _, _, ev in sessions)
+    print(f"corpus {folder}: {len(sessions)} sessions, {play / 3600:.1f} h of play, "
+          f"{jobs} processes, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    times, cpus, results = {}, {}, {}
+    for name, fn in ([("old", _old_job)] if old else []) + [("new", _new_job)]:
+        c, w = _cpu(), time.perf_counter()
+        results[name] = run_jobs(fn, sessions, workers=jobs, label=name,
+                                 progress=sys.stderr.isatty())
+        # the pool's processes (and their replay servers) have ended: their time is counted
+        times[name], cpus[name] = time.perf_counter() - w, _cpu() - c
+        conforming = sum(r[1].startswith("conforms") for r in results[name])
+        print(f"  {name}: {times[name]:8.1f} s wall, {cpus[name]:8.1f} s processor "
+              f"({conforming} of {len(sessions)} conform)")
+    if old:
+        same = sum(a == b for a, b in zip(results["old"], results["new"]))
+        print(f"  ratio: {times['old'] / times['new']:.1f}x wall, "
+              f"{cpus['old'] / cpus['new']:.1f}x processor; identical results: {same} of "
+              f"{len(sessions)} sessions")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--session", default=str(SESSION), help="one reference folder")
+    ap.add_argument("--corpus", help="a folder of reference folders (instead of --session)")
+    ap.add_argument("--jobs", type=int, default=2, help="processes for --corpus (default 2)")
+    ap.add_argument("--no-old", action="store_true", help="--corpus: time the new path only")
+    args = ap.parse_args()
+    if args.corpus:
+        corpus(args.corpus, args.jobs, not args.no_old)
+    else:
+        one_session(args.session)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,672 @@
+"""Replay a session script on the clean-room game from saved game states, not from power-on.
+
+The resolver (cleanroom.conform) replays one script hundreds of times, each replay with a
+different list of forced decisions: every candidate option of every random decision.  All
+those replays agree up to the decision they change, so replaying each from power-on spends
+most of its time redoing what the previous one did.  Starting from a saved state instead needs
+a copy of the game as it stood before the decision, and the game cannot simply be copied: its
+rules are Python generator flows (cleanroom.game) suspended inside the engine's clock
+(cleanroom.engine), and a live generator can be neither deep-copied nor pickled.
+
+Why a process per saved state.  ``os.fork()`` copies a whole interpreter, suspended generator
+frames included, copy-on-write; the copy is exact by construction because it is the same
+memory, with nothing to keep in step with the game as its rules change.  The other ways were
+weighed: a checkpoint to replay from is the same problem; rewriting the flows as copyable
+state machines would rewrite every rule of the game; deep-copying objects that reference
+running generators fails.
+
+How.  A *node* is a process paused at a step of the script (just before the ``advance`` that
+precedes one of its presses, releases or power changes), holding the game with the decisions
+it has taken so far.  It waits on a socket; for each request it forks a child that goes on
+from there with the requested forced decisions and either runs to the requested time and
+sends back what the tower emitted since the node and the decisions it took (a *run*), or
+pauses at a later step and becomes a node itself.  ``ForkReplayer.run(forced, until, t0)``
+picks the latest node whose decisions so far are those ``forced`` gives (the chooser's own
+rule, ``take``), makes a node just before ``t0`` (where the caller's first changed decision
+is taken) when none is near, and runs from it.
+
+The nodes descend from one *server* per process, a fresh interpreter with only the game
+loaded (``python -c``, started on first use, ended at exit or by ``shutdown``): a fork copies
+page tables, and copying a small process is several times cheaper than copying the caller
+(the CLI, a test runner, a Dask worker with its threads, which must not fork anyway).  Its
+children start games at power-on; nodes descend from them.
+
+Identical results.  A run from a node makes exactly the calls ``captures.tower.run_script``
+makes with the same ``until`` from power-on: a node has only performed steps at or before
+``until`` (it is chosen so), and each run stops at the first step after ``until`` the way
+``run_script`` does (one last ``advance`` to ``until``).  The game is deterministic given its
+decisions, so the events and decisions are those of a replay from power-on; the events are
+put in time order by the engine's own ``sorted_events``.  ``PowerOnReplayer`` is that replay
+from power-on, the reference (tests/cleanroom/test_snapshots.py compares runs with it,
+tests/cleanroom/test_resolve_fast.py whole resolutions) and the path where ``fork`` is not
+available.
+
+What a run costs.  A fork and the pages the run then writes (each first write copies a
+page) cost some milliseconds on the development machine, a virtual machine where a page fault
+is slow; so early in a session, where a replay from power-on costs less than that, a run is
+replayed from power-on here instead (``FORK_S``, ``HERE_S_PER_S``, ``CHILD_S_PER_S``).  Only
+the time the game runs from the node is saved: the search still asks for each candidate's
+replay, some tens of seconds of game each (benchmarks/conform_speed.py).
+
+Processes.  The server is the subreaper of the tree below it (Linux ``PR_SET_CHILD_SUBREAPER``)
+and every process reaps its children as they end, so no zombie stays and the tree's processor
+time adds up in the caller's children times once the server has ended (``shutdown``; the
+benchmark reads it).  Every process of the tree ignores SIGINT (the caller handles Ctrl-C)
+and leaves only through ``os._exit``.  A node whose caller closed its socket (``close``, at most
+``max_nodes`` nodes per replayer, the least recently used going first) or died reads end of
+file and ends.
+"""
+from __future__ import annotations
+
+import atexit
+import bisect
+import gc
+import math
+import os
+import pickle
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import weakref
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+from captures.script import Script, timeline
+from captures.tower import run_script
+
+from .engine import Engine
+
+__all__ = ["Replay", "PowerOnReplayer", "ForkReplayer", "ReplayProcessError", "can_fork",
+           "make_replayer", "shutdown", "time_order"]
+
+# (tower, chooser) for a list of forced decisions, a picklable callable (the server gets it);
+# the chooser logs ``calls`` and takes decision i from ``forced`` (which a run may replace)
+Start = Callable[[Sequence], tuple[Any, Any]]
+# the value the chooser takes for logged decision ``dec`` (the i-th) given a forced list
+Take = Callable[[Sequence, int, Any], Any]
+
+NODE_GAP_S = 2.0        # make a node before t0 when the nearest one is further back than this
+MAX_NODES = 12
+KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)
+# Costs that choose between a run from a node and a replay from power-on here (measured on
+# the development machine, a 2-core VM where a page fault costs some microseconds): a run in a
+# forked process costs about 3 ms more than its game time, which runs about half as fast
+# again there as here (its first write to each page copies the page).
+FORK_S = 3e-3
+HERE_S_PER_S = 0.07e-3          # processor seconds per game second, replaying here
+CHILD_S_PER_S = 0.12e-3         # the same in a forked run
+SERVER_START_S = 120.0  # a server that has not said hello by then is not coming
+
+
+class ReplayProcessError(RuntimeError):
+    """A replay process ended without an answer or could not start; says which and why."""
+
+
+@dataclass
+class Replay:
+    """One replay: the events the tower showed up to ``until`` (time order, as
+    ``run_script`` returns them) and the decisions the game took (the chooser's log)."""
+    events: list[dict]
+    calls: list
+
+
+def can_fork() -> bool:
+    """Return True where saved states work: ``os.fork`` and passing sockets exist."""
+    return hasattr(os, "fork") and hasattr(socket, "send_fds") and hasattr(socket, "AF_UNIX")
+
+
+def make_replayer(script: Script, start: Start, take: Take, fast: bool = True):
+    """Return a ForkReplayer where processes can fork and the replay server starts (and
+    ``fast``), else a PowerOnReplayer."""
+    global _NO_SERVER
+    if fast and can_fork() and _NO_SERVER is None:
+        try:
+            return ForkReplayer(script, start, take)
+        except ReplayProcessError as exc:
+            _NO_SERVER = str(exc)       # replay from power-on from now on: slower, the same
+    return PowerOnReplayer(script, start)
+
+
+def time_order(raw: list[dict], now: float) -> list[dict]:
+    """Return what the tower's ``events()`` returns for emitted events ``raw`` at ``now``:
+    the engine's own ordering (cleanroom.engine.Engine.sorted_events)."""
+    return Engine.sorted_events(SimpleNamespace(events=raw, now=now))
+
+
+class PowerOnReplayer:
+    """Replay every run from power-on (the reference path, and the portable one)."""
+
+    def __init__(self, script: Script, start: Start):
+        self.script, self.start = script, start
+
+    def run(self, forced: Sequence, until: float, t0: float = 0.0) -> Replay:
+        """Replay the script to ``until`` seconds with ``forced`` decisions (t0 unused)."""
+        tower, chooser = self.start(list(forced))
+        events = run_script(tower, self.script, until=until)
+        tower.close()
+        return Replay(events, chooser.calls)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---- the tree's side ---------------------------------------------------------------------
+class _Stop(Exception):
+    """A run reached its ``until``: the script's next step comes after it."""
+
+
+class _Process:
+    """What one process of the tree is doing: the state copied at each fork."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock            # to the caller: requests (a node) or the answer (a run)
+        self.kind = "node"          # "run" or "node" (a child on its way to become one)
+        self.nraw = 0               # events the node this process was forked from had emitted
+        self.last = None            # the last of them
+        self.ncalls = 0             # decisions it had logged
+
+
+def _emitted(tower) -> list[dict]:
+    """Return the clean-room tower's events as emitted (the engine's own list)."""
+    return tower.game.engine.events
+
+
+def _since(proc: _Process, tower) -> tuple[int, list[dict]]:
+    """Return (how many of the node's emitted events are still the first ones, the events
+    after them).  The engine only appends events and takes back the last display change of
+    a frame, so the node's events are all there, first, when its last one is still in its
+    place; else all are sent (none kept)."""
+    raw = _emitted(tower)
+    n = proc.nraw
+    if n and not (len(raw) >= n and raw[n - 1] is proc.last):
+        return 0, list(raw)
+    return n, raw[n:]
+
+
+class _Proxy:
+    """The tower as ``run_script`` sees it in the tree: counts the script's steps, pauses at
+    a node's step, and stops a run at the first step after its ``until``."""
+
+    def __init__(self, tower, chooser, times: list[float], proc: _Process):
+        self.tower, self.chooser, self.times, self.proc = tower, chooser, times, proc
+        self.done = 0                   # script steps performed
+        self.until: float | None = None
+        self.pause_at: int | None = None
+
+    @property
+    def now(self) -> float:
+        return self.tower.now
+
+    def _gate(self) -> None:
+        """Stop before a step after ``until`` as run_script does: advance to it, no more."""
+        i = self.done
+        if self.until is not None and (i >= len(self.times) or self.times[i] > self.until):
+            if self.until > self.tower.now:
+                self.tower.advance(self.until - self.tower.now)
+            raise _Stop
+
+    def advance(self, seconds: float) -> None:
+        if self.pause_at is not None and self.done >= self.pause_at:
+            _serve(self)
+        self._gate()
+        self.tower.advance(seconds)
+
+    def press(self, button: str) -> None:
+        self._gate()
+        self.tower.press(button)
+        self.done += 1
+
+    def release(self, button: str) -> None:
+        self._gate()
+        self.tower.release(button)
+        self.done += 1
+
+    def power(self, on: bool) -> None:
+        self._gate()
+        self.tower.power(on)
+        self.done += 1
+
+    def events(self) -> list[dict]:
+        return self.tower.events()
+
+    def close(self) -> None:
+        self.tower.close()
+
+
+def _take_request(proc: _Process, listening: socket.socket):
+    """Wait for a request; fork for it.  Return it in the child, None in this process (or
+    end this process at end of file)."""
+    msg, fds = _recv(listening)
+    if msg is None or msg[0] == "exit":
+        listening.close()
+        os._exit(0)             # children still running go to the server (module doc)
+    gc.freeze()                 # the child need not scan (and so copy) what is here
+    pid = os.fork()
+    if pid == 0:
+        listening.close()
+        proc.sock = socket.socket(fileno=fds[0])
+        proc.kind = msg[0]
+        return msg
+    for fd in fds:
+        os.close(fd)
+    if msg[0] == "run":
+        # touch nothing while the run shares this process's memory: each page written
+        # meanwhile would be copied (the caller waits for the run anyway)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass                # the SIGCHLD handler took it
+    return None
+
+
+def _serve(proxy: _Proxy) -> None:
+    """Become a node: answer requests until one makes a child, which returns from here and
+    goes on with the script."""
+    proc = proxy.proc
+    if proc.kind == "node":
+        # the caller waits for this node's state: its step, time, events and decisions
+        _send(proc.sock, ("ready", proxy.done, proxy.tower.now, _since(proc, proxy.tower),
+                          proxy.chooser.calls[proc.ncalls:]))
+    raw = _emitted(proxy.tower)
+    proc.nraw, proc.last = len(raw), raw[-1] if raw else None
+    proc.ncalls = len(proxy.chooser.calls)
+    listening = proc.sock
+    while True:
+        msg = _take_request(proc, listening)
+        if msg is not None:
+            kind, forced, arg = msg[:3]
+            proxy.chooser.forced = list(forced)
+            proxy.until, proxy.pause_at = (arg, None) if kind == "run" else (None, arg)
+            return
+
+
+def _server_main(fd: int) -> None:
+    """Run the server (module doc) on the socket ``fd``: each request carries its session
+    and starts a game at power-on in a child."""
+    status = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, lambda *_: _reap())
+        _subreaper()
+        sock = socket.socket(fileno=fd)
+        _send(sock, ("hello", os.getpid()))
+        proc = _Process(sock)
+        while True:
+            msg = _take_request(proc, sock)
+            if msg is not None:
+                kind, forced, arg, (script, start) = msg
+                _play(proc, script, start, forced, kind, arg)     # never returns
+    except BaseException:               # noqa: BLE001 - the caller sees end of file
+        status = 1
+    finally:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _reap(wait=True)
+        os._exit(status)
+
+
+def _play(proc: _Process, script: Script, start: Start, forced, kind: str, arg) -> None:
+    """Run a game from power-on in this process; it may become nodes whose children come
+    back here when their run ends.  Answer on the socket of whichever process ends."""
+    status = 0
+    try:
+        tower, chooser = start(list(forced))
+        proxy = _Proxy(tower, chooser, [t for t, _, _ in timeline(script)], proc)
+        proxy.until, proxy.pause_at = (arg, None) if kind == "run" else (None, arg)
+        try:
+            run_script(proxy, script, until=math.inf)
+        except _Stop:
+            pass
+        if proc.kind != "run":
+            raise ReplayProcessError("the script ended before the step of a saved state")
+        _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
+                          proxy.chooser.calls[proc.ncalls:]))
+    except BaseException as exc:       # noqa: BLE001 - every failure goes to the caller
+        status = 1
+        try:
+            _send(proc.sock, ("error", _picklable(exc)))
+        except BaseException:          # noqa: BLE001 - the caller is gone
+            pass
+    finally:
+        os._exit(status)
+
+
+def _reap(wait: bool = False) -> None:
+    """Collect ended children (all of them, waiting, with ``wait``)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if wait else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _subreaper() -> None:
+    """Make this process the one the tree's orphans go to (Linux; elsewhere they go to init
+    and the tree still ends, its processor time uncounted)."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:                   # noqa: BLE001 - any exception that does not travel
+        return ReplayProcessError(f"{type(exc).__name__}: {exc}")
+
+
+# ---- messages ----------------------------------------------------------------------------
+_HEADER = struct.Struct("!Q")
+
+
+def _send(sock: socket.socket, obj, fds: Sequence[int] = ()) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    header = _HEADER.pack(len(data))
+    if fds:
+        sent = socket.send_fds(sock, [header], list(fds))
+        if sent != len(header):
+            sock.sendall(header[sent:])
+    else:
+        sock.sendall(header)
+    sock.sendall(data)
+
+
+def _recv(sock: socket.socket) -> tuple[Any, list[int]]:
+    """Return (message, passed descriptors); (None, []) at end of file."""
+    header, fds = b"", []
+    while len(header) < _HEADER.size:
+        data, got, _, _ = socket.recv_fds(sock, _HEADER.size - len(header), 4)
+        fds += got
+        if not data:
+            for fd in fds:
+                os.close(fd)
+            return None, []
+        header += data
+    size = _HEADER.unpack(header)[0]
+    buf = bytearray(size)
+    view = memoryview(buf)
+    got_bytes = 0
+    while got_bytes < size:
+        n = sock.recv_into(view[got_bytes:])
+        if n == 0:
+            return None, fds
+        got_bytes += n
+    return pickle.loads(buf), fds
+
+
+# ---- the caller's side -------------------------------------------------------------------
+class _Server:
+    """This process's server (module doc): a ``python -c`` child holding the game."""
+
+    def __init__(self):
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        mine, theirs = socket.socketpair()
+        code = (f"import sys; sys.path[:0] = [{here!r}]; "
+                f"from cleanroom.snapshots import _server_main; _server_main({theirs.fileno()})")
+        try:
+            self.proc = subprocess.Popen([sys.executable, "-c", code], pass_fds=[theirs.fileno()],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE)
+        except OSError as exc:
+            mine.close()
+            raise ReplayProcessError(f"cannot start the replay server {sys.executable} "
+                                     f"({exc.strerror or exc})") from None
+        finally:
+            theirs.close()
+        self.sock, self.pid, self.lock = mine, os.getpid(), threading.Lock()
+        mine.settimeout(SERVER_START_S)
+        try:
+            hello, _ = _recv(mine)
+        except OSError:
+            hello = None
+        mine.settimeout(None)
+        if hello is None or hello[0] != "hello":
+            self.close()
+            err = self.proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+            raise ReplayProcessError(f"the replay server did not start"
+                                     f"{': ' + err[-1] if err else ''}")
+        self.proc.stderr.close()
+
+    def ask(self, msg, fds: Sequence[int]) -> None:
+        with self.lock:
+            _send(self.sock, msg, fds)
+
+    def close(self) -> None:
+        """End the server (it waits for its whole tree) and wait for it."""
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        if self.pid == os.getpid():
+            self.proc.wait()
+
+
+_SERVER: _Server | None = None
+_SERVER_LOCK = threading.Lock()
+_NO_SERVER: str | None = None   # why the server could not start, once it could not
+_REPLAYERS: "weakref.WeakSet[ForkReplayer]" = weakref.WeakSet()
+
+
+def _server() -> _Server:
+    """Return this process's server, started on first use (again in a forked process)."""
+    global _SERVER
+    with _SERVER_LOCK:
+        if _SERVER is None or _SERVER.pid != os.getpid() or _SERVER.proc.poll() is not None:
+            if _SERVER is not None and _SERVER.pid == os.getpid():
+                _SERVER.close()
+            _SERVER = _Server()
+            # end it at exit; a multiprocessing worker (a local batch, a Dask worker) ends
+            # through os._exit, after multiprocessing's own exit handlers, not atexit's
+            from multiprocessing.util import Finalize
+            atexit.register(shutdown)
+            Finalize(None, shutdown, exitpriority=10)
+        return _SERVER
+
+
+def shutdown() -> None:
+    """End this process's server and the saved states below it (they are made again on the
+    next fast replay); after it, their processor time is in ``os.times()``'s children
+    times."""
+    global _SERVER
+    for replayer in list(_REPLAYERS):
+        replayer.close()
+    with _SERVER_LOCK:
+        if _SERVER is not None and _SERVER.pid == os.getpid():
+            _SERVER.close()
+        _SERVER = None
+
+
+
+def _close_all(socks: list[socket.socket]) -> None:
+    for sock in socks:
+        sock.close()
+    socks.clear()
+
+
+@dataclass
+class _Node:
+    sock: socket.socket | None  # None: the server (power-on)
+    done: int                   # script steps performed
+    t: float                    # its tower time
+    raw: list                   # its events as emitted
+    calls: list                 # its decisions
+    values: list                # their values
+    free: int                   # decisions from here on took their likeliest option
+    ordered: list               # its events in time order, all (time_order at infinity)
+    ordered_t: list             # their times
+    used: int = 0
+
+
+def _events(node: _Node, keep: int, new: list[dict], now: float) -> list[dict]:
+    """Return a run's events in time order from its node's ``keep`` first events and its
+    ``new`` ones: the node's in the order it holds them up to the first time a new one (or
+    ``now``) may come between, the rest ordered by ``time_order``.  The same list, because
+    the engine orders by time alone and keeps the order of emission at equal times."""
+    if keep < len(node.raw):
+        return time_order(node.raw[:keep] + new, now)
+    lo = min([now] + [e["t"] for e in new])
+    p = bisect.bisect_left(node.ordered_t, lo)
+    return node.ordered[:p] + time_order(node.ordered[p:] + new, now)
+
+
+class ForkReplayer:
+    """Replay from game states held by paused processes (module doc); POSIX only."""
+
+    def __init__(self, script: Script, start: Start, take: Take, max_nodes: int = MAX_NODES):
+        self.script, self.start, self.take, self.max_nodes = script, start, take, max_nodes
+        self.times = [t for t, _, _ in timeline(script)]
+        self._server = _server()
+        self._here = PowerOnReplayer(script, start)
+        self._clock = 0
+        self._root = _Node(None, 0, 0.0, [], [], [], 0, [], [])
+        self._nodes: list[_Node] = []
+        self._kept: dict[tuple, Replay] = {}
+        self._socks: list[socket.socket] = []
+        weakref.finalize(self, _close_all, self._socks)
+        _REPLAYERS.add(self)
+
+    def run(self, forced: Sequence, until: float, t0: float = 0.0) -> Replay:
+        """Return the replay of the script to ``until`` seconds with ``forced`` decisions;
+        ``t0``: the time of the first decision that may differ from earlier runs (a node is
+        made just before it).  A replay asked for again is the one kept (the game is
+        deterministic; the caller must not change it)."""
+        try:
+            key = (tuple(forced), until)
+            hash(key)
+        except TypeError:
+            return self._run(list(forced), until, t0)
+        replay = self._kept.pop(key, None) or self._run(list(forced), until, t0)
+        self._kept[key] = replay                # the latest last
+        if len(self._kept) > KEPT_REPLAYS:
+            del self._kept[next(iter(self._kept))]
+        return replay
+
+    def _run(self, forced: list, until: float, t0: float) -> Replay:
+        node = self._nearest(forced, until)
+        step = bisect.bisect_left(self.times, t0 - 1e-6)
+        spawn = step > node.done and self.times[step - 1] - node.t > NODE_GAP_S
+        start = self.times[step - 1] if spawn else node.t
+        if until * HERE_S_PER_S <= FORK_S + (until - start) * CHILD_S_PER_S:
+            # early in the session a replay from power-on costs less than a fork
+            return self._here.run(forced, until)
+        if spawn:
+            node = self._spawn(node, forced, step)
+        _, now, (keep, new), calls = self._ask(node, ("run", forced, until),
+                                               f"a replay to {until:.3f} s")
+        return Replay(_events(node, keep, new, now), node.calls + calls)
+
+    def close(self) -> None:
+        """End this replayer's nodes (they read end of file)."""
+        _close_all(self._socks)
+        self._nodes.clear()
+        self._kept.clear()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- nodes --
+    def _compatible(self, node: _Node, forced: list) -> bool:
+        """Tell whether ``forced`` takes every decision ``node`` took as it did."""
+        if node.free > len(forced):
+            return False                # a forced option past the end of ``forced``
+        n = min(len(node.calls), len(forced))
+        if forced[:n] == node.values[:n]:
+            return True                 # the rest took their likeliest option either way
+        take = self.take
+        return all(take(forced, i, d) == d.value for i, d in enumerate(node.calls))
+
+    def _nearest(self, forced: list, until: float) -> _Node:
+        best = self._root
+        for node in self._nodes:        # the latest first
+            if node.t <= until and self.times[node.done - 1] <= until \
+                    and self._compatible(node, forced):
+                best = node
+                break
+        self._clock += 1
+        best.used = self._clock
+        return best
+
+    def _free(self, calls: list) -> int:
+        """Return the index after the last decision not at its likeliest option."""
+        for i in range(len(calls) - 1, -1, -1):
+            if self.take((), i, calls[i]) != calls[i].value:
+                return i + 1
+        return 0
+
+    def _spawn(self, origin: _Node, forced: list, step: int) -> _Node:
+        mine, theirs = socket.socketpair()
+        try:
+            self._request(origin, ("node", forced, step), theirs)
+        finally:
+            theirs.close()
+        msg, _ = _recv(mine)
+        try:
+            self._check(msg, f"a saved game state at step {step}")
+        except BaseException:
+            mine.close()
+            raise
+        _, done, t, (keep, new), calls = msg
+        calls = origin.calls + calls
+        raw = origin.raw[:keep] + new
+        ordered = time_order(raw, math.inf)
+        node = _Node(mine, done, t, raw, calls, [d.value for d in calls], self._free(calls),
+                     ordered, [e["t"] for e in ordered])
+        self._nodes.sort(key=lambda n: -n.done)
+        self._nodes.append(node)
+        self._socks.append(mine)
+        self._clock += 1
+        node.used = self._clock
+        if len(self._nodes) > self.max_nodes:
+            old = min(self._nodes, key=lambda n: n.used)
+            self._nodes.remove(old)
+            self._socks.remove(old.sock)
+            old.sock.close()
+        return node
+
+    def _request(self, node: _Node, msg, reply: socket.socket) -> None:
+        try:
+            if node.sock is None:
+                self._server.ask(msg + ((self.script, self.start),), [reply.fileno()])
+            else:
+                _send(node.sock, msg, [reply.fileno()])
+        except OSError as exc:
+            raise ReplayProcessError(f"a saved game state at {node.t:.3f} s is gone "
+                                     f"({exc})") from None
+
+    def _ask(self, node: _Node, msg, what: str) -> tuple:
+        mine, theirs = socket.socketpair()
+        try:
+            try:
+                self._request(node, msg, theirs)
+            finally:
+                theirs.close()
+            answer, _ = _recv(mine)
+        finally:
+            mine.close()
+        self._check(answer, what)
+        return answer
+
+    @staticmethod
+    def _check(msg, what: str) -> None:
+        if msg is None:
+            raise ReplayProcessError(f"{what}: the replay process ended without an answer "
+                                     f"(killed, or out of memory?)")
+        if msg[0] == "error":
+            raise msg[1]

@@ -1,0 +1,179 @@
+"""Check the clean-room game against many recordings at once: ``towerlab conform --reference
+DIR... --jobs N`` (or ``--scheduler tcp://HOST:PORT``).
+
+Each reference folder is read here first (script.txt, and events.jsonl or a capture, decoded),
+so a folder that cannot be used stops the batch before any work, with one line naming it; the
+sessions then run through rig.batch (``conform_job``: this process, local processes or a Dask
+cluster) and each one's report is the text ``towerlab conform`` prints for it, the same
+whatever the number of processes, written in the order the folders were given::
+
+    reports = conform_folders(["tests/data/corpus"], jobs=2)
+    print(summary_table(reports))
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from captures.script import Script
+from captures.tolerance import Tolerance
+
+__all__ = ["SessionReport", "load_session", "session_clock", "conform_job",
+           "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES"]
+
+CAPTURE_NAMES = ("capture.sr", "capture.tlc", "capture.vcd", "edges.jsonl.gz", "capture.csv")
+
+
+@dataclass
+class SessionReport:
+    """One session's outcome: ``text``, what ``towerlab conform`` prints for it (with a final
+    newline), and the numbers of the summary table."""
+    folder: str
+    text: str
+    conforms: bool
+    matched: int
+    total: int
+    rule_items: int
+    random_items: int
+    difference_t: float | None = None       # the first difference's time (s)
+    difference: str = ""                    # both sides of it, in one line
+
+
+def load_session(folder: str) -> tuple[Script, list[dict]]:
+    """Return (script, events) of a reference folder; decode its capture if it has no
+    events.jsonl.  Errors (cleanroom.conform.ConformError) name the folder or file."""
+    from cleanroom.conform import ConformError, load_reference, read_reference_script
+
+    if os.path.isdir(folder) and not os.path.exists(os.path.join(folder, "events.jsonl")):
+        found = [os.path.join(folder, n) for n in CAPTURE_NAMES
+                 if os.path.exists(os.path.join(folder, n))]
+        if found and os.path.exists(os.path.join(folder, "script.txt")):
+            from analysis.decode import decode
+            from captures.formats import open_capture
+            return (read_reference_script(os.path.join(folder, "script.txt")),
+                    decode(open_capture(found[0])))
+        if not found:
+            raise ConformError(f"{folder}: no events.jsonl and no capture "
+                               f"({', '.join(CAPTURE_NAMES)})")
+    return load_reference(folder)
+
+
+def session_clock(events: list, given: float | None) -> tuple[float, str]:
+    """Return the reference's clock over MAME's 425 kHz and how it was found: ``given``
+    (--clock-ratio), else fitted from its tones as ``towerlab clock`` does
+    (analysis.compare.estimate_clock).  A fit within its own precision of 1 is the
+    reference clock itself (MAME, the corpus: exact), so nothing drifts; any other fit is
+    used as it is, and said."""
+    if given is not None:
+        if not given > 0 or given == float("inf"):
+            raise ValueError(f"--clock-ratio {given!r} must be a finite number above 0")
+        return given, ""
+    from analysis.compare import AnalysisError, estimate_clock
+
+    try:
+        est = estimate_clock(events)
+    except AnalysisError:
+        return 1.0, ""          # no tone to fit: the reference clock
+    # the agreeing estimates span spread_rel, so their median is known to about that over
+    # sqrt(n), but no better than the tones' 0.1 Hz rounding (2e-4 of a 430 Hz click)
+    error = max(2e-4, 2 * est.spread_rel / max(1, est.tones_used) ** 0.5)
+    if abs(est.ratio - 1.0) <= error:
+        return 1.0, ""
+    return est.ratio, (f"clock ratio {est.ratio:.4f} fitted from {est.tones_used} tones "
+                       f"(--clock-ratio to give it)")
+
+
+def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
+                clock_ratio: float, fitted: str, decisions: bool) -> SessionReport:
+    """Resolve one session against its reference events at ``clock_ratio`` (``fitted``: how
+    it was found, a line of the report when not empty); return its report (a rig.batch job:
+    plain values in and out, no files)."""
+    from cleanroom.conform import resolve
+
+    result = resolve(script, events, tol, clock_ratio=clock_ratio)
+    lines = [f"{folder}: {fitted}"] if fitted else []
+    lines.append(f"{folder}: {result.describe()}")
+    if not result.conforms:
+        lines.append(f"  before it: {result.counts()}")
+    if decisions:
+        for d in result.decisions:
+            seen = "revealed" if d.revealed else "not shown"
+            lines.append(f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}")
+    report = SessionReport(folder, "\n".join(lines) + "\n", result.conforms, result.matched,
+                           result.total, result.rule_items or 0, result.random_items or 0)
+    diff = result.difference
+    if diff is not None:
+        report.difference_t = diff.t
+        report.difference = _one_line(diff)
+    return report
+
+
+def _one_line(diff) -> str:
+    """Return both sides of a first difference in one line."""
+    def side(item) -> str:
+        return "nothing" if item is None else f"{item.describe()} at {item.t:.3f} s"
+    return f"reference {side(diff.reference)}; game {side(diff.game)}"
+
+
+def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: Tolerance,
+                     clock_ratio: float | None = None, decisions: bool = False, jobs: int = 1,
+                     scheduler: str | None = None,
+                     on_report: Callable[[SessionReport], None] | None = None,
+                     console=None) -> list[SessionReport]:
+    """Resolve each (folder, script, events) session, ``jobs`` at a time on local processes
+    or on the Dask cluster at ``scheduler``; return the reports in the sessions' order.
+
+    ``clock_ratio``: every reference's clock over MAME's 425 kHz, or None to fit each one's
+    (``session_clock``, before any work).  ``on_report(report)`` is called for each report in
+    the sessions' order, as soon as it and every one before it are done; ``console`` (a rich
+    Console) shows a progress line on it.
+    """
+    from rig.batch import run_jobs
+
+    jobs_args = [(folder, script, events, tol, *session_clock(events, clock_ratio), decisions)
+                 for folder, script, events in sessions]
+    done: dict[int, SessionReport] = {}
+    given = [0]
+
+    def finished(i: int, report: SessionReport) -> None:
+        done[i] = report
+        while given[0] in done and on_report is not None:
+            on_report(done[given[0]])
+            given[0] += 1
+
+    return run_jobs(conform_job, jobs_args, workers=jobs, scheduler=scheduler,
+                    on_result=finished, progress=console is not None, label="conform",
+                    console=console)
+
+
+def conform_folders(folders: Sequence[str], tol: Tolerance | None = None, **options
+                    ) -> list[SessionReport]:
+    """Read every folder (bad ones fail first), then ``conform_sessions`` them."""
+    from cleanroom.conform import CRITERION
+
+    sessions = [(folder, *load_session(folder)) for folder in folders]
+    return conform_sessions(sessions, tol or CRITERION, **options)
+
+
+def summary_table(reports: Sequence[SessionReport]) -> str:
+    """Return the table of a batch: one row per session (conforms, items matched of total,
+    the first difference with its time) and a total row."""
+    rows = [("session", "conforming", "items matched", "first difference")]
+    for r in reports:
+        diff = "" if r.difference_t is None else f"{r.difference_t:.3f} s: {r.difference}"
+        rows.append((r.folder, "yes" if r.conforms else "no", f"{r.matched} of {r.total}",
+                     diff))
+    conforming = sum(r.conforms for r in reports)
+    matched = sum(r.matched for r in reports)
+    total = sum(r.total for r in reports)
+    rows.append((f"{len(reports)} sessions", f"{conforming} of {len(reports)}",
+                 f"{matched} of {total}", ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [row[i].ljust(widths[i]) for i in range(3)] + [row[3]]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0 or n == len(rows) - 2:
+            lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 16)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,114 @@
+"""Replays from saved game states (cleanroom/snapshots.py) are replays from power-on: the same
+events in the same order and the same decisions, whatever the node they start from."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from cleanroom import conform, snapshots
+from cleanroom.conform import ForcedChooser, load_reference
+from cleanroom.snapshots import ForkReplayer, PowerOnReplayer, ReplayProcessError
+from cleanroom.tower import CleanroomTower
+
+pytestmark = pytest.mark.skipif(not snapshots.can_fork(), reason="saved states need os.fork "
+                                "(POSIX); the portable path is the reference itself")
+
+SESSION = Path(__file__).resolve().parents[1] / "data" / "corpus" / "l1_p1_s01"
+
+
+@pytest.fixture(scope="module")
+def session():
+    script, events = load_reference(str(SESSION))
+    reference = PowerOnReplayer(script, conform._Start(1.0))
+    taken = [d.value for d in reference.run([], 300.0).calls]
+    return script, reference, taken
+
+
+def _variants(taken: list, calls: list) -> list[tuple[list, float]]:
+    """Return (forced decisions, the time of the first one changed) for a few changes."""
+    out = []
+    for i in (5, 12, 20, 28, 35):
+        if i < len(calls) and len(calls[i].options) > 1:
+            other = next(o for o in calls[i].options if o != taken[i])
+            out.append((taken[:i] + [other], calls[i].t))
+    return out
+
+
+def _same(a, b) -> None:
+    assert a.events == b.events
+    assert [(d.t, d.name, d.value, d.options) for d in a.calls] == \
+        [(d.t, d.name, d.value, d.options) for d in b.calls]
+
+
+def test_runs_from_saved_states_are_the_replays_from_power_on(session):
+    script, reference, taken = session
+    calls = reference.run(taken, 300.0).calls
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        for forced, t0 in [(taken, 100.0)] + _variants(taken, calls):
+            for until in (t0 + 20, t0 + 60, 283.4):
+                _same(fast.run(forced, until, t0), reference.run(forced, until))
+
+
+def test_a_run_that_ends_exactly_at_a_press_makes_the_press(session):
+    script, reference, taken = session
+    steps = [t for t, _, _ in snapshots.timeline(script) if t > 150][:3]
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        for until in steps + [s + 1e-9 for s in steps] + [s - 1e-9 for s in steps]:
+            _same(fast.run(taken, until, 140.0), reference.run(taken, until))
+
+
+def test_few_saved_states_give_the_same_runs(session):
+    script, reference, taken = session
+    calls = reference.run(taken, 300.0).calls
+    with ForkReplayer(script, conform._Start(1.0), conform._take, max_nodes=1) as fast:
+        for forced, t0 in reversed(_variants(taken, calls)):
+            _same(fast.run(forced, t0 + 30, t0), reference.run(forced, t0 + 30))
+
+
+class _Trouble(conform._Start):
+    """Start a tower whose chooser fails at its fifth decision: raises, or ends the
+    process (``how``)."""
+
+    def __init__(self, how: str):
+        super().__init__(1.0)
+        self.how = how
+
+    def __call__(self, forced):
+        how = self.how
+
+        class Failing(ForcedChooser):
+            def choose(self, name, options, weights, t):
+                if len(self.calls) == 5 and self.forced[:1] == ["fail"]:
+                    if how == "raise":
+                        raise ValueError(f"decision {name} at {t:.3f} s: no good")
+                    os._exit(3)
+                return super().choose(name, options, weights, t)
+
+        chooser = Failing(forced)
+        return CleanroomTower(chooser=chooser, clock_ratio=self.clock_ratio), chooser
+
+
+@pytest.mark.parametrize("how", ["raise", "exit"])
+def test_a_failing_replay_is_reported_to_the_caller(session, how):
+    script, _, _ = session
+    with ForkReplayer(script, _Trouble(how), conform._take) as fast:
+        if how == "raise":
+            with pytest.raises(ValueError, match="decision .* no good"):
+                fast.run(["fail"], 200.0, 150.0)
+        else:
+            with pytest.raises(ReplayProcessError, match="ended without an answer"):
+                fast.run(["fail"], 200.0, 150.0)
+        assert fast.run([], 200.0, 150.0).events       # the others still answer
+
+
+def test_the_server_and_its_processes_end_on_shutdown(session):
+    script, _, taken = session
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        fast.run(taken, 200.0, 150.0)
+        server = snapshots._SERVER.proc
+    snapshots.shutdown()
+    assert server.poll() is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(server.pid, 0)

@@ -1,0 +1,121 @@
+"""`towerlab conform` over many references (rig/conformance.py): the same report per session
+whatever the number of processes, in the order given, a summary table, a progress line only on
+a terminal, and bad input refused in one line before any work.  (On a Dask cluster:
+tests/rig/test_batch.py, beside its local cluster.)"""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from rig.conformance import SessionReport, summary_table
+from towerlab.cli import main
+
+CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
+# not in name order: the reports come in the order given
+FOLDERS = [str(CAPTURES / n) for n in ("tower_test", "level_select")]
+
+
+class Terminal(io.StringIO):
+    """An output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def run(*argv, out=None):
+    out = out or io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+def _changed(tmp_path: Path) -> tuple[str, float]:
+    """Return a copy of tower_test whose second ``88`` reads ``87`` (it no longer conforms)
+    and the time of that text."""
+    src = CAPTURES / "tower_test"
+    (tmp_path / "script.txt").write_text((src / "script.txt").read_text())
+    lines = (src / "events.jsonl").read_text().splitlines(keepends=True)
+    second = [i for i, line in enumerate(lines) if '"text": "88"' in line][1]
+    lines[second] = lines[second].replace('"88"', '"87"')
+    (tmp_path / "events.jsonl").write_text("".join(lines))
+    return str(tmp_path), json.loads(lines[second])["t"]
+
+
+def test_two_processes_print_what_one_prints():
+    one = run("conform", "--reference", *FOLDERS)
+    two = run("conform", "--jobs", "2", "--reference", *FOLDERS)
+    assert one == two and one[0] == 0
+
+
+def test_each_session_is_reported_in_the_order_given():
+    _, text = run("conform", "--jobs", "2", "--reference", *FOLDERS)
+    firsts = [line.split(":")[0] for line in text.splitlines() if ": conforms (" in line]
+    assert firsts == FOLDERS
+
+
+def test_the_summary_table_gives_each_session_and_its_first_difference(tmp_path):
+    changed, t = _changed(tmp_path)
+    code, text = run("conform", "--jobs", "2", "--reference", FOLDERS[0], changed)
+    assert code == 1
+    table = text[text.index("\nsession "):].splitlines()[1:]
+    assert table[0].split() == ["session", "conforming", "items", "matched", "first",
+                                "difference"]
+    assert table[2].split()[:5] == [FOLDERS[0], "yes", "26", "of", "26"]
+    row = table[3]
+    assert row.split()[:2] == [changed, "no"]
+    assert row.endswith(f"{t:.3f} s: reference display '87' at {t:.3f} s; game nothing")
+    assert table[-1].split()[:5] == ["2", "sessions", "1", "of", "2"]
+
+
+def test_one_session_gets_no_table():
+    code, text = run("conform", "--reference", FOLDERS[0])
+    assert code == 0 and "session " not in text and text.count("\n") == 1
+
+
+def test_no_progress_line_unless_the_output_is_a_terminal():
+    plain = run("conform", "--reference", *FOLDERS)[1]
+    code, quiet = run("conform", "--quiet", "--reference", *FOLDERS, out=Terminal())
+    assert quiet == plain
+    code, shown = run("conform", "--reference", *FOLDERS, out=Terminal())
+    assert "conform: 2 jobs" in shown and "conform: 2 jobs" not in plain
+    for line in plain.splitlines()[:2]:
+        assert line in shown
+
+
+def test_a_reference_folder_without_events_is_one_line_before_any_work(tmp_path, capsys):
+    (tmp_path / "script.txt").write_text((CAPTURES / "tower_test" / "script.txt").read_text())
+    code, text = run("conform", "--jobs", "2", "--reference", FOLDERS[0], str(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 2 and text == "" and err.count("\n") == 1
+    assert f"{tmp_path}: no events.jsonl and no capture" in err
+
+
+def test_a_script_that_does_not_parse_is_one_line_naming_it(tmp_path, capsys):
+    (tmp_path / "script.txt").write_text("4.5 JUMP 0.2\n")
+    (tmp_path / "events.jsonl").write_text((CAPTURES / "tower_test" / "events.jsonl")
+                                           .read_text())
+    code, text = run("conform", "--reference", FOLDERS[0], str(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 2 and text == "" and err.count("\n") == 1
+    assert "script.txt" in err and "JUMP" in err
+
+
+def test_an_unknown_clock_is_one_line(capsys):
+    for ratio in ("0", "-1", "inf", "nan"):
+        code, text = run("conform", "--clock-ratio", ratio, "--reference", *FOLDERS)
+        err = capsys.readouterr().err
+        assert code == 2 and text == "" and err.count("\n") == 1
+        assert f"--clock-ratio {float(ratio)!r}" in err
+
+
+def test_jobs_below_one_are_refused(capsys):
+    code, _ = run("conform", "--jobs", "0", "--reference", *FOLDERS)
+    err = capsys.readouterr().err
+    assert code == 2 and "--jobs 0" in err and err.count("\n") == 1
+
+
+def test_the_table_totals_its_rows():
+    reports = [SessionReport("a", "", True, 10, 10, 8, 2),
+               SessionReport("b", "", False, 3, 9, 3, 0, 1.5, "reference x; game y")]
+    lines = summary_table(reports).splitlines()
+    assert lines[-1].split() == ["2", "sessions", "1", "of", "2", "13", "of", "19"]
+    assert lines[3].endswith("1.500 s: reference x; game y")
