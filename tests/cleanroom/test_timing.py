@@ -9,7 +9,7 @@ import pytest
 from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from captures.tolerance import Tolerance
 from captures.tower import run_script
-from cleanroom.conform import _replay, load_reference, resolve
+from cleanroom.conform import ForcedChooser, load_reference, resolve
 from cleanroom.cuefind import is_key_click
 from cleanroom.engine import Engine
 from cleanroom.params import param
@@ -577,8 +577,11 @@ def _resolved_replay(name: str, until: float, tol: Tolerance | None = None
     script, reference = _reference(name)
     reference = [e for e in reference if e["t"] <= until]
     decisions = resolve(script, reference, tol, end=until).decisions
-    events, calls = _replay(script, [d.value for d in decisions], until)
-    return reference, events, calls
+    chooser = ForcedChooser([d.value for d in decisions])
+    tower = CleanroomTower(chooser=chooser)
+    events = run_script(tower, script, until=until)
+    tower.close()
+    return reference, events, chooser.calls
 
 
 def _click_after(clicks: list[float], t: float) -> float:
@@ -735,7 +738,7 @@ def test_a_reel_turn_after_a_picture_starts_as_long_after_its_lamp_as_the_genuin
     # (WARRIOR 0.66 ms, HEALER 1.96, other pictures 0.42; params motor_after_picture_s)
     script, reference = _reference("l1_p1_s01")
     until = 60.2
-    events = _replay(script, [], until)[0]
+    events = run_script(CleanroomTower(chooser=ForcedChooser([])), script, until=until)
 
     def gap(evs):
         off = max(e["t"] for e in evs if e["type"] == "lamp" and not e["on"] and e["t"] < 60.1)
