@@ -101,7 +101,7 @@ from .tower import CleanroomError, CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
-           "read_reference_events", "resolve", "Decision", "ForcedChooser", "allowed", "wilson",
+           "read_reference_events", "resolve", "witness_of", "check_witness", "Decision", "ForcedChooser", "allowed", "wilson",
            "CRITERION", "STRICT", "LOOSE", "FRAME_S"]
 
 # The strict check, conformance's default: every item within one display frame, 1/60 s flat,
@@ -860,8 +860,13 @@ def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf)
 
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
             end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
-            types: Sequence[str] | None = None) -> Result:
+            types: Sequence[str] | None = None, witness: Sequence | None = None) -> Result:
     """Replay ``script`` with each random decision resolved to what ``reference`` shows.
+
+    ``witness``: the decisions an earlier resolve of the same recording found (``witness_of``,
+    e.g. read back from a file by rig.conformance): when one replay with them conforms at
+    ``tol``, that is the result (the game produces the recording with those draws, which is
+    what conforming means) and no search is run; otherwise the search runs as without it.
 
     Returns the comparison of the best replay; ``result.decisions`` lists the decisions
     (module doc: how they are resolved).  ``clock_ratio``: the recorded tower's clock over
@@ -876,7 +881,48 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     reads each draw off what the reference shows.  Only when those decisions do not conform
     at ``tol`` is the search run again at ``tol``, and the replay that gets further kept.
     """
+    if witness is not None:
+        checked = check_witness(script, reference, witness, tol, end, clock_ratio, types)
+        if checked.conforms:
+            return checked
     return _resolve(script, reference, tol, end, max_runs, clock_ratio, types, fast=True)
+
+
+def witness_of(result: Result) -> list:
+    """Return the decisions of a resolve as plain (value, revealed) pairs: what
+    ``resolve(..., witness=)`` and ``check_witness`` take again."""
+    return [(d.value, bool(d.revealed)) for d in result.decisions]
+
+
+def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
+                  tol: Tolerance | None = None, end: float | None = None,
+                  clock_ratio: float = 1.0, types: Sequence[str] | None = None,
+                  count: bool = True) -> Result:
+    """Replay ``script`` once with the decisions ``pairs`` ((value, revealed), ``witness_of``)
+    and compare it with ``reference`` at ``tol``; return the comparison with the decisions
+    (and, if it conforms and ``count``, the item counts, as ``resolve`` gives them).  A value
+    the rules do not allow at its decision is not taken (``ForcedChooser``)."""
+    if not clock_ratio > 0 or clock_ratio == float("inf"):
+        raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
+    tol = tol or CRITERION
+    if end is None:
+        end = max([e["t"] for e in reference] + [script.end_time()])
+    pairs = list(pairs)
+    replayer = make_replayer(script, _Start(clock_ratio), _take, False)
+    try:
+        search = _Search(script, reference, tol, end, types, clock_ratio, replayer, False)
+        events, calls = search.replay([v for v, _ in pairs], end)
+        result = compare(reference, events, tol, end, types)
+        calls = [replace(d) for d in calls]
+        for i, d in enumerate(calls):
+            d.revealed = bool(pairs[i][1]) if i < len(pairs) and pairs[i][0] == d.value \
+                else False
+        result.decisions = calls
+        if result.conforms and count:
+            _count_items(result, search)
+        return result
+    finally:
+        replayer.close()
 
 
 def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,

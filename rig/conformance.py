@@ -9,18 +9,29 @@ whatever the number of processes, written in the order the folders were given::
 
     reports = conform_folders(["tests/data/corpus"], jobs=2)
     print(summary_table(reports))
+
+Witnesses: the decisions a session conformed with are kept (``witnesses``: a folder, one
+file per recording, named by a hash of its script and events; ``towerlab conform`` keeps
+them in ~/.cache/towerlab/witnesses).  The next check of the same recording replays them
+once: if the game still conforms with them, that is the answer (seconds for a corpus, not
+minutes); if not (the game's rules changed), the session is resolved from scratch.
 """
 from __future__ import annotations
 
+import ast
+import hashlib
+import io
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from captures.script import Script
 from captures.tolerance import Tolerance
 
 __all__ = ["SessionReport", "load_session", "session_clock", "conform_job",
-           "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES"]
+           "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES",
+           "default_witness_dir", "recording_key", "read_witness", "write_witness"]
 
 CAPTURE_NAMES = ("capture.sr", "capture.tlc", "capture.vcd", "edges.jsonl.gz", "capture.csv")
 
@@ -38,6 +49,7 @@ class SessionReport:
     random_items: int
     difference_t: float | None = None       # the first difference's time (s)
     difference: str = ""                    # both sides of it, in one line
+    witness: list = field(default_factory=list, repr=False)   # (value, revealed) if conforming
 
 
 def load_session(folder: str) -> tuple[Script, list[dict]]:
@@ -84,14 +96,56 @@ def session_clock(events: list, given: float | None) -> tuple[float, str]:
                        f"(--clock-ratio to give it)")
 
 
-def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
-                clock_ratio: float, fitted: str, decisions: bool) -> SessionReport:
-    """Resolve one session against its reference events at ``clock_ratio`` (``fitted``: how
-    it was found, a line of the report when not empty); return its report (a rig.batch job:
-    plain values in and out, no files)."""
-    from cleanroom.conform import resolve
+def default_witness_dir() -> str:
+    """Return where ``towerlab conform`` keeps witnesses: $XDG_CACHE_HOME/towerlab/witnesses
+    (~/.cache/towerlab/witnesses)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "towerlab", "witnesses")
 
-    result = resolve(script, events, tol, clock_ratio=clock_ratio)
+
+def recording_key(script: Script, events: list[dict]) -> str:
+    """Return the hash naming a recording's witness: its script and its events."""
+    from captures.script import write_script
+
+    text = io.StringIO()
+    write_script(script, text)
+    h = hashlib.sha1(text.getvalue().encode())
+    h.update(json.dumps(events, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def read_witness(folder: str | None, key: str) -> list | None:
+    """Return the witness kept under ``key`` in ``folder`` as (value, revealed) pairs; None
+    when there is none or it cannot be read (it is only a shortcut: the search runs then)."""
+    if folder is None:
+        return None
+    try:
+        with open(os.path.join(folder, key + ".json"), encoding="utf-8") as f:
+            kept = json.load(f)
+        return [(ast.literal_eval(v), bool(r)) for v, r in kept["decisions"]]
+    except (OSError, ValueError, KeyError, TypeError, SyntaxError):
+        return None
+
+
+def write_witness(folder: str, key: str, name: str, pairs: list) -> None:
+    """Keep ``pairs`` under ``key`` in ``folder`` (written whole, then renamed into place)."""
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, key + ".json")
+    with open(path + ".part", "w", encoding="utf-8") as f:
+        json.dump({"recording": name, "decisions": [[repr(v), r] for v, r in pairs]}, f)
+        f.write("\n")
+    os.replace(path + ".part", path)
+
+
+def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
+                clock_ratio: float, fitted: str, decisions: bool,
+                witness: list | None = None) -> SessionReport:
+    """Resolve one session against its reference events at ``clock_ratio`` (``fitted``: how
+    it was found, a line of the report when not empty), trying ``witness`` first (module
+    doc); return its report (a rig.batch job: plain values in and out, no files)."""
+    from cleanroom.conform import resolve, witness_of
+
+    result = resolve(script, events, tol, clock_ratio=clock_ratio, witness=witness)
     lines = [f"{folder}: {fitted}"] if fitted else []
     lines.append(f"{folder}: {result.describe()}")
     if not result.conforms:
@@ -102,6 +156,8 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
             lines.append(f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}")
     report = SessionReport(folder, "\n".join(lines) + "\n", result.conforms, result.matched,
                            result.total, result.rule_items or 0, result.random_items or 0)
+    if result.conforms:
+        report.witness = witness_of(result)
     diff = result.difference
     if diff is not None:
         report.difference_t = diff.t
@@ -120,23 +176,29 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
                      clock_ratio: float | None = None, decisions: bool = False, jobs: int = 1,
                      scheduler: str | None = None,
                      on_report: Callable[[SessionReport], None] | None = None,
-                     console=None) -> list[SessionReport]:
+                     console=None, witnesses: str | None = None) -> list[SessionReport]:
     """Resolve each (folder, script, events) session, ``jobs`` at a time on local processes
     or on the Dask cluster at ``scheduler``; return the reports in the sessions' order.
 
     ``clock_ratio``: every reference's clock over MAME's 425 kHz, or None to fit each one's
     (``session_clock``, before any work).  ``on_report(report)`` is called for each report in
     the sessions' order, as soon as it and every one before it are done; ``console`` (a rich
-    Console) shows a progress line on it.
+    Console) shows a progress line on it.  ``witnesses``: the folder of witnesses (module
+    doc) read before and written after each session, None for none.
     """
     from rig.batch import run_jobs
 
-    jobs_args = [(folder, script, events, tol, *session_clock(events, clock_ratio), decisions)
-                 for folder, script, events in sessions]
+    keys = [recording_key(script, events) if witnesses else "" for _, script, events in sessions]
+    jobs_args = [(folder, script, events, tol, *session_clock(events, clock_ratio), decisions,
+                  read_witness(witnesses, key))
+                 for (folder, script, events), key in zip(sessions, keys)]
     done: dict[int, SessionReport] = {}
     given = [0]
 
     def finished(i: int, report: SessionReport) -> None:
+        if witnesses and report.witness and report.witness != jobs_args[i][-1]:
+            write_witness(witnesses, keys[i], os.path.basename(report.folder.rstrip("/")),
+                          report.witness)
         done[i] = report
         while given[0] in done and on_report is not None:
             on_report(done[given[0]])

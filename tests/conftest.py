@@ -80,3 +80,11 @@ def sigrok_cli() -> str:
 @pytest.fixture
 def romset(request):
     return request.config.getoption("--romset")
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own cache folder (XDG_CACHE_HOME): ``towerlab conform`` keeps its
+    witnesses there (rig.conformance), and a test must neither read a witness another run
+    left in the user's ~/.cache nor leave one there."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))

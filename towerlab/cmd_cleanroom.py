@@ -88,7 +88,8 @@ def _conform(args, tol, out: IO[str]) -> int:
     """Resolve each reference folder (rig.conformance), --jobs at a time or on the Dask
     cluster at --scheduler; print each session's report in the order given, a progress line
     on a terminal, and the totals and a summary table for several."""
-    from rig.conformance import conform_sessions, load_session, summary_table
+    from rig.conformance import (conform_sessions, default_witness_dir, load_session,
+                                 summary_table)
 
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
@@ -107,8 +108,10 @@ def _conform(args, tol, out: IO[str]) -> int:
             out.write(report.text)
             out.flush()
 
+    witnesses = None if args.no_witnesses else (args.witnesses or default_witness_dir())
     reports = conform_sessions(sessions, tol, args.clock_ratio, args.decisions, args.jobs,
-                               args.scheduler, on_report=show, console=console)
+                               args.scheduler, on_report=show, console=console,
+                               witnesses=witnesses)
     if len(reports) > 1:
         out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
                   f"conform; {sum(r.matched for r in reports)} of "
@@ -227,6 +230,11 @@ def register(sub) -> None:
                    help="check the references on the Dask cluster at this scheduler")
     p.add_argument("--quiet", action="store_true",
                    help="no progress line (there is none when the output is not a terminal)")
+    p.add_argument("--witnesses", metavar="DIR", default=None,
+                   help="keep the decisions each conforming session was resolved with here and "
+                        "try them first next time (default ~/.cache/towerlab/witnesses)")
+    p.add_argument("--no-witnesses", action="store_true",
+                   help="resolve every session from scratch and keep nothing")
     p.set_defaults(func=cmd_conform)
 
     q = sub.add_parser("cleanroom-play", help="play the clean-room game in the terminal")

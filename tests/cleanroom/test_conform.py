@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cleanroom.conform import (ConformError, Tolerance, compare, load_reference, resolve,
-                               summarize, wilson)
+from cleanroom.conform import (ConformError, Tolerance, check_witness, compare,
+                               load_reference, resolve, summarize, wilson, witness_of)
 from cleanroom.game import is_timing_name
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
@@ -381,3 +381,22 @@ def test_a_press_just_before_an_item_leaves_the_window_at_its_base():
     tol = Tolerance(time_s=1 / 60, since_input_frac=0.01)
     ref = [_press(1.0), _press(10.9), _beep(11.0)]
     assert not compare(ref, [_beep(11.03)], tol, end=12.0).conforms
+
+
+def test_a_witness_replays_to_the_resolves_result(bazaar):
+    result = resolve(*bazaar)
+    checked = check_witness(*bazaar, witness_of(result))
+    assert checked.conforms and checked.describe() == result.describe()
+    assert checked.counts() == result.counts()
+    assert [(d.value, d.revealed) for d in checked.decisions] == \
+        [(d.value, d.revealed) for d in result.decisions]
+
+
+def test_a_witness_does_not_make_a_changed_recording_conform(bazaar):
+    script, events = bazaar
+    pairs = witness_of(resolve(script, events))
+    shown = next(e for e in events if e["type"] == "display" and e["text"].strip().isdigit()
+                 and e["t"] > 20)
+    changed = [dict(e, text=f"{int(e['text']) % 99 + 1:02d}") if e is shown else e
+               for e in events]
+    assert not check_witness(script, changed, pairs).conforms

@@ -119,3 +119,58 @@ def test_the_table_totals_its_rows():
     lines = summary_table(reports).splitlines()
     assert lines[-1].split() == ["2", "sessions", "1", "of", "2", "13", "of", "19"]
     assert lines[3].endswith("1.500 s: reference x; game y")
+
+
+# ---- witnesses: the decisions a session conformed with, tried first the next time ----------
+BAZAAR = str(CAPTURES / "level4_bazaar")
+
+
+def test_a_conforming_session_leaves_its_witness_in_the_witness_folder(tmp_path):
+    run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR)
+    kept = list(tmp_path.glob("*.json"))
+    assert len(kept) == 1
+    assert json.loads(kept[0].read_text())["recording"] == "level4_bazaar"
+
+
+def test_a_second_check_replays_the_witness_without_a_search_and_prints_the_same(
+        tmp_path, monkeypatch):
+    import cleanroom.conform as conform
+    first = run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR)
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the search ran although the witness conforms")
+    monkeypatch.setattr(conform, "_resolve", no_search)
+    assert run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR) == first
+
+
+def test_a_witness_that_no_longer_conforms_is_resolved_again_and_replaced(tmp_path):
+    first = run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR)
+    kept = next(tmp_path.glob("*.json"))
+    good = kept.read_text()
+    wrong = json.loads(good)
+    wrong["decisions"] = [["99", False] for _ in wrong["decisions"]]
+    kept.write_text(json.dumps(wrong))
+    assert run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR) == first
+    assert kept.read_text() == good
+
+
+def test_an_unreadable_witness_is_ignored(tmp_path):
+    first = run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR)
+    kept = next(tmp_path.glob("*.json"))
+    kept.write_text("{not json")
+    assert run("conform", "--witnesses", str(tmp_path), "--reference", BAZAAR) == first
+
+
+def test_a_session_that_does_not_conform_leaves_no_witness(tmp_path):
+    (tmp_path / "rec").mkdir()
+    folder, _ = _changed(tmp_path / "rec")
+    status, _ = run("conform", "--witnesses", str(tmp_path / "w"), "--reference", folder)
+    assert status == 1 and not list((tmp_path / "w").glob("*.json"))
+
+
+def test_no_witnesses_keeps_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    run("conform", "--no-witnesses", "--reference", BAZAAR)
+    assert not list(tmp_path.rglob("*.json"))
+    run("conform", "--reference", BAZAAR)
+    assert len(list((tmp_path / "towerlab" / "witnesses").glob("*.json"))) == 1
