@@ -168,6 +168,16 @@ class Engine:
         which the genuine game never does; the timing tests use it to begin from a phase a
         recording shows."""
         t = self.now if at is None else at
+        shown_at = t
+        hint = self._entry_hint
+        if hint is not None and hint[2] is True and abs(hint[0] - t) < _EPS:
+            # a prompt after a picture: the loop lights the text one lit pass before its first
+            # scan, never before the lamp goes dark (params ``text_before_scan_cycles``); its
+            # passes are lit ones from the start
+            lit_first = hint[1] + 3 * (param("tick_lit_s") - param("tick_dark_s")) \
+                * NOMINAL_CLOCK_HZ
+            shown_at += max(0.0, lit_first - param("text_before_scan_cycles")) \
+                / NOMINAL_CLOCK_HZ / self.clock_ratio
         if t > self.now + _EPS:
             self._fpending = (t, text, restart)
             return
@@ -179,7 +189,7 @@ class Engine:
             self._ticks = math.floor(self._ticks / n + 1e-9) * n
             self._fstate = True
         if self._fstate:
-            self._put_display(t, text)
+            self._put_display(shown_at, text)
             self._lit = bool(text.strip())
         else:
             # the loop refreshes the text only in an on phase: what was shown before (the

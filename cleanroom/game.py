@@ -1153,8 +1153,9 @@ class Game:
         tail = self._tail_before_picture("frontier") if missing else None
         if p.frontiers >= 4:
             # every frontier crossed already (level 4 from the start): the end signal's loop
-            # begins a little later (params ``frontier_crossed_extra_s``)
-            tail = SOUNDS["frontier"].tail_s + param("frontier_crossed_extra_s")
+            # begins a little later with a large force (params ``frontier_crossed_extra_s``)
+            lo, extra = param("frontier_crossed_extra_s")
+            tail = SOUNDS["frontier"].tail_s + (extra if p.warriors >= lo else 0.0)
         yield from self.sound("frontier", delay=after_click("frontier"), tail=tail)
         if missing:
             return (yield from self._picture_with_sound("KEY MISSING", "sad"))

@@ -147,6 +147,12 @@ _ROWS = [
           "373 clicks, within 30 cycles but for a few): the scan reaches the key's column "
           "later; the pass it ends is as long for every column (R0: 13098-13116 cycles dark, "
           "13350-13368 lit, = a pass + the click + 342 cycles)", "measured on the pins"),
+    Param("text_before_scan_cycles", 10380, "cycles at 425 kHz", "corpus, on the pins: a "
+          "prompt shown at once after a picture lights its text this long before the key "
+          "loop's first scan (10370-10400 cycles: the 8 curse offers, 7.55-7.64 ms after the "
+          "lamp goes dark, and 42 other prompts of l1_p1_s01, l1_p2_s29, l2_p1_s02, "
+          "0.66-7.16 ms after it), and never before the lamp goes dark (3 at 0.0)",
+          "measured on the pins"),
     Param("text_after_click_s", 0.0047, "s", "l4_p4_s16: click 14.2314 -> L2 14.2361, "
           "15.8329 -> L3 15.8376 (the next digit refresh after the click)", "measured"),
     Param("first_turn_after_tune_s", 0.00738, "s", "all 34 recordings: the first key scan "
@@ -155,7 +161,7 @@ _ROWS = [
           "measured from the last note's decoded start, this pause puts the game's first scan "
           "on the genuine one (30 of 30 within 0.05 ms)", "measured on the pins"),
     Param("loop_after_click_cycles", dict(players=3600, count_first=5250, count_next=5112,
-                                          curse=2916, curse_only=150), "cycles at 425 kHz",
+                                          curse=2916, curse_only=11190), "cycles at 425 kHz",
           "all 30 corpus recordings: from the scan that takes a key to the next prompt's first "
           "scan is a loop pass plus the click (13110 cycles dark, 13365 lit) in the level and "
           "player menus and the turn prompts, and longer where the tower does more before its "
@@ -164,8 +170,9 @@ _ROWS = [
           "dark in all 10), the bazaar's first count after YES/BUY on "
           "'--' (18342-18378 dark, 18462-18648 lit: 35), each later count (18210-18270, "
           "18426-18618: 34), the next curse target (16002-16026: 5), the same target again "
-          "when there is no other (l1_p2_s05 356.63: 2767 cycles sooner than a step to the "
-          "next, 1)",
+          "when there is no other: one pass more than the menus (l1_p2_s05 356.63, l2_p2_s30 "
+          "61.18 and 63.33: the first scan 25.9-26.1 ms later than at 150, and the flashing "
+          "texts after it in phase; l1_p2_s121, l2_p2_s122, l3_p2_s155 conform with it)",
           "measured on the pins"),
     Param("click_alone_cycles", dict(repeat_first=-166, inventory_signal=-98,
                                      repeat_signal=183), "cycles at 425 kHz",
@@ -346,10 +353,13 @@ _ROWS = [
     Param("starve_after_click_s", 0.014965, "s", "corpus: a starving force's Death March "
           "starts 14.47-16.46 ms after the action key's click (31 times; median 14.97)",
           "measured"),
-    Param("frontier_crossed_extra_s", 0.00066, "s", "corpus: FRONTIER pressed with every "
-          "frontier crossed (level 4): the end signal's key loop runs 0.61-0.70 ms later than "
-          "after a frontier counted (l4_p1_s28 108.40 and 196.27: the game's next clicks "
-          "0.70 and 0.61 ms early without it, a key a scan late at 203.70)", "measured"),
+    Param("frontier_crossed_extra_s", (16, 0.00066), "(warriors, s)", "corpus: FRONTIER "
+          "pressed with every frontier crossed (level 4): with 18 warriors or more the end "
+          "signal's key loop runs 0.61-0.70 ms later than after a frontier counted (l4_p1_s28 "
+          "108.40 and 196.27: the game's next clicks 0.70 and 0.61 ms early without it; 7 of "
+          "9 such NO/END clicks within 0.13 ms with it), with 14 or fewer it does not (12 of "
+          "13 within 0.2 ms without it, l4_p3_s38 149.08 a key a scan early with it); none "
+          "recorded with 15-17, the bound taken half way", "measured"),
     Param("starve_last_after_click_s", 0.009826, "s", "corpus: a solo force's last warrior "
           "starving: the reel turns to WARRIORS 9.83 ms after the action key's click, the "
           "Death March plays with it and 00 flashes (l3_p1_s119 417.38: 1 of 1)", "measured"),
