@@ -4,7 +4,9 @@ sessions, in the same process, and print the ratio.
 - old: the reference path, every replay from power-on and every comparison over the whole
   session (``conform._resolve(..., fast=False)``, the resolver as it was first written);
 - new: replays from saved game states and comparisons after a quiet stretch (the default,
-  cleanroom/snapshots.py).
+  cleanroom/snapshots.py);
+- witness: the check of a recording checked before, one replay with the decisions it conformed
+  with (``resolve(..., witness=)``; ``towerlab conform`` keeps them, rig/conformance.py).
 
 Both give the same results (checked here too).  Processor time counts this process and every
 process the replays ran in (the replay server is ended after each timing so that its tree's
@@ -19,7 +21,7 @@ A whole corpus with rig.conformance's batch on N local processes (wall time, the
 ``towerlab conform --reference DIR --jobs N`` runs it; ``--no-old`` skips the old path,
 which takes some tens of minutes on a 112-session corpus)::
 
-    .venv/bin/python benchmarks/conform_speed.py --corpus /work/dev_corpus --jobs 2 [--no-old]
+    .venv/bin/python benchmarks/conform_speed.py --corpus CORPUS --jobs 2 [--no-old]
 
 Goals (issue: conformance in seconds): a 400 s session in under 2 s on one core; a 142-session
 corpus in under 5 minutes on 2 cores with ``--jobs 2``.
@@ -72,6 +74,17 @@ def one_session(folder: str) -> None:
           f"{new_wall:7.2f} s wall")
     print(f"  ratio: {old_cpu / new_cpu:.1f}x processor, {old_wall / new_wall:.1f}x wall; "
           f"same results: {'yes' if same else 'NO'}")
+    if new.conforms:
+        from cleanroom.conform import resolve, witness_of
+
+        pairs = witness_of(new)
+        c, w = _cpu(), time.perf_counter()
+        again = resolve(script, events, witness=pairs)
+        wit_cpu, wit_wall = _cpu() - c, time.perf_counter() - w
+        print(f"  witness (one replay with the decisions kept, item counts included): "
+              f"{wit_cpu:7.2f} s processor, {wit_wall:7.2f} s wall; ratio to new "
+              f"{new_cpu / wit_cpu:.1f}x processor; same results: "
+              f"{'yes' if _outcome(again) == _outcome(new) else 'NO'}")
 
 
 def _old_job(folder, script, events):
