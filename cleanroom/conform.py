@@ -908,9 +908,10 @@ def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
     if end is None:
         end = max([e["t"] for e in reference] + [script.end_time()])
     pairs = list(pairs)
-    replayer = make_replayer(script, _Start(clock_ratio), _take, False)
+    # counting replays each decision changed alone: from saved states when counting
+    replayer = make_replayer(script, _Start(clock_ratio), _take, count)
     try:
-        search = _Search(script, reference, tol, end, types, clock_ratio, replayer, False)
+        search = _Search(script, reference, tol, end, types, clock_ratio, replayer, count)
         events, calls = search.replay([v for v, _ in pairs], end)
         result = compare(reference, events, tol, end, types)
         calls = [replace(d) for d in calls]

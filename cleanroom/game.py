@@ -523,10 +523,13 @@ class Game:
     def _feed(self, p: Player):
         """Eat one turn's food; starve one warrior when there is none (rulebook: Food)."""
         need = food_per_turn(p.warriors)
-        if p.food <= 0:
-            # a warrior starves now; the Death March sounds with the turn's first action key,
-            # before the action, as the low-food warning does (corpus: 31 of 31, e.g.
-            # l2_p1_s118 323.75, l4_p1_s28 223.68)
+        if p.food < need:
+            # not a whole meal left (none, or less than a large force eats): the rest is eaten
+            # and a warrior starves now; the Death March sounds with the turn's first action
+            # key, before the action, as the low-food warning does (corpus: 31 of 31 with no
+            # food, e.g. l2_p1_s118 323.75, l4_p1_s28 223.68; l4_p1_s104 374.77 with 1 ration
+            # for 35 warriors, l4_p1_s152 274.96 with 2 for 46)
+            p.food = 0
             p.warriors = max(self._min_warriors(), p.warriors - 1)
             p.carry()
             self._warning_turn = (p.number, p.turns, "death_march")
