@@ -1207,7 +1207,10 @@ class Game:
         first = dict(prices)
         pictures = {"warriors": "WARRIOR", "food": "FOOD", "beast": "BEAST", "scout": "SCOUT",
                     "healer": "HEALER"}
-        yield from self.sound("bazaar", delay=after_click("bazaar"))
+        # the reel to the first offer starts a time after the cue the hidden state decides
+        # (params ``bazaar_think_cycles``)
+        yield from self.sound("bazaar", delay=after_click("bazaar"),
+                              tail=SOUNDS["bazaar"].tail_s + self.think("bazaar_think_cycles"))
         i = 0
         yield from self.show(pictures[items[i]], _two(prices[items[i]]), remember=False,
                              then="offer")
@@ -1251,7 +1254,7 @@ class Game:
             # YES/BUY
             if item in ("beast", "scout", "healer"):
                 if prices[item] > p.gold:
-                    return (yield from self._closed())
+                    return (yield from self._closed(param("unpaid_closed_after_click_s")))
                 p.gold -= prices[item]
                 setattr(p, item, True)
                 p.carry()
@@ -1268,7 +1271,9 @@ class Game:
         have = p.warriors if item == "warriors" else p.food
         while True:
             if count * price > p.gold:
-                return (yield from self._closed())
+                # what the gold cannot pay closes the bazaar a little later than a refused
+                # haggle (params ``unpaid_closed_after_click_s``)
+                return (yield from self._closed(param("unpaid_closed_after_click_s")))
             key = yield from self.prompt(_two(count), {"YES/BUY", "NO/END", "CLEAR"},
                                          entry="count_first" if count == 1 else "count_next")
             if key == "CLEAR":

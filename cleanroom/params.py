@@ -214,6 +214,13 @@ _ROWS = [
           "decides how long the haggle takes.  This is the genuine's time less the game's "
           "(haggled_after_click_s, haggle_refused_after_click_s), -145..+162 cycles, widened "
           "by a tenth of the span each side, a timing decision in 6-cycle steps", "measured"),
+    Param("bazaar_think_cycles", (-850, 330), "cycles at 425 kHz",
+          "corpus: the reel to a bazaar's first offer starts after the cue 1.99 ms sooner to "
+          "0.59 ms later than the game's own time (300 openings of the development sessions "
+          "replayed with their decisions; 237 within 0.5 ms, more often sooner with every "
+          "special owned: -1.28..+0.56 ms, 56 openings): a hidden state decides how long the "
+          "bazaar takes to open (l4_p3_s20 358.07: 1.2 ms, across a 27 ms reel step), a timing "
+          "decision in one-instruction steps", "measured"),
     Param("spoils_think_cycles", (-533, 375), "cycles at 425 kHz",
           "corpus: after a won battle's last cue the reel to GOLD starts 449.925-451.704 ms "
           "after its last note (91 battles, median 450.885): a hidden state decides how long "
@@ -341,6 +348,12 @@ _ROWS = [
     Param("haggle_refused_after_click_s", 0.0072, "s", "corpus: a refused haggle starts the "
           "reel to BAZAAR CLOSED 6.9-7.4 ms after the click (14); HAGGLE on food, where there "
           "is nothing to draw, 5.4 ms (9: closed_after_click_s)", "measured"),
+    Param("unpaid_closed_after_click_s", 0.01195, "s", "corpus: YES/BUY for what the gold "
+          "cannot pay (one more of a count, or a special item) turns the reel to BAZAAR "
+          "CLOSED 11.80-12.13 ms after the click (7 of 7: l1_p4_s193 145.37, l2_p4_s194 "
+          "243.40, l3_p1_s27 289.79, l3_p3_s143 276.55, l3_p3_s19 206.61, l3_p4_s163 347.53, "
+          "l1_p2_s105 205.47); the game took the haggle's 5.4 ms, and l3_p3_s143's reel "
+          "then reported its pictures two frames early", "measured"),
     Param("closed_after_click_s", 0.0054, "s", "corpus: HAGGLE on food -> the reel to "
           "BAZAAR CLOSED 5.4 ms after the click (9); level4_bazaar 69.310", "measured"),
     Param("action_after_warning_s", 0.43095, "s", "corpus: after the low-food warning or a "

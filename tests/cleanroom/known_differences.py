@@ -11,9 +11,6 @@ OPEN: dict[str, str] = {
     "l2_p3_s158": "the level menu: a key taken a scan off",
     "l3_p2_s107": _PHASE,
     "l3_p2_s171": "the tower test's L1: a take within a tick of a flash toggle",
-    "l3_p3_s143": "a reel turn reports its first picture two frames early",
     "l3_p4_s179": _PHASE,
-    "l4_p1_s120": _PHASE,
     "l4_p1_s168": "the tomb's creak form after a Citadel doubling",
-    "l4_p3_s20": "a reel turn after the battle cue reports its first picture two frames early",
 }
