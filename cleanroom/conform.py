@@ -95,7 +95,7 @@ from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
 from .cuefind import is_key_click
-from .game import is_timing_name
+from .choosers import is_timing_name
 from .snapshots import make_replayer
 from .tower import CleanroomError, CleanroomTower
 
