@@ -1,5 +1,5 @@
 """Move: one of the MOVE button's events, safe, lost, plague, the dragon or a battle
-(rulebook: The Move Button).
+(rulebook: The Move Button, 6 events; the sixth, cursed, is cleanroom.sections.curse's).
 
 What each outcome shows and when, observed in the corpus (tests/data/corpus, e.g.
 l1_p1_s01 37.05 safe, 270.15 lost, 66.95 plague, 168.50 dragon, 181.08 battle;
