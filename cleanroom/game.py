@@ -1,7 +1,7 @@
 """Play the 1981 Dark Tower game, written from the rulebook and observed behaviour only.
 
-Sources: the 1981 rulebook for every rule (sections named in the
-comments) and the four shared MAME captures of the genuine tower for what the tower shows and
+Sources: the 1981 rulebook for every rule (sections named in each rule section's docstring
+and comments) and the four shared MAME captures of the genuine tower for what the tower shows and
 when (timings and sound cues in cleanroom.params).  Nothing here comes from the MP7332 ROM.
 
 The game is a set of generator flows run by cleanroom.engine.Engine, one module per rulebook

@@ -51,7 +51,6 @@ def cue_after_lamp(cue: str) -> float:
     return param("cue_after_lamp_s") if lead is None else lead
 
 
-
 def tail_before_picture(cue: str) -> float:
     """Return the silence after cue ``cue`` when a picture follows it: the catalogue's tail
     and the measured difference (params ``tail_before_picture_s``)."""
