@@ -3,9 +3,12 @@
 situation (``READINGS``).
 
 The outcomes are read from the observed behaviour alone (``events.jsonl``: the buttons
-pressed, the picture lit = the reel's ``card_pos`` with the lamp, cleanroom.reel; the numbers
-shown with it; the tones), never from the clean-room game, so they hold even where the game
-does not yet conform.  cleanroom.stats turns many into estimates with intervals.
+pressed, the picture lit = the reel's ``card_pos`` with the lamp; the numbers shown with it;
+the tones), never from the clean-room game, so they hold even where the game does not yet
+conform.  The game-level reading of events (pictures by lamp and card, the presses with the
+text each answers, the cues by their first notes, the vocabularies) is the house's one,
+captures.darktower_game's ``GameEvents``.  cleanroom.stats turns many into estimates with
+intervals.
 
 How each quantity is read (corpus README: how the sessions were played):
 
@@ -54,27 +57,25 @@ How each quantity is read (corpus README: how the sessions were played):
 """
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Sequence
 
+from captures.darktower_game import (BAZAAR_ITEMS, CUE_NOTES, TREASURES, GameEvents, Picture,
+                                     Press)
+
 from .params import PARAMS
-from .reel import CARDS
 from .rules import skirmish_chance
 
 __all__ = ["Observation", "observe", "force_class", "force_classes", "READINGS"]
 
 
-HORN_HZ = (520.8, 787.0)
+HORN_HZ = CUE_NOTES["battle horn"]
 DEATH_MARCH_HZ = (201.2, 201.2)
-WON_HZ = (276.7, 407.1)
-LOST_HZ = (278.9, 203.5)
-BAZAAR_ITEMS = ("WARRIOR", "FOOD", "BEAST", "SCOUT", "HEALER")
+WON_HZ = CUE_NOTES["skirmish won"]
+LOST_HZ = CUE_NOTES["skirmish lost"]
 PRICE_NAMES = {"WARRIOR": "warrior_price", "FOOD": "food_price", "BEAST": "beast_price",
                "SCOUT": "scout_price", "HEALER": "healer_price"}
-TREASURES = {"GOLD": "gold", "BRASS KEY": "key", "SILVER KEY": "key", "GOLD KEY": "key",
-             "PEGASUS": "pegasus", "SWORD": "sword", "WIZARD": "wizard"}
 MOVE_PICTURES = {"LOST": "lost", "PLAGUE": "plague", "DRAGON": "dragon"}
 
 
@@ -95,86 +96,6 @@ class Observation:
 
 
 # ---- reading one recording ----------------------------------------------------------------
-@dataclass
-class _Picture:
-    t: float
-    name: str
-    number: int | None
-
-
-@dataclass
-class _Press:
-    t: float
-    button: str
-    prompt: str          # the last text shown before the press ('' if none)
-    player: int          # whose turn it is (0 before the first turn)
-
-
-class _Recording:
-    """Index one events list: presses with their prompts, pictures with numbers, tones."""
-
-    def __init__(self, events: Sequence[dict]):
-        events = sorted(events, key=lambda e: e["t"])
-        self.displays = [(e["t"], e["text"]) for e in events if e["type"] == "display"]
-        self._dt = [t for t, _ in self.displays]
-        reels = [(e["t"], e["card_pos"]) for e in events if e["type"] == "reel"]
-        self._rt = [t for t, _ in reels]
-        self._rc = [c for _, c in reels]
-        self.tones = [(e["t"], e["freq_hz"], e["dur_s"]) for e in events if e["type"] == "tone"]
-        self._tt = [t for t, _, _ in self.tones]
-        self.pictures: list[_Picture] = []
-        for e in events:
-            if e["type"] == "lamp" and e["on"]:
-                # the reel coasts into the card's window just after the lamp lights (MAME's
-                # reel: about 135 ms), so the card is the one reported up to 0.2 s later
-                i = bisect.bisect_right(self._rt, e["t"] + 0.2) - 1
-                card = self._rc[i] if i >= 0 else None
-                name = CARDS.get((card, e["lamp"]))
-                if name is not None:
-                    text = self.text_at(e["t"] + 0.1)
-                    number = int(text) if text.isdigit() else None
-                    self.pictures.append(_Picture(e["t"], name, number))
-        self._pt = [p.t for p in self.pictures]
-        self.presses: list[_Press] = []
-        player = 0
-        for e in events:
-            if e["type"] == "button" and e["action"] == "press":
-                prompt = self.prompt_before(e["t"])
-                if len(prompt) == 2 and prompt[0] == " " and prompt[1].isdigit():
-                    player = int(prompt[1])
-                self.presses.append(_Press(e["t"], e["button"], prompt, player))
-        self.end = events[-1]["t"] if events else 0.0
-
-    def text_at(self, t: float) -> str:
-        """Return the display text at time ``t``."""
-        i = bisect.bisect_right(self._dt, t) - 1
-        return self.displays[i][1] if i >= 0 else "  "
-
-    def prompt_before(self, t: float) -> str:
-        """Return the last non-blank text shown before ``t``."""
-        i = bisect.bisect_left(self._dt, t) - 1
-        while i >= 0 and not self.displays[i][1].strip():
-            i -= 1
-        return self.displays[i][1] if i >= 0 else ""
-
-    def pictures_in(self, a: float, b: float) -> list[_Picture]:
-        """Return the pictures lit in [a, b)."""
-        return self.pictures[bisect.bisect_left(self._pt, a):bisect.bisect_left(self._pt, b)]
-
-    def tones_in(self, a: float, b: float) -> list[tuple[float, float | None, float]]:
-        """Return the tones in [a, b)."""
-        return self.tones[bisect.bisect_left(self._tt, a):bisect.bisect_left(self._tt, b)]
-
-    def has_cue(self, notes: tuple[float, float], a: float, b: float) -> float | None:
-        """Return the time of a cue whose first two notes are ``notes`` in [a, b), or None."""
-        tones = self.tones_in(a, b)
-        for (t, f, _), (_, g, _) in zip(tones, tones[1:]):
-            if f is not None and g is not None and abs(f - notes[0]) <= 0.01 * notes[0] \
-                    and abs(g - notes[1]) <= 0.01 * notes[1]:
-                return t
-        return None
-
-
 @dataclass
 class _Totals:
     warriors: int | None = 10
@@ -220,7 +141,7 @@ class _Battle:
         return bool(self.skirmishes) and self.skirmishes[-1][5] == 0
 
 
-def _read_battle(rec: _Recording, horn_t: float, until: float, warriors: int | None,
+def _read_battle(rec: GameEvents, horn_t: float, until: float, warriors: int | None,
                  floor: int) -> _Battle | None:
     """Read the battle whose horn sounded at ``horn_t`` (module doc), or None if unreadable.
 
@@ -252,8 +173,8 @@ def _read_battle(rec: _Recording, horn_t: float, until: float, warriors: int | N
         outcomes = []
         for k, (w, b) in enumerate(pairs):
             nxt = pairs[k + 1][0].t if k + 1 < len(pairs) else b.t + 3.5
-            won = rec.has_cue(WON_HZ, b.t, nxt)
-            lost = rec.has_cue(LOST_HZ, b.t, nxt)
+            won = rec.cue_between(WON_HZ, b.t, nxt)
+            lost = rec.cue_between(LOST_HZ, b.t, nxt)
             if (won is None) == (lost is None):
                 # the last pair of a battle may end without a cue only when brigands are 0
                 if b.number == 0 and k == len(pairs) - 1:
@@ -307,7 +228,7 @@ def observe(events: Sequence[dict], source: str = "recording") -> list[Observati
     Each press is read by the readings of ``READINGS`` in turn, one per situation (a warrior
     starving, a battle, the bazaar, ...); a reading that returns True has read the press
     whole and the rest are skipped."""
-    reading = _Reading.begin(_Recording(events), source)
+    reading = _Reading.begin(GameEvents(events), source)
     if reading is None:
         return []
     for i, p in enumerate(reading.rec.presses):
@@ -325,7 +246,7 @@ class _Answer:
     """One press and what answered it: ``pics`` until the next press (or on through the
     battle its horn began), whose totals ``me`` are (None: a player not in the game)."""
     i: int
-    press: _Press
+    press: Press
     nxt: float                      # the next press (or just after the recording's end)
     me: _Totals | None
     turn_prompt: bool               # answers a player's turn prompt `` N``
@@ -339,7 +260,7 @@ class _Answer:
 class _Reading:
     """The reading of one recording: the game's level and players, each player's totals
     followed so far, the observations."""
-    rec: _Recording
+    rec: GameEvents
     source: str
     level: int
     players: int
@@ -350,7 +271,7 @@ class _Reading:
     fighting: float = -1.0          # the last picture of the battle being read
 
     @classmethod
-    def begin(cls, rec: _Recording, source: str) -> "_Reading | None":
+    def begin(cls, rec: GameEvents, source: str) -> "_Reading | None":
         """Return the reading of ``rec``, or None when its level and players are not shown
         (the ``Ln`` and ``Pn`` texts YES/BUY was pressed on)."""
         level = players = None
@@ -393,7 +314,7 @@ class _Reading:
         self.out.append(Observation(quantity, situation, value, self.source, round(t, 3),
                                     chance))
 
-    def answer(self, i: int, p: _Press) -> _Answer:
+    def answer(self, i: int, p: Press) -> _Answer:
         """Return press ``i`` (``p``) with whose totals it touches and where its answer ends
         (the pictures and the battle are read by ``_read_response``)."""
         presses = self.rec.presses
@@ -401,7 +322,7 @@ class _Reading:
         turn_prompt = len(p.prompt) == 2 and p.prompt[0] == " " and p.prompt[1].isdigit()
         return _Answer(i, p, nxt, self.totals.get(p.player), turn_prompt)
 
-    def treasure(self, quantity: str, picture: _Picture | None, t: float,
+    def treasure(self, quantity: str, picture: Picture | None, t: float,
                  who: _Totals) -> None:
         """Record the treasure ``picture`` (None: none) of ``quantity`` ("treasure" after a
         battle, "tomb_extra" after a tomb's gold) with the game's chances, and give it."""
@@ -431,7 +352,7 @@ def _read_response(r: _Reading, a: _Answer) -> None:
     """Find where the response to the press ends: at the next press, or on through a
     battle its horn began (then read the battle, ``_read_battle``)."""
     p = a.press
-    a.horn = r.rec.has_cue(HORN_HZ, p.t, a.nxt)
+    a.horn = r.rec.cue_between(HORN_HZ, p.t, a.nxt)
     until = a.nxt
     if a.horn is not None:
         stop = next((q.t for q in r.rec.presses[a.i + 1:] if q.prompt.strip() and
@@ -449,7 +370,7 @@ def _read_last_warrior_starved(r: _Reading, a: _Answer) -> bool:
     over (00 flashes); the key answered no action."""
     pics = a.pics
     if a.turn_prompt and a.horn is None and pics and pics[0].name == "WARRIORS" and \
-            pics[0].number is None and r.rec.has_cue(DEATH_MARCH_HZ, pics[0].t,
+            pics[0].number is None and r.rec.cue_between(DEATH_MARCH_HZ, pics[0].t,
                                                      pics[0].t + 0.7) is not None:
         if a.me is not None:
             a.me.warriors = 0
@@ -674,7 +595,7 @@ READINGS = (_read_starving, _read_response, _read_last_warrior_starved, _read_tu
             _read_sanctuary, _read_brigands, _read_skirmishes, _read_bazaar, _read_totals)
 
 
-def _buy(bazaar: dict, me: _Totals, p: _Press, pics: list) -> None:
+def _buy(bazaar: dict, me: _Totals, p: Press, pics: list) -> None:
     """Follow a purchase at the bazaar (rulebook: Bazaar) in ``me``'s totals: what was bought
     shows only in the GOLD total after it.  YES/BUY at ``--`` buys the item offered; warriors
     go by count (``01``, ``02``, ... each YES/BUY, then NO/END on the count to buy); a
@@ -700,10 +621,10 @@ def _buy(bazaar: dict, me: _Totals, p: _Press, pics: list) -> None:
             me.warriors = min(99, w + count)
 
 
-def _starved(rec: _Recording, t: float, pics: list) -> bool:
+def _starved(rec: GameEvents, t: float, pics: list) -> bool:
     """Tell whether the key pressed at ``t`` starved a warrior: the Death March begins as the
     key is taken (within 0.15 s), before any picture."""
-    march = rec.has_cue(DEATH_MARCH_HZ, t, t + 0.7)
+    march = rec.cue_between(DEATH_MARCH_HZ, t, t + 0.7)
     return march is not None and march < t + 0.15 and (not pics or pics[0].t > march)
 
 
