@@ -248,7 +248,7 @@ def estimate_all(observations: Iterable[Observation]) -> list[Row]:
 
 def rows_data(rows: Sequence[Row]) -> list[tuple]:
     """Return rows as plain tuples: (param, quantity, situation, outcome, kind, count, total,
-    low, high, lo_seen, hi_seen), the ``EVIDENCE`` data in cleanroom.params."""
+    low, high, lo_seen, hi_seen), the ``EVIDENCE`` data in cleanroom.evidence."""
     def num(v):
         return round(v, 4) if isinstance(v, float) else v
     return [(r.param, r.quantity, r.situation, r.outcome, r.kind, r.count, r.total,
@@ -288,13 +288,13 @@ BEGIN = "# BEGIN EVIDENCE"
 END = "# END EVIDENCE"
 
 
-def replace_evidence(text: str, rows: Sequence[Row], where: str = "params.py") -> str:
-    """Return ``text`` (cleanroom/params.py) with its evidence block holding ``rows``."""
+def replace_evidence(text: str, rows: Sequence[Row], where: str = "evidence.py") -> str:
+    """Return ``text`` (cleanroom/evidence.py) with its evidence block holding ``rows``."""
     start = text.find(BEGIN)
     stop = text.find(END)
     if start < 0 or stop < start:
         raise StatsError(f"{where}: no '{BEGIN}' ... '{END}' block (expected "
-                         f"cleanroom/params.py)")
+                         f"cleanroom/evidence.py)")
     head = text[:text.index("\n", start) + 1]
     lines = ["_EVIDENCE_ROWS: list[tuple] = ["]
     for row in rows_data(rows):
