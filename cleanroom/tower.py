@@ -15,7 +15,8 @@ from captures.eventlog import EventLog
 from captures.script import BUTTONS
 
 from .engine import EngineError
-from .game import Chooser, Game, RandomChooser
+from .choosers import Chooser, RandomChooser
+from .game import Game
 
 __all__ = ["CleanroomTower", "CleanroomError"]
 

@@ -194,8 +194,8 @@ def register(sub) -> None:
                       help="estimate every random quantity from these recordings (what the "
                            "tower showed) with 95 %% intervals; check the chosen values")
     what.add_argument("--params", action="store_true", help="print the game's parameter table")
-    p.add_argument("--write-evidence", metavar="PARAMS_PY", default=None,
-                   help="with --stats: write the estimates into this cleanroom/params.py's "
+    p.add_argument("--write-evidence", metavar="EVIDENCE_PY", default=None,
+                   help="with --stats: write the estimates into this cleanroom/evidence.py's "
                         "evidence block")
     p.add_argument("--markdown", action="store_true",
                    help="with --stats: print only the estimates, as a Markdown table")

@@ -12,7 +12,7 @@ cleanroom/params.py may cite a held-out session (checked there too).
 ``development_folders()`` gives the sessions the statistics and the calibration are computed
 over: the 112 development sessions where tests/corpus.py finds the genuine corpus, else the
 repository's sample (all development sessions).  ``python -m tests.cleanroom.corpus_split``
-prints the 112 folders, for ``towerlab conform --stats`` (cleanroom/params.py,
+prints the 112 folders, for ``towerlab conform --stats`` (cleanroom/evidence.py,
 ``EVIDENCE_COMMAND``).
 """
 from __future__ import annotations

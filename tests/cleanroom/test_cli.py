@@ -254,17 +254,17 @@ def test_conform_stats_exits_1_and_names_a_contradicted_parameter(tmp_path):
     assert code == 1 and "outside their 95 % intervals: warrior_price" in text
 
 
-def test_conform_stats_writes_the_evidence_into_a_params_file(tmp_path):
-    from cleanroom import params
+def test_conform_stats_writes_the_evidence_into_an_evidence_file(tmp_path):
+    from cleanroom import evidence
 
-    target = tmp_path / "params.py"
-    target.write_text(Path(params.__file__).read_text())
+    target = tmp_path / "evidence.py"
+    target.write_text(Path(evidence.__file__).read_text())
     code, text = run("conform", "--stats", str(CAPTURES), "--write-evidence", str(target))
     assert code == 0 and "evidence written" in text
     written = target.read_text()
     assert "('haggle_success', 'haggle', 'all levels', 'success', 'share'," in written
     assert written.split("# BEGIN EVIDENCE")[0] == \
-        Path(params.__file__).read_text().split("# BEGIN EVIDENCE")[0]
+        Path(evidence.__file__).read_text().split("# BEGIN EVIDENCE")[0]
 
 
 def test_conform_write_evidence_without_stats_exits_2(capsys, tmp_path):

@@ -12,7 +12,8 @@ from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.events import read_events
 from captures.script import read_script
 from cleanroom.cuefind import is_key_click
-from cleanroom.game import after_click, is_timing_name
+from cleanroom.choosers import is_timing_name
+from cleanroom.stage import after_click
 from cleanroom.params import PARAMS, param
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"

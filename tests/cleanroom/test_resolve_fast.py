@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cleanroom import conform, snapshots
+from cleanroom import conform, matching, snapshots
 from cleanroom.conform import CRITERION, Tolerance, load_reference
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -65,7 +65,7 @@ def test_a_recording_that_does_not_conform_gets_the_same_first_difference():
     assert _outcome(fast) == _outcome(conform._resolve(script, later, end=170.0, fast=False))
 
 
-class _Checked(conform._Window):
+class _Checked(matching.QuietWindow):
     """A quiet-stretch comparison that also runs the whole one and keeps both."""
     pairs: list = []
 
@@ -85,7 +85,7 @@ class _Checked(conform._Window):
 @pytest.mark.parametrize("name", ["corpus/l1_p2_s29", "corpus/l4_p3_s20"])
 def test_each_comparison_after_a_quiet_stretch_finds_the_whole_comparisons_difference(
         name, monkeypatch):
-    monkeypatch.setattr(conform, "_Window", _Checked)
+    monkeypatch.setattr(conform, "QuietWindow", _Checked)
     _Checked.pairs = []
     script, events = load_reference(str(DATA / name))
     conform._resolve(script, events, fast=True)
@@ -95,7 +95,7 @@ def test_each_comparison_after_a_quiet_stretch_finds_the_whole_comparisons_diffe
 
 def test_a_summary_after_a_quiet_stretch_has_the_whole_summarys_items_after_it():
     _, events = load_reference(str(DATA / "corpus" / "l1_p1_s01"))
-    window = conform._Window(events, CRITERION, None)
+    window = matching.QuietWindow(events, CRITERION, None)
     whole = conform.summarize(events, 250.0)
     shorter = 0
     for after in range(20, 250, 5):

@@ -19,7 +19,7 @@ from captures.events import read_events
 from captures.script import parse_script
 from captures.tower import run_script
 from cleanroom.game import ScriptedChooser
-from cleanroom.params import EVIDENCE, EVIDENCE_COMMAND, _EVIDENCE_ROWS
+from cleanroom.evidence import _EVIDENCE_ROWS, EVIDENCE, EVIDENCE_COMMAND
 from cleanroom.stats import (StatsError, estimate_all, force_class, observe, observe_folder,
                              range_interval, replace_evidence, rows_data, rows_markdown, wilson)
 from cleanroom.tower import CleanroomTower
@@ -255,7 +255,7 @@ def test_a_recording_without_the_level_selection_gives_no_observations():
 
 # ---- estimates and the parameter table -------------------------------------------------------
 def test_the_stored_evidence_is_what_the_development_corpus_gives():
-    """Regenerate with cleanroom.params.EVIDENCE_COMMAND (the 112 development sessions)."""
+    """Regenerate with cleanroom.evidence.EVIDENCE_COMMAND (the 112 development sessions)."""
     data = rows_data(_rows())
     stored = [tuple(r) for r in _EVIDENCE_ROWS]
     if FULL:

@@ -190,7 +190,7 @@ def _visit(events: list[dict], session: str, t_press: float, t_end: float, playe
     tw = CleanroomTower(chooser=ScriptedChooser(outcomes), start=(level, players),
                         powered=False)
     game = tw.game
-    setup = game._setup
+    setup = game.setup
 
     def _setup(lv: int, count: int) -> None:
         setup(lv, count)
@@ -200,7 +200,7 @@ def _visit(events: list[dict], session: str, t_press: float, t_end: float, playe
             setattr(p, name, value)
         p.food += food_per_turn(p.warriors)     # the turn's meal is eaten before the prompt
 
-    game._setup = _setup
+    game.setup = _setup
     if card is not None:
         tw._engine.reel.pos = 16 * card + 10
         tw._engine.set_last_card(card)

@@ -1,0 +1,68 @@
+"""Enter the Dark Tower: the tower's tune, the riddle of the keys, the Final Battle
+(rulebook: The Dark Tower Button; Level 4 Dark Tower).
+"""
+from __future__ import annotations
+
+from ..params import SOUNDS, param
+from ..rules import Player
+from ..stage import Stage, after_click, tail_before_picture
+from .battle import battle
+
+__all__ = ["dark_tower"]
+
+
+def dark_tower(g: Stage, p: Player):
+    """Play the tower's tune, then refuse or ask the riddle of the keys; a solved riddle
+    opens the Final Battle (rulebook: The Dark Tower Button; Level 4 Dark Tower).
+
+    Observed in the corpus (cleanroom/README.md): the tune plays at every press, also
+    when the tower then refuses; without the three keys it shows KEY MISSING with the sad
+    cue.  The riddle offers the keys round the cycle GOLD, SILVER, BRASS (params
+    ``riddle_offer_order``) from a key that changes from visit to visit (decision
+    ``riddle_key1``); for key 2 the two others, in the same cycle, from one of them
+    (``riddle_key2``).  A wrong key: the sad cue, no picture, the end signal.
+    """
+    tail = None
+    cycle = list(param("riddle_offer_order"))
+    stage, left = 1, cycle
+    if p.keys >= 3 and p.frontiers >= 4:
+        i = left.index(g.choose("riddle_key1", left))
+        # the first key comes after a time the hidden state decides (params)
+        tail = SOUNDS["dark_tower"].tail_s + g.think("riddle_think_cycles")
+    elif p.keys < 3:
+        tail = tail_before_picture("dark_tower")      # KEY MISSING follows
+    yield from g.sound("dark_tower", delay=after_click("dark_tower"), tail=tail)
+    if p.keys < 3:
+        # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
+        # the refusal again (l3_p1_s03 182.17)
+        return (yield from g.picture_with_sound("KEY MISSING", "sad"))
+    if p.frontiers < 4:
+        # rulebook, Frontier footnote: without the last FRONTIER press 'the tower will warn
+        # you of your failure by emitting a sad-sounding musical signal' (after the tune,
+        # as the KEY MISSING refusal: chosen, no recording shows it)
+        yield from g.sound("sad")
+        return 0.0
+    yield from g.show(left[i], None, remember=False)
+    while True:
+        key = yield from g.prompt(f"{stage} ", {"YES/BUY", "NO/END", "REPEAT"})
+        if key == "NO/END":
+            i = (i + 1) % len(left)
+        if key != "YES/BUY":
+            yield from g.show(left[i], None, delay=param("key_after_click_s"),
+                              remember=False)
+            continue
+        if left[i] != g.riddle[stage - 1]:
+            yield from g.sound("sad", delay=after_click("sad"),
+                               tail=-param("loop_lead_s")["sad"])
+            return 0.0
+        if stage == 2:
+            break
+        stage, left = 2, [k for k in cycle if k != left[i]]
+        i = left.index(g.choose("riddle_key2", left))
+        # the first candidate for key 2 follows at once (level4_riddle 60.984)
+        yield from g.show(left[i], None, delay=param("key2_after_click_s"),
+                          remember=False)
+    # the Final Battle's horn follows YES/BUY's click sooner than a MOVE's battle horn
+    # (params ``final_horn_after_click_s``)
+    return (yield from battle(g, p, g.tower_brigands, final=True,
+                                 horn_delay=param("final_horn_after_click_s")))
