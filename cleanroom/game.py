@@ -42,6 +42,10 @@ names::
                       GOLD (a timing decision)
     sanctuary_think_cycles  how much longer than the median a Sanctuary's bonuses take to draw
                       (a timing decision)
+    turn_think_cycles       how much longer than the median the turn change takes before the
+                      next player's key loop (a timing decision)
+    bazaar_think_cycles     how much longer than the median the bazaar takes to open (a timing
+                      decision)
     key_scan_cycles         0, or one scan later or sooner: which scan sees a key closed
                       within ``scan_edge_s`` of its column's strobe (cleanroom.engine)
 

@@ -283,6 +283,13 @@ _ROWS = [
           "3; the pins' 4 visits -190..+407), widened by a tenth of the span each side; the "
           "range and the median scale with the number of bonuses, a timing decision in "
           "6-cycle steps", "measured"),
+    Param("turn_think_cycles", (-472, 924), "cycles at 425 kHz",
+          "corpus pins, 750 turn changes of the 42 sessions with pins: the next player's key "
+          "loop scans first 0.84 ms sooner to 1.92 ms later than the game's (5 % sooner than "
+          "-0.12 ms, 5 % later than +0.31): a hidden state decides how long the turn change "
+          "takes around next_player_after_sound_s, widened by a tenth of the span each side, "
+          "a timing decision in 6-cycle steps (l1_p2_s105 415.01 and l3_p4_s179 109.91: a key "
+          "a scan off without it)", "measured on the pins"),
     Param("next_player_after_sound_s", tuple(c / NOMINAL_CLOCK_HZ
                                               for c in (2489, 5894, 8737, 11591)), "s",
           "corpus, 553 turn changes measured on the pins: the next player's key loop begins "

@@ -72,6 +72,8 @@ def turns(g: Stage):
         delay = param("next_player_after_sound_s")[skipped]
         if g.current == 0 and skipped == 0:
             delay = param("next_player_wrap_after_sound_s")     # 4 -> 1, no slot empty
+        # and a little more or less, as the hidden state decides (``turn_think_cycles``)
+        delay += g.think("turn_think_cycles")
 
 
 def feed(g: Stage, p: Player):

@@ -3,13 +3,9 @@ question at its first difference (tests/cleanroom/test_corpus_conformance.py mar
 expected failures; cleanroom/README.md, "Open questions", has the details)."""
 from __future__ import annotations
 
-_PHASE = "the key loop's scan phase after this flow: a key taken a scan off"
-
 OPEN: dict[str, str] = {
-    "l1_p2_s105": _PHASE,
     "l1_p3_s141": "the tower test's L1: a take within a tick of a flash toggle",
     "l2_p3_s158": "the level menu: a key taken a scan off",
     "l3_p2_s171": "the tower test's L1: a take within a tick of a flash toggle",
-    "l3_p4_s179": _PHASE,
     "l4_p1_s168": "the tomb's creak form after a Citadel doubling",
 }
