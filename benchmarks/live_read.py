@@ -122,7 +122,7 @@ class Towers:
 def drive(tower, script: Script, step_s: float | None, read_every: bool) -> tuple[float, list]:
     """Play ``script`` on ``tower``: in ``step_s`` steps (None: run_script), reading the events
     after every step if ``read_every``; return (CPU seconds, the last read)."""
-    from captures.tower import run_script
+    from captures.tower import play_to, run_script
 
     t0 = time.process_time()
     if step_s is None:
@@ -133,20 +133,7 @@ def drive(tower, script: Script, step_s: float | None, read_every: bool) -> tupl
     i, k = 0, 0
     while tower.now < end - 1e-9:
         k += 1
-        target = min(end, k * step_s)
-        while i < len(actions) and actions[i][0] <= target:
-            t, kind, arg = actions[i]
-            if t > tower.now:
-                tower.advance(t - tower.now)
-            if kind == "press":
-                tower.press(arg)
-            elif kind == "release":
-                tower.release(arg)
-            else:
-                tower.power(bool(arg))
-            i += 1
-        if target > tower.now:
-            tower.advance(target - tower.now)
+        i = play_to(tower, actions, i, min(end, k * step_s))
         if read_every:
             events = tower.events()
     events = tower.events()

@@ -11,7 +11,8 @@ Higher code (session runner, rig, CLI, pytest plugin) speaks only this interface
     tower.events()               # what the tower showed so far (captures.events vocabulary)
     tower.close()
 
-``run_script`` drives any Tower through a ``captures.script.Script``.
+``run_script`` drives any Tower through a ``captures.script.Script``; ``play_to`` does it a
+stretch at a time (a caller that reads the tower as it runs).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from captures.script import Script, timeline
 
-__all__ = ["Tower", "run_script"]
+__all__ = ["Tower", "run_script", "play_to"]
 
 
 @runtime_checkable
@@ -51,16 +52,12 @@ class Tower(Protocol):
         """Release every key and free the backend's resources."""
 
 
-def run_script(tower: Tower, script: Script, until: float | None = None) -> list[dict]:
-    """Replay ``script`` on ``tower`` up to ``until`` seconds (default: the script's end).
-
-    Presses and releases happen at their exact script times, measured on ``tower.now``.
-    Returns the tower's events as a list.
-    """
-    end = script.end_time() if until is None else until
-    for t, kind, arg in timeline(script):
-        if t > end:
-            break
+def play_to(tower: Tower, actions: Sequence[tuple], i: int, until: float) -> int:
+    """Apply ``actions`` (``captures.script.timeline``'s (t, kind, arg)) from index ``i`` on
+    whose time is ``until`` or sooner, each at its exact time on ``tower.now``, then let the
+    tower run to ``until``; return the index of the first action not applied."""
+    while i < len(actions) and actions[i][0] <= until:
+        t, kind, arg = actions[i]
         if t > tower.now:
             tower.advance(t - tower.now)
         if kind == "press":
@@ -69,6 +66,18 @@ def run_script(tower: Tower, script: Script, until: float | None = None) -> list
             tower.release(arg)
         else:
             tower.power(bool(arg))
-    if end > tower.now:
-        tower.advance(end - tower.now)
+        i += 1
+    if until > tower.now:
+        tower.advance(until - tower.now)
+    return i
+
+
+def run_script(tower: Tower, script: Script, until: float | None = None) -> list[dict]:
+    """Replay ``script`` on ``tower`` up to ``until`` seconds (default: the script's end).
+
+    Presses and releases happen at their exact script times, measured on ``tower.now``.
+    Returns the tower's events as a list.
+    """
+    end = script.end_time() if until is None else until
+    play_to(tower, list(timeline(script)), 0, end)
     return list(tower.events())

@@ -9,7 +9,7 @@ import pytest
 from analysis.decode import StreamDecoder
 from captures.model import CaptureInfo, Changes
 from captures.script import Press, Power, Script, read_script, timeline
-from captures.tower import run_script
+from captures.tower import play_to, run_script
 from rig.towers.emulated import EmulatorTower
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,17 +49,7 @@ def read_along(tower, script: Script, read_at: list[float]) -> dict[float, list[
     actions = list(timeline(script))
     reads, i = {}, 0
     for t_read in read_at:
-        while i < len(actions) and actions[i][0] <= t_read:
-            t, kind, arg = actions[i]
-            if t > tower.now:
-                tower.advance(t - tower.now)
-            if kind == "power":
-                tower.power(bool(arg))
-            else:
-                getattr(tower, kind)(arg)
-            i += 1
-        if t_read > tower.now:
-            tower.advance(t_read - tower.now)
+        i = play_to(tower, actions, i, t_read)
         reads[t_read] = tower.events()
     return reads
 
