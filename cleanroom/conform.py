@@ -354,6 +354,17 @@ def witness_of(result: Result) -> list:
     return [(d.value, bool(d.revealed)) for d in result.decisions]
 
 
+def _defaults(script: Script, reference: Sequence[dict], tol: Tolerance | None,
+              end: float | None, clock_ratio: float) -> tuple[Tolerance, float]:
+    """Check ``clock_ratio``; return the check (default ``CRITERION``) and the end of the
+    comparison (default: the later of the reference's last event and the script's end)."""
+    if not clock_ratio > 0 or clock_ratio == float("inf"):
+        raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
+    if end is None:
+        end = max([e["t"] for e in reference] + [script.end_time()])
+    return tol or CRITERION, end
+
+
 def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
                   tol: Tolerance | None = None, end: float | None = None,
                   clock_ratio: float = 1.0, types: Sequence[str] | None = None,
@@ -362,11 +373,7 @@ def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
     and compare it with ``reference`` at ``tol``; return the comparison with the decisions
     (and, if it conforms and ``count``, the item counts, as ``resolve`` gives them).  A value
     the rules do not allow at its decision is not taken (``ForcedChooser``)."""
-    if not clock_ratio > 0 or clock_ratio == float("inf"):
-        raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
-    tol = tol or CRITERION
-    if end is None:
-        end = max([e["t"] for e in reference] + [script.end_time()])
+    tol, end = _defaults(script, reference, tol, end, clock_ratio)
     pairs = list(pairs)
     # counting replays each decision changed alone: from saved states when counting
     replayer = make_replayer(script, _Start(clock_ratio), _take, count)
@@ -391,11 +398,7 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
              types: Sequence[str] | None = None, fast: bool = True) -> Result:
     """``resolve``; ``fast=False`` replays from power-on and compares whole sessions (the
     reference the fast path is tested against; module doc)."""
-    if not clock_ratio > 0 or clock_ratio == float("inf"):
-        raise ConformError(f"clock ratio {clock_ratio!r} must be a finite number above 0")
-    tol = tol or CRITERION
-    if end is None:
-        end = max([e["t"] for e in reference] + [script.end_time()])
+    tol, end = _defaults(script, reference, tol, end, clock_ratio)
     replayer = make_replayer(script, _Start(clock_ratio), _take, fast)
     try:
         def at(t: Tolerance) -> _Search:
