@@ -127,10 +127,11 @@ class SimFX2:
 
     # -- bench side ------------------------------------------------------------------------
 
-    def push(self, words: np.ndarray, wait_s: float = 0.0) -> None:
+    def push(self, words: np.ndarray, wait_s: float | None = 0.0) -> None:
         """Queue samples (one probe word per sample, bit i = input Di) as the GPIF would.
 
-        Waits up to ``wait_s`` wall seconds for FIFO room, then drops what does not fit.
+        Waits up to ``wait_s`` wall seconds for FIFO room (None: as long as the device is
+        plugged and the bus not held), then drops what does not fit.
         """
         if not self.acquiring or not len(words):
             return
@@ -139,10 +140,11 @@ class SimFX2:
         size = 2 if self.wide else 1
         self.samples_made += len(words)
         with self._cond:
-            deadline = time.monotonic() + wait_s
+            deadline = None if wait_s is None else time.monotonic() + wait_s
             while (len(self._fifo) + len(data) > self.fifo_bytes and self.plugged
-                   and self.clock() >= self._hold_until and time.monotonic() < deadline):
-                self._cond.wait(deadline - time.monotonic())
+                   and self.clock() >= self._hold_until
+                   and (deadline is None or time.monotonic() < deadline)):
+                self._cond.wait(0.1 if deadline is None else deadline - time.monotonic())
             room = max(0, self.fifo_bytes - len(self._fifo))
             room -= room % size
             if room < len(data):

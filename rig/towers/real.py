@@ -8,9 +8,11 @@ Time: the session clock starts when the box switches the tower's power on (devic
 status, until the device clock is ``lead_s`` short of the new time. The capture is aligned to
 the session clock by the SYNC pulses (if a probe channel is named SYNC: the box pulses it at
 power-on and every ``sync_every_s``, and a straight-line fit maps the box's clock onto the
-analyser's) or else by the first sample at which any probed pin leaves the all-low level of an
-unpowered tower (the TMS1400 drives its O pins from reset; exact to a few cycles), taking both
-clocks as nominal.
+analyser's); or else, when an O pin is probed, by the first sample at which a probed pin leaves
+the all-low level of an unpowered tower (the TMS1400 drives its O pins from reset; exact to a
+few cycles); or else (an 8-input probe on R pins only: the first R activity comes half a second
+after power-on) by the box clock read just after the analyser started (the analyser began then,
+to within a serial round trip, a few ms). Past the alignment both clocks are taken as nominal.
 
 States: READY, or UNKNOWN when the tower stops answering (no probed pin changed for
 ``stall_s`` while powered, or nothing showed within ``boot_s`` of power-on). In UNKNOWN, key
@@ -182,7 +184,12 @@ class RealTower:
         box.power(False)
         self._wait_device(self.box.status().now_us + 300_000)      # let the supply discharge
         self.acq = analyser.start(self.samplerate, self.channels, sink)
-        self.t0_us = self.box.status().now_us + self.lead_us
+        started_us = self.box.status().now_us
+        self.t0_us = started_us + self.lead_us
+        # without SYNC or an O pin, power-on is found from when the analyser started
+        self._t0_estimate = (None if self._sync_bit is not None or
+                             any(c.startswith("O") for c in self.channels)
+                             else int(round(self.lead_us * 1e-6 * self.samplerate)))
         self._schedule(box.power, True, at=self.t0_us)
         self._schedule_syncs(self.t0_us)
         self._events.append(make_event(0.0, "power", on=1))
@@ -296,12 +303,22 @@ class RealTower:
         t0 = self.t0_sample()
         if t0 is None:
             return
-        self.acq.wait_for(t0 + int(t * self.samplerate), timeout=5.0)
+        wanted = t0 + int(t * self.samplerate)
+        timeout = self.timeout_factor * 0.25
+        if not self.acq.wait_for(wanted, timeout=timeout) and self.acq.running \
+                and self.acq.fault is None:
+            # a stalled USB reader: say so instead of returning a view with a silent hole
+            raise RigError(f"analyser: the samples up to {t:.3f} s of session time did not "
+                           f"arrive within {timeout:g} s (expected a running acquisition; "
+                           f"is the USB bus overloaded?)")
 
     def t0_sample(self) -> int | None:
         """Return the capture sample of session time 0 (None until the tower has shown
         activity after power-on, or SYNC has pulsed)."""
         if self._t0_sample is not None:
+            return self._t0_sample
+        if self._t0_estimate is not None:
+            self._t0_sample = self._t0_estimate
             return self._t0_sample
         cap = self.acq.capture()
         words = cap.words

@@ -183,6 +183,23 @@ def test_an_eight_channel_probe_sees_lamps_and_tones_but_no_digits(avr_tools,
     assert "display" not in observed and "lamp" in observed
 
 
+def test_an_eight_channel_probe_without_o_pins_is_aligned_by_the_box_clock(
+        avr_tools, has_fx2lafw_firmware):
+    # R pins only: the first R activity is no power-on mark; the fake tower lights its
+    # lower lamp the moment MOVE closes (within a serial round trip of the box clock)
+    from rig.bench import PROBE_8
+    spec = TargetSpec("sim", virtual="fake", channel_map={f"D{i}": n for i, n in
+                                                          enumerate(PROBE_8)})
+    target = open_target(spec)
+    try:
+        events = run_script(target.tower, parse_script(SHORT))
+    finally:
+        target.close()
+    press = next(e for e in events if e["type"] == "button" and e["button"] == "MOVE")
+    lit = next(e for e in events if e["type"] == "lamp" and e["on"])
+    assert 0 <= lit["t"] - press["t"] < 0.005
+
+
 def test_a_recording_that_ends_in_a_fault_is_checked_up_to_the_fault(
         avr_tools, has_fx2lafw_firmware, short_script, tmp_path):
     out = tmp_path / "rec"
