@@ -26,7 +26,10 @@ ends in ``_cycles`` (``is_timing``).  Its options are one instruction apart and 
 does not try them one by one: two replays, with the shortest and the longest, find the first
 lamp, motor or tone the duration moves (displays go by 1/60 s frames), and the reference's
 time of that output gives the duration directly (``_measure``); the search keeps it unless its
-replay differs from the reference sooner than the game's own value.  Where it differs only a
+replay differs from the reference sooner than the game's own value.  Where the output is no
+straight line of the duration (a key loop's scans go by display ticks, and a key scan's jump
+may lie between the line's option and the genuine's), the output is dated across the range
+instead, 9 options and then halving towards the nearest (``_measure``'s sweep).  Where it differs only a
 little sooner (within the time tolerance: the same difference, e.g. a key at the edge of a key
 scan that the next decision, which scan sees it, may settle), both are taken one random
 decision further and the one that then gets further is kept (``_ahead``).  Such a decision
@@ -153,6 +156,9 @@ def is_timing(dec: Decision) -> bool:
 MEASURE_SPAN_S = 30.0
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
+SWEEP_POINTS = 9        # _measure's sweep: options dated across the range at first,
+SWEEP_STEPS = 6         # then this many rounds of halving towards the nearest,
+SWEEP_CLOSE_S = 2e-4    # stopping once an output lands this close to the reference's
 _PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
 
 
@@ -164,7 +170,7 @@ def _output_key(e: dict) -> tuple:
     return ("tone", round(e["freq_hz"]) if e.get("freq_hz") else None)
 
 
-def _measure(search: "_Search", forced: Sequence, dec: Decision):
+def _measure(search: "_Search", forced: Sequence, dec: Decision, sweep: bool = False):
     """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
     the first output it moves where the reference shows that output, or None when no output
     moves within ``MEASURE_SPAN_S`` or the reference shows none near it.
@@ -175,7 +181,14 @@ def _measure(search: "_Search", forced: Sequence, dec: Decision):
     just before one of them comes a scan sooner (the output jumps back by a scan).  So the
     reference's time of the output, counted from either end, gives the option; where the two
     ends disagree (a jump lies between them) one more replay per candidate keeps the option
-    whose output lands nearest the reference's."""
+    whose output lands nearest the reference's.
+
+    ``sweep``: the output is not a straight line of the option between the ends (a key loop
+    whose scans go by display ticks moves less than a cycle per cycle, and a key scan's jump
+    may lie on either side of the option the straight line gives): the output is dated at
+    ``SWEEP_POINTS`` options across the range, then halfway towards the neighbours of the
+    nearest, ``SWEEP_STEPS`` times; the nearest is returned if it lands within the time
+    tolerance of the reference's, else None."""
     lo, hi = min(dec.options), max(dec.options)
     if lo == hi:
         return None
@@ -205,15 +218,33 @@ def _measure(search: "_Search", forced: Sequence, dec: Decision):
         wants = {snap(w) for r in near
                  for w in (lo + (r["t"] - a["t"]) * rate, hi + (r["t"] - b["t"]) * rate)
                  if lo - slack <= w <= hi + slack}
-        if len(wants) <= 1:
-            return wants.pop() if wants else None
 
         def miss(option) -> float:
             got = outputs(option)
-            if len(got) <= i:
+            if len(got) <= i or _output_key(got[i]) != _output_key(a):
                 return math.inf
             return min(abs(got[i]["t"] - r["t"]) for r in near)
-        return min(sorted(wants), key=miss)
+        if not sweep:
+            if len(wants) <= 1:
+                return wants.pop() if wants else None
+            return min(sorted(wants), key=miss)
+        if not near:
+            return None
+        misses = {o: miss(o) for o in sorted(
+            wants | {snap(lo + (hi - lo) * j / (SWEEP_POINTS - 1))
+                     for j in range(SWEEP_POINTS)})}
+        for _ in range(SWEEP_STEPS):
+            best = min(misses, key=lambda o: (misses[o], abs(o)))
+            if misses[best] <= SWEEP_CLOSE_S:
+                break
+            order = sorted(misses)
+            j = order.index(best)
+            halves = {snap((best + n) / 2) for n in order[max(0, j - 1):j + 2]} - set(misses)
+            if not halves:
+                break
+            misses.update((o, miss(o)) for o in sorted(halves))
+        best = min(misses, key=lambda o: (misses[o], abs(o)))
+        return best if misses[best] <= tol.time_s else None
     return None
 
 
@@ -532,21 +563,19 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         if is_timing(dec):
             runs += 3
             option = _measure(search, forced, dec)
-            if option is not None and option != dec.value:
-                d, res, cl = probe(forced + [option], dec.t)
-                keep = d >= diff
-                if not keep and d >= diff - tol.time_s:
-                    # the same difference a little sooner: a key at a scan's edge may decide
-                    # it; look one random decision further on both sides
-                    with_it, n1 = _ahead(probe, forced + [option], cl, d, tol)
-                    without, n2 = _ahead(probe, forced + [dec.value], calls, diff, tol)
-                    runs += n1 + n2
-                    keep = with_it > without
-                if keep:
-                    forced.append(option)
-                    revealed.append(True)
-                    diff, result, calls = d, res, cl
-                    continue
+            keep, got, n = _try_timing(probe, forced, calls, dec, option, diff, tol)
+            runs += n
+            if not keep and option is not None and option != dec.value:
+                # the straight line's option did not get further: date the output across
+                # the range instead (_measure's sweep)
+                option = _measure(search, forced, dec, sweep=True)
+                keep, got, n = _try_timing(probe, forced, calls, dec, option, diff, tol)
+                runs += SWEEP_POINTS + 2 * SWEEP_STEPS + n
+            if keep:
+                forced.append(option)
+                revealed.append(True)
+                diff, result, calls = got
+                continue
             forced.append(dec.value)
             revealed.append(option is not None)
             continue
@@ -605,6 +634,25 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
     if count:
         _count_items(result, search)
     return result
+
+
+def _try_timing(probe, forced: list, calls: list, dec: Decision, option, diff: float,
+                tol: Tolerance) -> tuple[bool, tuple | None, int]:
+    """Return whether ``option`` of timing decision ``dec`` (the next after ``forced``) gets
+    further than its default (``calls``' replay differs at ``diff``), its replay's (difference
+    time, result, calls), and the replays that took."""
+    if option is None or option == dec.value:
+        return False, None, 0
+    d, res, cl = probe(forced + [option], dec.t)
+    keep, runs = d >= diff, 1
+    if not keep and d >= diff - tol.time_s:
+        # the same difference a little sooner: a key at a scan's edge may decide it; look one
+        # random decision further on both sides
+        with_it, n1 = _ahead(probe, forced + [option], cl, d, tol)
+        without, n2 = _ahead(probe, forced + [dec.value], calls, diff, tol)
+        runs += n1 + n2
+        keep = with_it > without
+    return keep, (d, res, cl), runs
 
 
 def _ahead(probe, forced: list, calls: list, diff: float, tol: Tolerance

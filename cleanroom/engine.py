@@ -87,6 +87,7 @@ class Engine(TickClock):
         self._lit_run = 0
         self._ftext: str | None = None      # the flashing text, shown while the bit is on
         self._fstate = False                # the flash timer's state bit (on = shown)
+        self._toggled_at: float | None = None   # the tick count of the last toggle
         self._fpending: tuple | None = None  # (t, text): a flashing text that starts later
         self._ticks = 0.0                   # display ticks since power-on, at time _tk_t
         self._tk_t = 0.0
@@ -273,6 +274,7 @@ class Engine(TickClock):
             self.powered = True
             # the flash timer starts dark at power-on (every recording: '--' 32 ticks later)
             self._ticks, self._tk_t, self._fstate, self._lit = 0.0, self.now, False, False
+            self._toggled_at = None
             self._in_loop = True
             # the first key scans after power-on come sooner than a pass each, the flash
             # timer's refreshes not (params ``power_on_scan_cycles``)
@@ -381,6 +383,12 @@ class Engine(TickClock):
                     # (the refreshes counted are whole even when the scans came early)
                     self._ticks = self._taken_ticks + self._scan_lead
                     self._taken_ticks = None
+                    # a toggle due at the take's last refresh (the count stopped at it and
+                    # it was not made yet) happens before the flow goes on
+                    n = param("flash_ticks")
+                    if abs(self._ticks / n - round(self._ticks / n)) < 1e-9 / n and \
+                            self._toggled_at != self._ticks:
+                        self._toggle(t)
                 self._in_loop = False
                 self._wake = None
                 if self._key_value is not None:

@@ -144,6 +144,7 @@ class TickClock:
     def _toggle(self, t: float) -> None:
         n = param("flash_ticks")
         self._ticks = (math.floor(self._ticks / n + 1e-9) + 1) * n
+        self._toggled_at = self._ticks
         self._tk_t = t
         self._fstate = not self._fstate
         # the toggle's own work: the next ticks come that much later

@@ -4,8 +4,5 @@ expected failures; cleanroom/README.md, "Open questions", has the details)."""
 from __future__ import annotations
 
 OPEN: dict[str, str] = {
-    "l1_p3_s141": "the tower test's L1: a take within a tick of a flash toggle",
-    "l2_p3_s158": "the level menu: a key taken a scan off",
-    "l3_p2_s171": "the tower test's L1: a take within a tick of a flash toggle",
     "l4_p1_s168": "the tomb's creak form after a Citadel doubling",
 }

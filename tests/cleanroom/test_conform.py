@@ -12,8 +12,12 @@ from cleanroom.conform import (ConformError, Tolerance, check_witness, compare,
                                load_reference, resolve, summarize, wilson, witness_of)
 from cleanroom.game import is_timing_name
 
+from ..corpus import genuine_corpus
+from .util import STRICT
+
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
 NAMES = ("tower_test", "level_select", "level4_bazaar", "level4_riddle")
+_LAB = genuine_corpus()
 
 
 @pytest.fixture(scope="module")
@@ -400,3 +404,19 @@ def test_a_witness_does_not_make_a_changed_recording_conform(bazaar):
     changed = [dict(e, text=f"{int(e['text']) % 99 + 1:02d}") if e is shown else e
                for e in events]
     assert not check_witness(script, changed, pairs).conforms
+
+
+# a key loop whose entry a timing decision moves, where the scans go by display ticks (the
+# click moves some 0.7 ms per ms of the duration) and a key scan's jump lies between the
+# straight line's option and the genuine's (lab corpus, where it is beside the checkout)
+_SWEPT = [n for n in ("l2_p3_s158",) if _LAB is not None and (_LAB / n).is_dir()]
+
+
+@pytest.mark.parametrize("name", _SWEPT)
+def test_a_duration_that_moves_a_key_scan_is_resolved_to_the_scan_the_genuine_took(name):
+    script, events = load_reference(str(_LAB / name))
+    events = [e for e in events if e["t"] <= 20.0]      # the menus, up to the overture
+    result = resolve(script, events, STRICT, end=20.0)
+    assert result.conforms, result.describe()
+    setup = next(d for d in result.decisions if d.name == "players_setup_cycles")
+    assert setup.value < 0 and setup.revealed

@@ -8,6 +8,7 @@ import pytest
 
 from captures.darktower_facts import KEY_MATRIX, NOMINAL_CLOCK_HZ
 from captures.tolerance import Tolerance
+from captures.script import parse_script
 from captures.tower import run_script
 from cleanroom.conform import ForcedChooser, load_reference, resolve
 from cleanroom.cuefind import is_key_click
@@ -120,6 +121,18 @@ def test_l1_follows_the_flash_timer_through_the_tower_test_in_every_recording():
                         and e["text"].strip())
         assert abs(first_after(_game(script, end_88 + 2.5)) - first_after(events)) \
             <= FRAME + 1e-6, folder.name
+
+
+@pytest.mark.parametrize("press, l1", [(4.9, 13.483333), (4.333333, 12.65)])
+def test_a_toggle_due_at_the_refresh_that_ends_the_take_is_made_before_the_tower_test(
+        press, l1):
+    # YES/BUY at 4.900 s is taken as the count reaches a toggle: the genuine makes it, then
+    # the test's '88' and lamps, and L1 waits a whole dark phase (l1_p3_s141, l3_p2_s171:
+    # L1 at 13.483); at 4.333 s the toggle is two ticks away and L1 shows as the test ends
+    # (l3_p1_s135: 12.650)
+    script = parse_script(f"# run length: 15 s\n{press:.6f} YES/BUY 0.2\n")
+    events = run_script(CleanroomTower(chooser=ForcedChooser([])), script, until=15.0)
+    assert _display(events, "L1") == pytest.approx(l1, abs=1e-6)
 
 
 def test_a_menu_text_shows_at_once_within_the_running_on_phase():
