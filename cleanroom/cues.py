@@ -464,8 +464,8 @@ _CUES = [
                     example=('l4_p3_s20', 114.159972), count=3,
                     why=("the falling sweep's first period lasts 10.2 ms instead of 9.4 ms (the"
                          ' pins show it), so the decoder makes the first note 98.4 Hz; it plays '
-                         "when the visit clears the player's Citadel doubling (3 of 3 such "
-                         'tombs; none of the 14 other level-4 tombs)')),
+                         'when the player leads 16 warriors or more (params '
+                         'creak_slow_start_warriors)')),
             Variant('creak_open_after_low_food', (
                 (79.9, 0.025, -0.0125), (73.4, 0.0272, -0.0136), (67.9, 0.0294, -0.0146),
                 (63.2, 0.0317, -0.0159), (59.1, 0.0339, -0.017), (55.4, 0.0361, -0.018),

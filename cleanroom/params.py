@@ -332,6 +332,13 @@ _ROWS = [
           "the next; the curser's own slot counts like an empty one (3 players, player 1 "
           "cursing: NO/END from C3 to C2 passes slots 4 and 1 and scans 2 slots later than a "
           "step from C2 to C3, l1_p3_s35 66.78, l3_p3_s11 344.77)", "measured on the pins"),
+    Param("creak_slow_start_warriors", 16, "warriors",
+          "development sessions, 295 tombs and ruins without the low-food warning: the 10 "
+          "opened with 18 to 28 warriors creak with the slow first period (98.4 Hz), the "
+          "285 opened with 15 or fewer never (l4_p1_s168 232.08: 12 warriors just after a "
+          "Citadel doubling, the plain creak, where every other tomb after a doubling had "
+          "18 or more); none had 16 or 17, and 16 is where a count kept in binary needs a "
+          "second 4-bit digit (chosen between 16 and 18)", "corpus"),
     Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
           "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
           "100.2 ms after it (the opening cue's tail)", "measured"),

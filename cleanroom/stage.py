@@ -91,7 +91,6 @@ class Stage:
         # running low, or a warrior starving)
         self.warning_turn: tuple[int, int, str] | None = None
         self.warned = False        # this action began with such a warning
-        self.citadel_cleared = False   # this action cleared the Citadel's doubling
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 

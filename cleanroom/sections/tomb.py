@@ -19,13 +19,13 @@ def tomb(g: Stage, p: Player):
 
     The creak has two other recorded forms (cleanroom/cues.py): right after the low-food
     warning its first note is missing (l2_p1_s02 365.73, l4_p3_s20 400.50: 2 of 2 tombs
-    after the warning), and when this visit clears the player's Citadel doubling the
-    sweep's first period is longer, read as 98.4 Hz (l4_p3_s20 114.12, l4_p4_s16 84.68,
-    l4_p4_s24 380.10: the 3 tombs after a doubling, and none of the 14 others of level 4).
+    after the warning), and when the player leads 16 warriors or more the sweep's first
+    period is longer, read as 98.4 Hz (params ``creak_slow_start_warriors``).
     """
     odds = param("tomb_odds")
     cue = ("creak_open_after_low_food" if g.warned else
-           "creak_open_slow_start" if g.citadel_cleared else "creak_open")
+           "creak_open_slow_start" if p.warriors >= param("creak_slow_start_warriors")
+           else "creak_open")
     event = g.choose("tomb", list(odds), list(odds.values()))
     # after a warning the sweep's first period is no note of its own: its first note is
     # the normal creak's second, as late (params ``action_after_warning_s``)

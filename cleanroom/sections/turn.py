@@ -195,13 +195,12 @@ def action(g: Stage, p: Player, key: str):
     g.last_shown = []
     g.shown_turn = g.acted_turn = (p.number, p.turns)
     handler = ACTIONS[key]
-    g.citadel_cleared = False
     if key == "TOMB/RUIN" and p.frontiers >= 4:
         # rulebook: revisit the Citadel only after another building; the genuine tower
-        # counts a tomb or ruin only: after a BAZAAR visit the Citadel still only trills
-        # and a later tomb still clears the doubling, its creak starting slow (l4_p1_s136
-        # 93.08 -> 126.21, l4_p1_s152 147.71 -> 179.92, l4_p1_s28 91.17 -> 138.29)
-        g.citadel_cleared, p.doubled = p.doubled, False
+        # counts a tomb or ruin only: after a BAZAAR visit (or a MOVE, REPEAT, DARK TOWER)
+        # the Citadel still only trills (l4_p1_s120 258.61 -> 280.51, l4_p2_s108,
+        # l4_p4_s24 266.73 -> 368.8), after a tomb it doubles again (l4_p1_s104 157.77)
+        p.doubled = False
     return (yield from handler(g, p))
 
 

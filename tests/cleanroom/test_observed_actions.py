@@ -233,16 +233,25 @@ def test_clear_after_the_action_sounds_the_siren_and_passes_the_turn():
     assert "siren" in shown(obs, "sound") and shown(obs, "display")[-1] == " 2"
 
 
-def test_a_tomb_that_clears_the_citadels_doubling_creaks_with_a_longer_first_period():
-    """l4_p3_s20 114.12, l4_p4_s16 84.68, l4_p4_s24 380.10: the first TOMB/RUIN after a
-    Citadel doubling starts its creak at 98.4 Hz (creak_open_slow_start); the next one at
-    106.5 Hz again."""
+def test_a_tomb_opened_with_16_warriors_or_more_creaks_with_a_longer_first_period():
+    """l4_p3_s20 114.12, l4_p4_s16 84.68, l4_p4_s24 380.10 (20 to 24 warriors, each just
+    doubled at the Citadel): the creak starts at 98.4 Hz (creak_open_slow_start), and again
+    at the next tomb with as many warriors."""
     tw = tower(1, 1, inventory=dict(warriors=10, keys=3, frontiers=4),
                tomb=["deserted", "deserted"])
     press(tw, "SANCTUARY/CITADEL", "NO/END")
     assert player(tw).warriors == 20
     assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open_slow_start"
     press(tw, "NO/END")
+    assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open_slow_start"
+
+
+def test_a_tomb_opened_with_15_warriors_or_fewer_creaks_plainly_even_after_a_doubling():
+    """l4_p1_s168 232.08: 6 warriors doubled to 12 at the Citadel, then a tomb: the plain
+    creak at 106.5 Hz (creak_open)."""
+    tw = tower(1, 1, inventory=dict(warriors=6, keys=3, frontiers=4), tomb=["deserted"])
+    press(tw, "SANCTUARY/CITADEL", "NO/END")
+    assert player(tw).warriors == 12
     assert shown(press(tw, "TOMB/RUIN"), "sound")[0] == "creak_open"
 
 
