@@ -154,6 +154,7 @@ def is_timing(dec: Decision) -> bool:
 # how far after a timing decision the output it moves is looked for: a duration that delays
 # only a key loop shows first at the next key's click, which may come many seconds later
 MEASURE_SPAN_S = 30.0
+MEASURE_PRESS_S = 1.0   # _measure looks first up to this long after the next press
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 SWEEP_POINTS = 9        # _measure's sweep: options dated across the range at first,
@@ -192,8 +193,28 @@ def _measure(search: "_Search", forced: Sequence, dec: Decision, sweep: bool = F
     lo, hi = min(dec.options), max(dec.options)
     if lo == hi:
         return None
-    tol, reference = search.tol, search.reference
     until = min(search.end, dec.t + MEASURE_SPAN_S)
+    # the output moved comes by the next key's click, most often: look there first
+    k = bisect.bisect_right(search.presses, dec.t)
+    spans = [until]
+    if k < len(search.presses) and search.presses[k] + MEASURE_PRESS_S < until:
+        spans.insert(0, search.presses[k] + MEASURE_PRESS_S)
+    for span_end in spans:
+        found = _measure_within(search, forced, dec, sweep, span_end)
+        if found is not _NOTHING_MOVED:
+            return found
+    return None
+
+
+_NOTHING_MOVED = object()
+
+
+def _measure_within(search: "_Search", forced: Sequence, dec: Decision, sweep: bool,
+                    until: float):
+    """``_measure`` with the replays cut at ``until``; ``_NOTHING_MOVED`` when no output the
+    two ends show by then moves."""
+    lo, hi = min(dec.options), max(dec.options)
+    tol, reference = search.tol, search.reference
     rate = NOMINAL_CLOCK_HZ * search.clock_ratio    # option cycles per second the output moves
     span = (hi - lo) / rate
     slack = tol.time_s * rate                   # a reference output this far off still dates
@@ -201,7 +222,7 @@ def _measure(search: "_Search", forced: Sequence, dec: Decision, sweep: bool = F
     def outputs(option) -> list[dict]:
         # events are dated to the microsecond: one taken at the decision may print before it
         return [e for e in search.replay(list(forced) + [option], until, dec.t)[0]
-                if e["t"] >= dec.t - 1e-5 and e["type"] in _PRECISE]
+                if dec.t - 1e-5 <= e["t"] <= until and e["type"] in _PRECISE]
 
     def snap(want: float):
         return min(dec.options, key=lambda o: abs(o - want))
@@ -245,7 +266,7 @@ def _measure(search: "_Search", forced: Sequence, dec: Decision, sweep: bool = F
             misses.update((o, miss(o)) for o in sorted(halves))
         best = min(misses, key=lambda o: (misses[o], abs(o)))
         return best if misses[best] <= tol.time_s else None
-    return None
+    return _NOTHING_MOVED
 
 
 def _ranked(options: Sequence, weights: Sequence[float] | None) -> list:
@@ -287,6 +308,7 @@ class _Search:
         self.end, self.types, self.clock_ratio = end, types, clock_ratio
         self.replayer = replayer
         self.window = QuietWindow(reference, tol, types) if fast else None
+        self.presses = sorted(a.t for a in script.actions if isinstance(a, Press))
 
     def replay(self, forced: Sequence, until: float, t0: float = 0.0) -> tuple[list, list]:
         """Return (events, decisions) of the script replayed to ``until`` with ``forced``;
