@@ -721,7 +721,7 @@ def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
 def _count_items(result: Result, search: _Search) -> None:
     """Set ``result.rule_items`` and ``random_items`` (module doc: one replay per decision)."""
     tol, end = search.tol, search.end
-    presses = sorted(a.t for a in search.script.actions if isinstance(a, Press))
+    presses = search.presses
     taken = [d.value for d in result.decisions]
     limit = result.diff_time
     decided: set[int] = set()

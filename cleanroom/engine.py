@@ -386,7 +386,7 @@ class Engine(TickClock):
                     # a toggle due at the take's last refresh (the count stopped at it and
                     # it was not made yet) happens before the flow goes on
                     n = param("flash_ticks")
-                    if abs(self._ticks / n - round(self._ticks / n)) < 1e-9 / n and \
+                    if abs(self._ticks - round(self._ticks / n) * n) < 1e-9 and \
                             self._toggled_at != self._ticks:
                         self._toggle(t)
                 self._in_loop = False
