@@ -435,6 +435,9 @@ int main(void)
         if (due != NOW && (int32_t)(due - now_us()) < 1100) {
             while (!reached(now_us(), due))
                 ;               /* tight wait: received bytes queue in the RX ring meanwhile */
+            /* act now, before those bytes: a command handled first (its reply queued) would
+             * make the action a few hundred microseconds late */
+            run_due(now_us());
             continue;
         }
         cli();

@@ -11,8 +11,10 @@ power-on and every ``sync_every_s``, and a straight-line fit maps the box's cloc
 analyser's); or else, when an O pin is probed, by the first sample at which a probed pin leaves
 the all-low level of an unpowered tower (the TMS1400 drives its O pins from reset; exact to a
 few cycles); or else (an 8-input probe on R pins only: the first R activity comes half a second
-after power-on) by the box clock read just after the analyser started (the analyser began then,
-to within a serial round trip, a few ms). Past the alignment both clocks are taken as nominal.
+after power-on) by the box clock read just after the analyser started (the capture's times are
+then late by the time from the start to that read: under a millisecond on an idle bench, at
+most the time since the read before the start, ``t0_uncertainty_s``). Past the alignment both
+clocks are taken as nominal.
 
 States: READY, or UNKNOWN when the tower stops answering (no probed pin changed for
 ``stall_s`` while powered, or nothing showed within ``boot_s`` of power-on). In UNKNOWN, key
@@ -183,13 +185,18 @@ class RealTower:
         box.release_all()
         box.power(False)
         self._wait_device(self.box.status().now_us + 300_000)      # let the supply discharge
+        before_us = self._device_now
         self.acq = analyser.start(self.samplerate, self.channels, sink)
-        started_us = self.box.status().now_us
-        self.t0_us = started_us + self.lead_us
-        # without SYNC or an O pin, power-on is found from when the analyser started
-        self._t0_estimate = (None if self._sync_bit is not None or
-                             any(c.startswith("O") for c in self.channels)
-                             else int(round(self.lead_us * 1e-6 * self.samplerate)))
+        after_us = self.box.status().now_us
+        self.t0_us = after_us + self.lead_us
+        # how much later than the truth the capture's times may be (s): 0 with SYNC or an O pin
+        self.t0_uncertainty_s = 0.0
+        if self._sync_bit is None and not any(c.startswith("O") for c in self.channels):
+            # without SYNC or an O pin, power-on is found from when the analyser started:
+            # taken as the box clock read just after the start, which began since the read
+            # before it
+            self._t0_sample = int(round(self.lead_us * 1e-6 * self.samplerate))
+            self.t0_uncertainty_s = (after_us - before_us) / 1e6
         self._schedule(box.power, True, at=self.t0_us)
         self._schedule_syncs(self.t0_us)
         self._events.append(make_event(0.0, "power", on=1))
@@ -316,9 +323,6 @@ class RealTower:
         """Return the capture sample of session time 0 (None until the tower has shown
         activity after power-on, or SYNC has pulsed)."""
         if self._t0_sample is not None:
-            return self._t0_sample
-        if self._t0_estimate is not None:
-            self._t0_sample = self._t0_estimate
             return self._t0_sample
         cap = self.acq.capture()
         words = cap.words

@@ -186,18 +186,21 @@ def test_an_eight_channel_probe_sees_lamps_and_tones_but_no_digits(avr_tools,
 def test_an_eight_channel_probe_without_o_pins_is_aligned_by_the_box_clock(
         avr_tools, has_fx2lafw_firmware):
     # R pins only: the first R activity is no power-on mark; the fake tower lights its
-    # lower lamp the moment MOVE closes (within a serial round trip of the box clock)
+    # lower lamp the moment MOVE closes; the capture's times are late by at most the time
+    # between the box clock reads around the analyser's start (a loaded host widens it)
     from rig.bench import PROBE_8
     spec = TargetSpec("sim", virtual="fake", channel_map={f"D{i}": n for i, n in
                                                           enumerate(PROBE_8)})
     target = open_target(spec)
     try:
         events = run_script(target.tower, parse_script(SHORT))
+        uncertainty = target.tower.t0_uncertainty_s
     finally:
         target.close()
     press = next(e for e in events if e["type"] == "button" and e["button"] == "MOVE")
     lit = next(e for e in events if e["type"] == "lamp" and e["on"])
-    assert 0 <= lit["t"] - press["t"] < 0.005
+    assert uncertainty > 0
+    assert 0 <= lit["t"] - press["t"] <= uncertainty
 
 
 def test_a_recording_that_ends_in_a_fault_is_checked_up_to_the_fault(
