@@ -53,9 +53,15 @@ from a saved game state taken before the decision it changes instead of from pow
 (cleanroom.snapshots: paused forked processes, as the game's generator flows cannot be
 copied); and each comparison looks only at what follows a quiet, blank stretch of both
 towers that an earlier comparison of the same events vouches for (cleanroom.matching's
-``QuietWindow``: no item pairs or changes across such a stretch).  Both are exact:
-``_resolve(..., fast=False)`` replays from power-on and compares whole sessions, and gives
-the same results (the decisions, the first difference, the item counts;
+``QuietWindow``: no item pairs or changes across such a stretch).  A decision the game has
+not looked at by the first difference (a bazaar's prices of items the player never steps to,
+the Dark Tower's brigands drawn at the start) is not tried option by option: every option
+differs there, and the likeliest is kept as the replays would have kept it; nor is it replayed
+for the item counts or the revealed flags where the game never looks at it in time
+(cleanroom.watched says how a replay notes the game's first look).  A duration's outputs are
+dated once per set of decisions before it, for the search at both checks.  All of this is
+exact: ``_resolve(..., fast=False)`` replays from power-on without watching and compares whole
+sessions, and gives the same results (the decisions, the first difference, the item counts;
 tests/cleanroom/test_resolve_fast.py).
 
 Statistics over many recordings, read from what the genuine tower showed rather than from the
@@ -67,7 +73,7 @@ import bisect
 import math
 import os
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.events import EventError, read_events
@@ -80,6 +86,7 @@ from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformErr
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .snapshots import make_replayer
 from .tower import CleanroomTower
+from .watched import WATCHED_TYPES, Watched
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
@@ -128,13 +135,31 @@ class ForcedChooser:
     def __init__(self, forced: Sequence = ()):
         self.forced = list(forced)
         self.calls: list[Decision] = []
+        # when the game first looked at each decision's value (tower time; None: not yet):
+        # with a ``clock`` (the tower's time), values are handed out ``Watched``
+        # (cleanroom.watched); without one each counts as looked at as it is taken
+        self.used: list[float | None] = []
+        self.clock: Callable[[], float] | None = None
 
     def choose(self, name: str, options: Sequence, weights, t: float):
         """Return the forced value for this decision if the rules allow it, else the likeliest."""
         options, weights = allowed(options, weights)
         value = self.take(self.forced, len(self.calls), options, weights)
         self.calls.append(Decision(t, name, options, value, False, weights))
-        return value
+        return self._hand(value, t)
+
+    def _hand(self, value, t: float):
+        """Note the decision just logged and return its value as the game gets it."""
+        i = len(self.used)
+        if self.clock is None or type(value) not in WATCHED_TYPES or is_timing_name(
+                self.calls[i].name):
+            self.used.append(t)
+            return value
+        self.used.append(None)
+
+        def looked() -> None:
+            self.used[i] = self.clock()
+        return Watched(value, looked)
 
     @staticmethod
     def take(forced: Sequence, i: int, options: Sequence, weights):
@@ -221,8 +246,13 @@ def _measure_within(search: "_Search", forced: Sequence, dec: Decision, sweep: b
 
     def outputs(option) -> list[dict]:
         # events are dated to the microsecond: one taken at the decision may print before it
-        return [e for e in search.replay(list(forced) + [option], until, dec.t)[0]
+        key = (tuple(forced), option, until, dec.t)
+        got = search.measured.get(key)
+        if got is None:
+            got = search.measured[key] = [
+                e for e in search.replay(list(forced) + [option], until, dec.t)[0]
                 if dec.t - 1e-5 <= e["t"] <= until and e["type"] in _PRECISE]
+        return got
 
     def snap(want: float):
         return min(dec.options, key=lambda o: abs(o - want))
@@ -280,17 +310,39 @@ def _ranked(options: Sequence, weights: Sequence[float] | None) -> list:
 class _Start:
     """Make the tower and chooser of a replay (picklable: the replay server makes them)."""
 
-    def __init__(self, clock_ratio: float):
-        self.clock_ratio = clock_ratio
+    def __init__(self, clock_ratio: float, watch: bool = True):
+        self.clock_ratio, self.watch = clock_ratio, watch
 
     def __call__(self, forced: Sequence) -> tuple[CleanroomTower, ForcedChooser]:
         chooser = ForcedChooser(forced)
-        return CleanroomTower(chooser=chooser, clock_ratio=self.clock_ratio), chooser
+        tower = CleanroomTower(chooser=chooser, clock_ratio=self.clock_ratio)
+        if self.watch:
+            chooser.clock = lambda: tower.now      # note when the game looks at each value
+        return tower, chooser
 
 
 def _take(forced: Sequence, i: int, dec: Decision):
     """Return the value the replay's chooser takes for logged decision ``dec``."""
     return ForcedChooser.take(forced, i, dec.options, dec.weights)
+
+
+class _Calls(list):
+    """A replay's decisions, with ``used``: when the game first looked at each one's value
+    (None: not by the replay's end; cleanroom.watched)."""
+
+    def __init__(self, calls: Sequence, used: Sequence):
+        super().__init__(calls)
+        self.used = list(used)
+
+
+def _unseen(calls: Sequence, i: int, before: float) -> bool:
+    """Tell whether the game had not looked at decision ``i``'s value (in the replay that
+    logged ``calls``) by ``before`` + ``PROBE_MARGIN_S``: then each option of it gives the
+    same outputs that far, and the same first difference before ``before``."""
+    used = getattr(calls, "used", None)
+    if used is None or i >= len(used):
+        return False
+    return used[i] is None or used[i] > before + PROBE_MARGIN_S
 
 
 class _Search:
@@ -303,10 +355,15 @@ class _Search:
     gives the same results (tests/cleanroom/test_resolve_fast.py)."""
 
     def __init__(self, script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
-                 types, clock_ratio: float, replayer, fast: bool):
+                 types, clock_ratio: float, replayer, fast: bool,
+                 measured: dict | None = None):
         self.script, self.reference, self.tol = script, reference, tol
         self.end, self.types, self.clock_ratio = end, types, clock_ratio
         self.replayer = replayer
+        # the outputs ``_measure`` dated, by (decisions before, option, until, time): the
+        # same at any check, so a search at a stricter check after a looser one (``resolve``)
+        # shares them
+        self.measured: dict[tuple, list[dict]] = {} if measured is None else measured
         self.window = QuietWindow(reference, tol, types) if fast else None
         self.presses = sorted(a.t for a in script.actions if isinstance(a, Press))
 
@@ -314,7 +371,7 @@ class _Search:
         """Return (events, decisions) of the script replayed to ``until`` with ``forced``;
         ``t0``: the time of the first decision the caller may have changed."""
         rep = self.replayer.run(forced, until, t0)
-        return rep.events, rep.calls
+        return rep.events, _Calls(rep.calls, rep.used)
 
     def compare(self, events: list[dict], h: float) -> Result:
         """Compare ``events`` (a replay to ``h``) with the reference up to ``h``; at the
@@ -448,14 +505,20 @@ def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
 
 def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
              end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
-             types: Sequence[str] | None = None, fast: bool = True) -> Result:
+             types: Sequence[str] | None = None, fast: bool = True,
+             watch: bool | None = None) -> Result:
     """``resolve``; ``fast=False`` replays from power-on and compares whole sessions (the
-    reference the fast path is tested against; module doc)."""
+    reference the fast path is tested against; module doc).  ``watch`` (default: as
+    ``fast``): note when the game looks at each decision (cleanroom.watched), so that a
+    decision not looked at by a difference is not tried option by option."""
     tol, end = _defaults(script, reference, tol, end, clock_ratio)
-    replayer = make_replayer(script, _Start(clock_ratio), _take, fast)
+    watch = fast if watch is None else watch
+    replayer = make_replayer(script, _Start(clock_ratio, watch=watch), _take, fast)
+    measured: dict = {}
     try:
         def at(t: Tolerance) -> _Search:
-            return _Search(script, reference, t, end, types, clock_ratio, replayer, fast)
+            return _Search(script, reference, t, end, types, clock_ratio, replayer, fast,
+                           measured)
         return _resolve_at(at, tol, max_runs)
     finally:
         replayer.close()
@@ -525,7 +588,7 @@ class _AligningChooser(ForcedChooser):
         if value not in options:
             value = _ranked(options, weights)[0]
         self.calls.append(Decision(t, name, options, value, False, weights))
-        return value
+        return self._hand(value, t)
 
 
 def _measure_all(search: "_Search", decisions: list) -> list | None:
@@ -601,6 +664,12 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             forced.append(dec.value)
             revealed.append(option is not None)
             continue
+        if _unseen(calls, k, diff) and not _may_pair(dec, k, diff, calls):
+            # the game has not looked at this value by the difference: every option differs
+            # there, and the likeliest, the one ``calls`` took, is kept (cleanroom.watched)
+            forced.append(calls[k].value)
+            revealed.append(False)
+            continue
         scores = []
         best = None
         for option in _ranked(dec.options, dec.weights):
@@ -641,6 +710,8 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             revealed.append(False)
             if is_timing(calls[i]):
                 continue        # within the tolerance either way (the search never needed it)
+            if calls.used[i] is None:
+                continue        # never looked at: every option conforms (cleanroom.watched)
             for option in _ranked(calls[i].options, calls[i].weights)[:8]:
                 if option == taken[i] or runs >= max_runs:
                     continue
@@ -707,6 +778,13 @@ def _best_of(probe, dec: Decision, head: list, tail: Sequence = ()) -> tuple[tup
     return best, runs
 
 
+def _may_pair(dec: Decision, k: int, diff: float, calls: Sequence) -> bool:
+    """Tell whether decision ``k`` would be ``_paired`` if all its options differed at
+    ``diff`` (``calls``: the decisions of a replay that differs there)."""
+    return (len(dec.options) > 1 and diff - dec.t < PAIRED_SPAN_S and len(calls) > k + 1
+            and is_timing(calls[k + 1]) and abs(calls[k + 1].t - dec.t) < 1e-6)
+
+
 def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
     """Tell whether decision ``k``'s best options differ from the reference at the same time,
     within ``PAIRED_SPAN_S`` of it, and a timing decision is taken with it (the next, at the
@@ -726,11 +804,14 @@ def _count_items(result: Result, search: _Search) -> None:
     limit = result.diff_time
     decided: set[int] = set()
     matched = result.matched_items
+    seen = search.replay(taken, end)[1]     # kept from the search, most often
     for i, d in enumerate(result.decisions):
         if len(d.options) < 2 or d.t > limit:
             continue
         later = [e.t for e in result.decisions[i + 1:] if len(e.options) > 1 and e.t > d.t + 1e-9]
         until = min([end, next((t for t in presses if t > d.t + 1e-9), end)] + later[:1])
+        if _unseen(seen, i, until):
+            continue            # another option shows the same until then (cleanroom.watched)
         inside = [k for k, g in enumerate(matched) if d.t - 1e-9 <= g.t < until]
         if not inside:
             continue

@@ -44,6 +44,7 @@ from captures.script import BUTTONS
 from .params import SOUNDS, param
 from .reel import Reel, sensor_lit, stop_position
 from .ticks import _EPS, TickClock
+from .watched import Watched, plain
 
 __all__ = ["Engine", "EngineError", "Flow"]
 
@@ -113,10 +114,14 @@ class Engine(TickClock):
 
     # ---- outputs --------------------------------------------------------------------
     def emit(self, t: float, type: str, **fields) -> None:
-        """Record an event at ``t`` seconds."""
+        """Record an event at ``t`` seconds (a decision's value in it is looked at now:
+        cleanroom.watched)."""
+        if any(v.__class__ is Watched for v in fields.values()):
+            fields = {k: plain(v) for k, v in fields.items()}
         self.events.append(make_event(t, type, **fields))
 
     def _put_display(self, t: float, text: str) -> None:
+        text = plain(text)
         t = round(self._frame_of_change(t, text), 6)
         if self._disp and t < self._disp[-1]["t"]:
             t = self._disp[-1]["t"]     # changes stay in order: the later one wins the frame

@@ -112,6 +112,9 @@ class Replay:
     ``run_script`` returns them) and the decisions the game took (the chooser's log)."""
     events: list[dict]
     calls: list
+    # when the game first looked at each decision's value, up to ``until`` (None: not by
+    # then; the chooser's ``used``, cleanroom.watched)
+    used: list
 
 
 def can_fork() -> bool:
@@ -148,7 +151,7 @@ class PowerOnReplayer:
         tower, chooser = self.start(list(forced))
         events = run_script(tower, self.script, until=until)
         tower.close()
-        return Replay(events, chooser.calls)
+        return Replay(events, chooser.calls, _used(chooser))
 
     def close(self) -> None:
         """Nothing to release."""
@@ -174,6 +177,13 @@ class _Process:
         self.nraw = 0               # events the node this process was forked from had emitted
         self.last = None            # the last of them
         self.ncalls = 0             # decisions it had logged
+
+
+def _used(chooser) -> list:
+    """Return when the game first looked at each of ``chooser``'s decisions (its ``used``;
+    a chooser without one: each as it was taken)."""
+    used = getattr(chooser, "used", None)
+    return list(used) if used is not None else [d.t for d in chooser.calls]
 
 
 def _emitted(tower) -> list[dict]:
@@ -276,7 +286,7 @@ def _serve(proxy: _Proxy) -> None:
     if proc.kind == "node":
         # the caller waits for this node's state: its step, time, events and decisions
         _send(proc.sock, ("ready", proxy.done, proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:]))
+                          proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser)))
     raw = _emitted(proxy.tower)
     proc.nraw, proc.last = len(raw), raw[-1] if raw else None
     proc.ncalls = len(proxy.chooser.calls)
@@ -329,7 +339,7 @@ def _play(proc: _Process, script: Script, start: Start, forced, kind: str, arg) 
         if proc.kind != "run":
             raise ReplayProcessError("the script ended before the step of a saved state")
         _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:]))
+                          proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser)))
     except BaseException as exc:       # noqa: BLE001 - every failure goes to the caller
         status = 1
         try:
@@ -565,9 +575,9 @@ class ForkReplayer:
             return self._here.run(forced, until)
         if spawn:
             node = self._spawn(node, forced, step)
-        _, now, (keep, new), calls = self._ask(node, ("run", forced, until),
-                                               f"a replay to {until:.3f} s")
-        return Replay(_events(node, keep, new, now), node.calls + calls)
+        _, now, (keep, new), calls, used = self._ask(node, ("run", forced, until),
+                                                     f"a replay to {until:.3f} s")
+        return Replay(_events(node, keep, new, now), node.calls + calls, used)
 
     def close(self) -> None:
         """End this replayer's nodes (they read end of file)."""
@@ -622,7 +632,7 @@ class ForkReplayer:
         except BaseException:
             mine.close()
             raise
-        _, done, t, (keep, new), calls = msg
+        _, done, t, (keep, new), calls, _ = msg
         calls = origin.calls + calls
         raw = origin.raw[:keep] + new
         ordered = time_order(raw, math.inf)
