@@ -119,7 +119,8 @@ def corpus(folder: str, jobs: int, old: bool) -> None:
     for name, fn in ([("old", _old_job)] if old else []) + [("new", _new_job)]:
         c, w = _cpu(), time.perf_counter()
         results[name] = run_jobs(fn, sessions, workers=jobs, label=name,
-                                 progress=sys.stderr.isatty())
+                                 progress=sys.stderr.isatty(),
+                                 cost=lambda job: max(e["t"] for e in job[2]))
         # the pool's processes (and their replay servers) have ended: their time is counted
         times[name], cpus[name] = time.perf_counter() - w, _cpu() - c
         conforming = sum(r[1].startswith("conforms") for r in results[name])

@@ -196,6 +196,10 @@ def _output_key(e: dict) -> tuple:
     return ("tone", round(e["freq_hz"]) if e.get("freq_hz") else None)
 
 
+def _time(e: dict) -> float:
+    return e["t"]
+
+
 def _measure(search: "_Search", forced: Sequence, dec: Decision, sweep: bool = False):
     """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
     the first output it moves where the reference shows that output, or None when no output
@@ -249,9 +253,10 @@ def _measure_within(search: "_Search", forced: Sequence, dec: Decision, sweep: b
         key = (tuple(forced), option, until, dec.t)
         got = search.measured.get(key)
         if got is None:
-            got = search.measured[key] = [
-                e for e in search.replay(list(forced) + [option], until, dec.t)[0]
-                if dec.t - 1e-5 <= e["t"] <= until and e["type"] in _PRECISE]
+            events = search.replay(list(forced) + [option], until, dec.t)[0]
+            first = bisect.bisect_left(events, dec.t - 1e-5, key=_time)   # time order
+            got = search.measured[key] = [e for e in events[first:]
+                                          if e["t"] <= until and e["type"] in _PRECISE]
         return got
 
     def snap(want: float):
@@ -262,10 +267,9 @@ def _measure_within(search: "_Search", forced: Sequence, dec: Decision, sweep: b
             return None
         if abs(b["t"] - a["t"]) <= 1e-7:
             continue
-        near = [e for e in reference if e["type"] == a["type"]
-                and _output_key(e) == _output_key(a)
-                and min(a["t"], b["t"]) - tol.time_s <= e["t"]
-                <= max(a["t"], b["t"]) + span + tol.time_s]
+        near = [e for e in search.precise(min(a["t"], b["t"]) - tol.time_s,
+                                          max(a["t"], b["t"]) + span + tol.time_s)
+                if _output_key(e) == _output_key(a)]
         wants = {snap(w) for r in near
                  for w in (lo + (r["t"] - a["t"]) * rate, hi + (r["t"] - b["t"]) * rate)
                  if lo - slack <= w <= hi + slack}
@@ -365,7 +369,14 @@ class _Search:
         # shares them
         self.measured: dict[tuple, list[dict]] = {} if measured is None else measured
         self.window = QuietWindow(reference, tol, types) if fast else None
+        self._precise = sorted((e for e in reference if e["type"] in _PRECISE), key=_time)
+        self._precise_t = [e["t"] for e in self._precise]
         self.presses = sorted(a.t for a in script.actions if isinstance(a, Press))
+
+    def precise(self, lo: float, hi: float) -> list[dict]:
+        """Return the reference's lamp, motor and tone events from ``lo`` to ``hi`` seconds."""
+        return self._precise[bisect.bisect_left(self._precise_t, lo):
+                             bisect.bisect_right(self._precise_t, hi)]
 
     def replay(self, forced: Sequence, until: float, t0: float = 0.0) -> tuple[list, list]:
         """Return (events, decisions) of the script replayed to ``until`` with ``forced``;

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from rig.progress import progress_line
 
-__all__ = ["BatchError", "run_jobs", "emulator_script_job", "DEFAULT_RETRIES"]
+__all__ = ["BatchError", "run_jobs", "start_order", "emulator_script_job", "DEFAULT_RETRIES"]
 
 DEFAULT_RETRIES = 3
 CONNECT_TIMEOUT_S = 15.0   # how long to keep trying to reach a Dask scheduler (seconds)
@@ -49,8 +49,13 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
              on_result: Callable[[int, Any], None] | None = None, progress: bool = False,
              label: str = "batch", hook: Callable[[str], None] | None = None,
              retries: int = DEFAULT_RETRIES,
-             connect_timeout_s: float = CONNECT_TIMEOUT_S, console=None) -> list:
+             connect_timeout_s: float = CONNECT_TIMEOUT_S, console=None,
+             cost: Callable[[tuple], float] | None = None) -> list:
     """Call ``fn(*job)`` for each of ``jobs``; return the results in job order.
+
+    ``cost(job)``: how long a job is expected to take, relative to the others: processes and
+    the cluster start the costliest first, so that a long job does not run alone at the end
+    while the other workers wait (the results keep the job order).
 
     ``workers`` processes here, or the Dask scheduler at ``scheduler``; ``on_result(i,
     result)`` as each finishes (in finishing order); ``progress`` shows a progress line on
@@ -63,6 +68,7 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
         raise BatchError(f"--jobs {workers!r}: expected a number of processes >= 1")
     jobs = list(jobs)
     results: list = [None] * len(jobs)
+    order = start_order(jobs, cost)
     with progress_line(f"{label}: {len(jobs)} job{'s' if len(jobs) != 1 else ''}",
                        total=len(jobs), quiet=not (progress and jobs),
                        stream=None if console is None else console.file) as line:
@@ -74,25 +80,36 @@ def run_jobs(fn: Callable, jobs: Sequence[tuple], workers: int = 1,
             line.advance()
 
         if scheduler:
-            _run_dask(fn, jobs, scheduler, finished, label, hook, retries, connect_timeout_s)
+            _run_dask(fn, jobs, scheduler, finished, label, hook, retries, connect_timeout_s,
+                      order)
         elif workers == 1 or len(jobs) == 1:
             for i, job in enumerate(jobs):
                 finished(i, _call(fn, hook, _key(label, i), job))
         else:
-            _run_processes(fn, jobs, workers, finished, label, hook, retries)
+            _run_processes(fn, jobs, workers, finished, label, hook, retries, order)
     return results
+
+
+def start_order(jobs: Sequence[tuple], cost: Callable[[tuple], float] | None) -> list[int]:
+    """Return the job indices in the order to start them: costliest first (equal costs, and
+    every job without ``cost``, in the jobs' own order)."""
+    order = list(range(len(jobs)))
+    if cost is not None:
+        order.sort(key=lambda i: -cost(jobs[i]))
+    return order
 
 
 def _key(label: str, i: int) -> str:
     return f"{label}-{i}"
 
 
-def _run_processes(fn, jobs, workers, finished, label, hook, retries) -> None:
-    """Run on local processes; jobs lost with a broken pool run again on a new pool."""
+def _run_processes(fn, jobs, workers, finished, label, hook, retries, order=None) -> None:
+    """Run on local processes, started in ``order`` (default: the jobs' own); jobs lost with
+    a broken pool run again on a new pool."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pending = list(range(len(jobs)))
+    pending = list(range(len(jobs))) if order is None else list(order)
     lost = {i: 0 for i in pending}
     while pending:
         broken: list[int] = []
@@ -115,12 +132,13 @@ def _run_processes(fn, jobs, workers, finished, label, hook, retries) -> None:
             if lost[i] > retries:
                 raise BatchError(f"job {i + 1} ({_key(label, i)}): its worker process was "
                                  f"lost {lost[i]} times (expected it to finish on a retry)")
-        pending = sorted(broken)
+        pending = [i for i in pending if i in set(broken)]
 
 
 def _run_dask(fn, jobs, scheduler, finished, label, hook, retries,
-              connect_timeout_s: float = CONNECT_TIMEOUT_S) -> None:
-    """Run on the Dask cluster at ``scheduler``; resubmit a job the scheduler gave up on."""
+              connect_timeout_s: float = CONNECT_TIMEOUT_S, order=None) -> None:
+    """Run on the Dask cluster at ``scheduler``, submitted in ``order`` (default: the jobs'
+    own); resubmit a job the scheduler gave up on."""
     try:
         from distributed import Client, as_completed
         from distributed.scheduler import KilledWorker
@@ -151,7 +169,8 @@ def _run_dask(fn, jobs, scheduler, finished, label, hook, retries,
 
         with client.as_current():
             try:
-                _drain(as_completed([submit(i) for i in range(len(jobs))]), index, lost,
+                _drain(as_completed([submit(i) for i in (order or range(len(jobs)))]),
+                       index, lost,
                        submit, finished, label, retries, KilledWorker)
             except ImportError as exc:
                 raise BatchError(f"{scheduler}: a Dask worker cannot import the job ({exc}; "

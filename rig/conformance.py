@@ -206,7 +206,16 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
 
     return run_jobs(conform_job, jobs_args, workers=jobs, scheduler=scheduler,
                     on_result=finished, progress=console is not None, label="conform",
-                    console=console)
+                    console=console, cost=_job_cost)
+
+
+def _job_cost(job: tuple) -> float:
+    """Return how long a conform job may take, relative to others: a resolve's work grows
+    with the session's length; checking a witness is one replay (benchmarks/conform_speed.py:
+    some 40 times less)."""
+    events, witness = job[2], job[-1]
+    length = max((e["t"] for e in events), default=0.0)
+    return length / 40 if witness else length
 
 
 def conform_folders(folders: Sequence[str], tol: Tolerance | None = None, **options

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rig.batch import BatchError, emulator_script_job, run_jobs
+from rig.batch import BatchError, _run_processes, emulator_script_job, run_jobs, start_order
 from rig.explore import explore
 from rig.specs import TargetSpec
 from towerlab.cli import main
@@ -168,3 +168,31 @@ def test_an_unreachable_scheduler_is_one_line_naming_it():
 def test_jobs_below_one_are_refused():
     with pytest.raises(BatchError, match="--jobs 0: expected a number of processes >= 1"):
         run_jobs(emulator_script_job, _script_jobs(), workers=0)
+
+
+def _note_start(folder: str, n: int) -> int:
+    """A job: append its number to ``folder``/started as it starts."""
+    with open(os.path.join(folder, "started"), "a") as f:
+        f.write(f"{n}\n")
+    return n
+
+
+def test_the_costliest_jobs_start_first():
+    jobs = [("a", 1.0), ("b", 5.0), ("c", 2.0), ("d", 5.0), ("e", 0.5)]
+    assert start_order(jobs, lambda job: job[1]) == [1, 3, 2, 0, 4]
+    assert start_order(jobs, None) == [0, 1, 2, 3, 4]
+
+
+def test_a_process_pool_starts_jobs_in_the_order_given_and_keeps_the_job_order(tmp_path):
+    # one worker process takes the jobs one after the other, in the order they were queued
+    jobs = [(str(tmp_path), n) for n in range(5)]
+    results = {}
+    _run_processes(_note_start, jobs, 1, results.__setitem__, "order", None, 0,
+                   [3, 1, 4, 0, 2])
+    assert results == {n: n for n in range(5)}
+    assert (tmp_path / "started").read_text().split() == ["3", "1", "4", "0", "2"]
+
+
+def test_run_jobs_returns_the_results_in_job_order_whatever_their_cost(tmp_path):
+    jobs = [(str(tmp_path), n) for n in range(6)]
+    assert run_jobs(_note_start, jobs, workers=2, cost=lambda job: job[1] % 3) == list(range(6))
