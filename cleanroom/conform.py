@@ -767,8 +767,8 @@ def _ahead(probe, forced: list, calls: list, diff: float, tol: Tolerance
     has two) and the replays that took."""
     k = len(forced)
     if k >= len(calls) or calls[k].t > diff + tol.time_s or \
-            len(calls[k].options) > AHEAD_OPTIONS:
-        return diff, 0
+            len(calls[k].options) > AHEAD_OPTIONS or _unseen(calls, k, diff):
+        return diff, 0          # (unseen: every option differs at ``diff``, cleanroom.watched)
     best, runs = _best_of(probe, calls[k], forced)
     return max(diff, best[0]), runs
 
