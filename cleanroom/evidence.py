@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Evidence", "EVIDENCE", "EVIDENCE_COMMAND", "evidence", "evidence_line"]
+__all__ = ["Evidence", "EVIDENCE", "EVIDENCE_COMMAND", "evidence", "evidence_line",
+           "estimate_text"]
 
 
 @dataclass(frozen=True)
@@ -191,15 +192,19 @@ def evidence(name: str) -> list[Evidence]:
     return [e for e in EVIDENCE if e.param == name]
 
 
+def estimate_text(e) -> str:
+    """Return the estimate of ``e`` (an Evidence, or a cleanroom.stats Row: the same fields)
+    in words: a share with its Wilson 95 % interval, a range seen and how far a uniform range
+    may reach, the values of an "info" row, or the agreements with a rule."""
+    if e.kind in ("share", "model"):
+        return f"{e.count}/{e.total} = {e.count / e.total:.3f}, 95 % [{e.low:.3f}, {e.high:.3f}]"
+    if e.kind == "range":
+        return f"seen {e.lo_seen:g}-{e.hi_seen:g}, a uniform range may be {e.low:g}-{e.high:g}"
+    if e.kind == "info":
+        return f"seen {e.lo_seen:g}-{e.hi_seen:g}, mean {e.low:.2f}"
+    return f"{e.count} of {e.total} agree"
+
+
 def evidence_line(e: Evidence) -> str:
     """Return ``e`` as one line of the parameter table (cleanroom.params)."""
-    where = f"{e.quantity} {e.situation} {e.outcome}"
-    if e.kind in ("share", "model"):
-        return (f"{where}: {e.count}/{e.total} = {e.count / e.total:.3f}, 95 % "
-                f"[{e.low:.3f}, {e.high:.3f}]")
-    if e.kind == "range":
-        return (f"{where}: n={e.total}, seen {e.lo_seen:g}-{e.hi_seen:g}, a uniform range may "
-                f"be {e.low:g}-{e.high:g}")
-    if e.kind == "info":
-        return f"{where}: n={e.total}, seen {e.lo_seen:g}-{e.hi_seen:g}, mean {e.low:.2f}"
-    return f"{where}: {e.count} of {e.total} agree"
+    return f"{e.quantity} {e.situation} {e.outcome}: n={e.total}, {estimate_text(e)}"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .conform import read_reference_events, wilson
+from .evidence import estimate_text
 from .observations import Observation, force_class, force_classes, observe
 from .params import PARAMS
 from .rules import dragon_takes
@@ -62,6 +63,9 @@ def range_interval(values: Sequence[float], alpha: float = 0.025
 
 
 # ---- estimates -----------------------------------------------------------------------------
+VERDICTS = {True: "ok", False: "OUTSIDE", None: "-"}     # a Row's ``ok`` in words
+
+
 @dataclass
 class Row:
     """One estimate: quantity, situation, outcome; count of total; interval; chosen; verdict.
@@ -87,19 +91,9 @@ class Row:
 
     def describe(self) -> str:
         """Return one table line."""
-        verdict = {True: "ok", False: "OUTSIDE", None: "-"}[self.ok]
-        if self.kind in ("share", "model"):
-            est = f"{self.count / self.total:6.3f} [{self.low:5.3f}, {self.high:5.3f}]"
-        elif self.kind == "range":
-            est = (f"seen {self.lo_seen:g}-{self.hi_seen:g}, range may be "
-                   f"{self.low:g}-{self.high:g}")
-        elif self.kind == "info":
-            est = f"seen {self.lo_seen:g}-{self.hi_seen:g}, mean {self.low:.2f}"
-        else:
-            est = f"{self.count} of {self.total} agree"
         chosen = "" if self.chosen is None else f"  chosen {self.chosen!s}"
         return (f"{self.quantity:20} {self.situation:17} {self.outcome:9} n={self.total:<4} "
-                f"{est}{chosen}  {verdict}")
+                f"{estimate_text(self)}{chosen}  {VERDICTS[self.ok]}")
 
 
 def _share_rows(obs: list[Observation], quantity: str, param_name: str | None,
@@ -260,18 +254,10 @@ def rows_markdown(rows: Sequence[Row]) -> str:
     out = ["| parameter | quantity | situation | outcome | n | estimate, 95 % interval | chosen "
            "| verdict |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        if r.kind in ("share", "model"):
-            est = f"{r.count}/{r.total} = {r.count / r.total:.3f} [{r.low:.3f}, {r.high:.3f}]"
-        elif r.kind == "range":
-            est = f"seen {r.lo_seen:g}-{r.hi_seen:g} (range may be {r.low:g}-{r.high:g})"
-        elif r.kind == "info":
-            est = f"seen {r.lo_seen:g}-{r.hi_seen:g}, mean {r.low:.2f}"
-        else:
-            est = f"{r.count} of {r.total} agree"
-        verdict = {True: "ok", False: "OUTSIDE", None: "-"}[r.ok]
         chosen = "" if r.chosen is None else str(r.chosen)
         out.append(f"| {r.param and '`' + r.param + '`'} | {r.quantity} | {r.situation} | "
-                   f"{r.outcome} | {r.total} | {est} | {chosen} | {verdict} |")
+                   f"{r.outcome} | {r.total} | {estimate_text(r)} | {chosen} | "
+                   f"{VERDICTS[r.ok]} |")
     return "\n".join(out) + "\n"
 
 
