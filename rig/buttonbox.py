@@ -22,6 +22,17 @@ from dataclasses import dataclass
 
 import serial
 
+try:
+    from termios import error as _TermiosError
+except ImportError:                     # not a POSIX host: pyserial raises only the others
+    class _TermiosError(Exception):
+        """Never raised here."""
+
+# what a serial port raises when its device has gone: pyserial's own error, an OSError (EIO
+# on a pty whose other end closed) or, from tcdrain in flush, termios.error (which is no
+# OSError)
+_GONE = (OSError, serial.SerialException, _TermiosError)
+
 from captures.script import BUTTONS
 from rig import protocol as p
 from rig.errors import FirmwareError, LinkError, LinkLostError, PortBusyError, RigError
@@ -111,21 +122,21 @@ class ButtonBox:
         """Close the serial port (the box's watchdog then releases every key)."""
         try:
             self._ser.close()
-        except (OSError, serial.SerialException):
+        except _GONE:
             pass
 
     def _write(self, data: bytes) -> None:
         try:
             self._ser.write(data)
             self._ser.flush()
-        except (OSError, serial.SerialException) as exc:
+        except _GONE as exc:
             raise LinkLostError(f"{self.port}: button box went away while writing "
                                 f"({_first_line(exc)}); plug it back in and re-run") from None
 
     def _read(self) -> bytes:
         try:
             return self._ser.read(max(1, self._ser.in_waiting))
-        except (OSError, serial.SerialException, TypeError) as exc:
+        except (*_GONE, TypeError) as exc:
             raise LinkLostError(f"{self.port}: button box went away while reading "
                                 f"({_first_line(exc)}); plug it back in and re-run") from None
 

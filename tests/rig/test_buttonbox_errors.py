@@ -91,3 +91,19 @@ def test_an_unknown_button_name_lists_the_buttons():
 
 def test_link_errors_are_value_errors_for_the_cli():
     assert issubclass(LinkError, ValueError)
+
+
+class DrainFails(FakeLink):
+    """A link whose device went away as the host drains its output: tcdrain's EIO, which
+    pyserial passes on as termios.error (no OSError)."""
+
+    def flush(self):
+        import termios
+        raise termios.error(5, "Input/output error")
+
+
+def test_a_box_gone_while_its_output_drains_is_a_lost_link():
+    from rig.errors import LinkLostError
+    box = ButtonBox("fake", link=DrainFails())
+    with pytest.raises(LinkLostError, match="fake: button box went away while writing"):
+        box.hello()
