@@ -25,11 +25,11 @@ worked out in 4326-6210 cycles, whatever the numbers shown; cleanroom/params.py
 ends in ``_cycles`` (``is_timing``).  Its options are one instruction apart and the search
 does not try them one by one: two replays, with the shortest and the longest, find the first
 lamp, motor or tone the duration moves (displays go by 1/60 s frames), and the reference's
-time of that output gives the duration directly (``_measure``); the search keeps it unless its
+time of that output gives the duration directly (cleanroom.measure); the search keeps it unless its
 replay differs from the reference sooner than the game's own value.  Where the output is no
 straight line of the duration (a key loop's scans go by display ticks, and a key scan's jump
 may lie between the line's option and the genuine's), the output is dated across the range
-instead, 9 options and then halving towards the nearest (``_measure``'s sweep).  Where it differs only a
+instead, 9 options and then halving towards the nearest (its sweep).  Where it differs only a
 little sooner (within the time tolerance: the same difference, e.g. a key at the edge of a key
 scan that the next decision, which scan sees it, may settle), both are taken one random
 decision further and the one that then gets further is kept (``_ahead``).  Such a decision
@@ -75,13 +75,13 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.events import EventError, read_events
 from captures.script import Press, Script, ScriptError, read_script
 from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
 from .choosers import is_timing_name
+from .measure import PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, time_of
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .snapshots import make_replayer
@@ -176,131 +176,8 @@ def is_timing(dec: Decision) -> bool:
     return is_timing_name(dec.name)
 
 
-# how far after a timing decision the output it moves is looked for: a duration that delays
-# only a key loop shows first at the next key's click, which may come many seconds later
-MEASURE_SPAN_S = 30.0
-MEASURE_PRESS_S = 1.0   # _measure looks first up to this long after the next press
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
-SWEEP_POINTS = 9        # _measure's sweep: options dated across the range at first,
-SWEEP_STEPS = 6         # then this many rounds of halving towards the nearest,
-SWEEP_CLOSE_S = 2e-4    # stopping once an output lands this close to the reference's
-_PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
-
-
-def _output_key(e: dict) -> tuple:
-    if e["type"] == "lamp":
-        return ("lamp", e["lamp"], bool(e["on"]))
-    if e["type"] == "motor":
-        return ("motor", bool(e["on"]))
-    return ("tone", round(e["freq_hz"]) if e.get("freq_hz") else None)
-
-
-def _time(e: dict) -> float:
-    return e["t"]
-
-
-def _measure(search: "_Search", forced: Sequence, dec: Decision, sweep: bool = False):
-    """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
-    the first output it moves where the reference shows that output, or None when no output
-    moves within ``MEASURE_SPAN_S`` or the reference shows none near it.
-
-    Two replays, with the shortest and the longest option, find that output.  It moves with
-    the option, a cycle per cycle (the time goes to a sleep), except where a key scan takes
-    the key that sounds it: a later loop scans later, and the scan that takes a key pressed
-    just before one of them comes a scan sooner (the output jumps back by a scan).  So the
-    reference's time of the output, counted from either end, gives the option; where the two
-    ends disagree (a jump lies between them) one more replay per candidate keeps the option
-    whose output lands nearest the reference's.
-
-    ``sweep``: the output is not a straight line of the option between the ends (a key loop
-    whose scans go by display ticks moves less than a cycle per cycle, and a key scan's jump
-    may lie on either side of the option the straight line gives): the output is dated at
-    ``SWEEP_POINTS`` options across the range, then halfway towards the neighbours of the
-    nearest, ``SWEEP_STEPS`` times; the nearest is returned if it lands within the time
-    tolerance of the reference's, else None."""
-    lo, hi = min(dec.options), max(dec.options)
-    if lo == hi:
-        return None
-    until = min(search.end, dec.t + MEASURE_SPAN_S)
-    # the output moved comes by the next key's click, most often: look there first
-    k = bisect.bisect_right(search.presses, dec.t)
-    spans = [until]
-    if k < len(search.presses) and search.presses[k] + MEASURE_PRESS_S < until:
-        spans.insert(0, search.presses[k] + MEASURE_PRESS_S)
-    for span_end in spans:
-        found = _measure_within(search, forced, dec, sweep, span_end)
-        if found is not _NOTHING_MOVED:
-            return found
-    return None
-
-
-_NOTHING_MOVED = object()
-
-
-def _measure_within(search: "_Search", forced: Sequence, dec: Decision, sweep: bool,
-                    until: float):
-    """``_measure`` with the replays cut at ``until``; ``_NOTHING_MOVED`` when no output the
-    two ends show by then moves."""
-    lo, hi = min(dec.options), max(dec.options)
-    tol, reference = search.tol, search.reference
-    rate = NOMINAL_CLOCK_HZ * search.clock_ratio    # option cycles per second the output moves
-    span = (hi - lo) / rate
-    slack = tol.time_s * rate                   # a reference output this far off still dates
-
-    def outputs(option) -> list[dict]:
-        # events are dated to the microsecond: one taken at the decision may print before it
-        key = (tuple(forced), option, until, dec.t)
-        got = search.measured.get(key)
-        if got is None:
-            events = search.replay(list(forced) + [option], until, dec.t)[0]
-            first = bisect.bisect_left(events, dec.t - 1e-5, key=_time)   # time order
-            got = search.measured[key] = [e for e in events[first:]
-                                          if e["t"] <= until and e["type"] in _PRECISE]
-        return got
-
-    def snap(want: float):
-        return min(dec.options, key=lambda o: abs(o - want))
-
-    for i, (a, b) in enumerate(zip(outputs(lo), outputs(hi))):
-        if _output_key(a) != _output_key(b):
-            return None
-        if abs(b["t"] - a["t"]) <= 1e-7:
-            continue
-        near = [e for e in search.precise(min(a["t"], b["t"]) - tol.time_s,
-                                          max(a["t"], b["t"]) + span + tol.time_s)
-                if _output_key(e) == _output_key(a)]
-        wants = {snap(w) for r in near
-                 for w in (lo + (r["t"] - a["t"]) * rate, hi + (r["t"] - b["t"]) * rate)
-                 if lo - slack <= w <= hi + slack}
-
-        def miss(option) -> float:
-            got = outputs(option)
-            if len(got) <= i or _output_key(got[i]) != _output_key(a):
-                return math.inf
-            return min(abs(got[i]["t"] - r["t"]) for r in near)
-        if not sweep:
-            if len(wants) <= 1:
-                return wants.pop() if wants else None
-            return min(sorted(wants), key=miss)
-        if not near:
-            return None
-        misses = {o: miss(o) for o in sorted(
-            wants | {snap(lo + (hi - lo) * j / (SWEEP_POINTS - 1))
-                     for j in range(SWEEP_POINTS)})}
-        for _ in range(SWEEP_STEPS):
-            best = min(misses, key=lambda o: (misses[o], abs(o)))
-            if misses[best] <= SWEEP_CLOSE_S:
-                break
-            order = sorted(misses)
-            j = order.index(best)
-            halves = {snap((best + n) / 2) for n in order[max(0, j - 1):j + 2]} - set(misses)
-            if not halves:
-                break
-            misses.update((o, miss(o)) for o in sorted(halves))
-        best = min(misses, key=lambda o: (misses[o], abs(o)))
-        return best if misses[best] <= tol.time_s else None
-    return _NOTHING_MOVED
 
 
 def _ranked(options: Sequence, weights: Sequence[float] | None) -> list:
@@ -364,12 +241,12 @@ class _Search:
         self.script, self.reference, self.tol = script, reference, tol
         self.end, self.types, self.clock_ratio = end, types, clock_ratio
         self.replayer = replayer
-        # the outputs ``_measure`` dated, by (decisions before, option, until, time): the
+        # the outputs cleanroom.measure dated, by (decisions before, option, until, time): the
         # same at any check, so a search at a stricter check after a looser one (``resolve``)
         # shares them
         self.measured: dict[tuple, list[dict]] = {} if measured is None else measured
         self.window = QuietWindow(reference, tol, types) if fast else None
-        self._precise = sorted((e for e in reference if e["type"] in _PRECISE), key=_time)
+        self._precise = sorted((e for e in reference if e["type"] in PRECISE), key=time_of)
         self._precise_t = [e["t"] for e in self._precise]
         self.presses = sorted(a.t for a in script.actions if isinstance(a, Press))
 
@@ -412,7 +289,8 @@ PROBE_SPAN_S = 20.0
 PROBE_MARGIN_S = 2.0
 
 
-def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf):
+def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf,
+           span: float = PROBE_SPAN_S):
     """Replay with ``forced`` just far enough to know where it first differs from the
     reference.
 
@@ -423,7 +301,6 @@ def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf)
     matched beyond ``stop`` (and the time is then only a lower bound), and partial
     (``result.full`` False) when the replay stopped before the end.
     """
-    span = PROBE_SPAN_S
     end = search.end
     while True:
         h = min(end, t0 + span)
@@ -604,7 +481,7 @@ class _AligningChooser(ForcedChooser):
 
 def _measure_all(search: "_Search", decisions: list) -> list | None:
     """Return the decisions' values with every timing decision measured again in turn
-    (``_measure`` at the search's check, after the decisions before it as they now stand), or
+    (cleanroom.measure at the search's check, after the decisions before it as they now stand), or
     None when none changes: the search measured some of them before the decisions before them
     were settled, and left the others at the game's own value.  After a change the decisions
     after it are replayed and matched by name (``_AligningChooser``: a moved duration can add
@@ -615,7 +492,7 @@ def _measure_all(search: "_Search", decisions: list) -> list | None:
     while k < len(calls):
         if is_timing(calls[k]):
             values = [d.value for d in calls[:k]]
-            option = _measure(search, values, calls[k])
+            option = measure(search, values, calls[k])
             if option is not None and option != calls[k].value:
                 chooser = _AligningChooser(values + [option], calls[k + 1:])
                 tower = CleanroomTower(chooser=chooser, clock_ratio=search.clock_ratio)
@@ -645,8 +522,8 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
     revealed: list[bool] = []
     runs = 0
 
-    def probe(choices: list, t0: float, stop: float = math.inf):
-        return _probe(search, choices, t0, stop)
+    def probe(choices: list, t0: float, stop: float = math.inf, span: float = PROBE_SPAN_S):
+        return _probe(search, choices, t0, stop, span)
 
     diff, result, calls = probe(forced, 0.0)
     while not result.conforms and len(forced) < len(calls) and runs < max_runs:
@@ -658,13 +535,13 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             break
         if is_timing(dec):
             runs += 3
-            option = _measure(search, forced, dec)
+            option = measure(search, forced, dec)
             keep, got, n = _try_timing(probe, forced, calls, dec, option, diff, tol)
             runs += n
             if not keep and option is not None and option != dec.value:
                 # the straight line's option did not get further: date the output across
-                # the range instead (_measure's sweep)
-                option = _measure(search, forced, dec, sweep=True)
+                # the range instead (cleanroom.measure's sweep)
+                option = measure(search, forced, dec, sweep=True)
                 keep, got, n = _try_timing(probe, forced, calls, dec, option, diff, tol)
                 runs += SWEEP_POINTS + 2 * SWEEP_STEPS + n
             if keep:
@@ -686,8 +563,10 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         for option in _ranked(dec.options, dec.weights):
             runs += 1
             d, res, cl = probe(forced + [option], dec.t, best[0] if best else math.inf)
-            if res is None:             # matches beyond the best so far: find where it differs
-                d, res, cl = probe(forced + [option], dec.t)
+            if res is None:             # matches beyond the best so far: find where it differs,
+                # going on doubling the span from where that replay stopped
+                d, res, cl = probe(forced + [option], dec.t,
+                                   span=2 * (d + PROBE_MARGIN_S - dec.t))
             scores.append(d)
             if best is None or d > best[0]:
                 best = (d, option, res, cl)
@@ -696,7 +575,7 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         paired = None
         if _paired(dec, k, scores, best):
             runs += 3
-            paired = _measure(search, forced + [best[1]], best[3][k + 1])
+            paired = measure(search, forced + [best[1]], best[3][k + 1])
         if paired is not None:
             # the best options differ at the same time soon after the decision: the duration
             # taken with it may be what differs; rank the options again with it measured

@@ -16,8 +16,12 @@ state machines would rewrite every rule of the game; deep-copying objects that r
 running generators fails.
 
 How.  A *node* is a process paused at a step of the script (just before the ``advance`` that
-precedes one of its presses, releases or power changes), holding the game with the decisions
-it has taken so far.  It waits on a socket; for each request it forks a child that goes on
+precedes one of its presses, releases or power changes), or inside that advance, a moment
+(``NODE_LEAD_S``) before the decision a caller changes when the last step lies further back
+(the tower often plays on for tens of seconds after a press: a battle, a tomb), holding the
+game with the decisions it has taken so far.  Splitting an advance there changes nothing: the
+engine runs its events in time order whatever the advances' lengths, as the comparisons with
+replays from power-on show (tests/cleanroom/test_resolve_fast.py).  It waits on a socket; for each request it forks a child that goes on
 from there with the requested forced decisions and either runs to the requested time and
 sends back what the tower emitted since the node and the decisions it took (a *run*), or
 pauses at a later step and becomes a node itself.  ``ForkReplayer.run(forced, until, t0)``
@@ -90,6 +94,7 @@ Start = Callable[[Sequence], tuple[Any, Any]]
 Take = Callable[[Sequence, int, Any], Any]
 
 NODE_GAP_S = 2.0        # make a node before t0 when the nearest one is further back than this
+NODE_LEAD_S = 0.01      # how long before t0 a node pauses when no script step comes between
 MAX_NODES = 12
 KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)
 # Costs that choose between a run from a node and a replay from power-on here (measured on
@@ -211,7 +216,8 @@ class _Proxy:
         self.tower, self.chooser, self.times, self.proc = tower, chooser, times, proc
         self.done = 0                   # script steps performed
         self.until: float | None = None
-        self.pause_at: int | None = None
+        self.pause_at: int | None = None    # pause once this many steps are performed,
+        self.pause_t: float | None = None   # at this time (before the next step) if given
 
     @property
     def now(self) -> float:
@@ -226,10 +232,19 @@ class _Proxy:
             raise _Stop
 
     def advance(self, seconds: float) -> None:
-        if self.pause_at is not None and self.done >= self.pause_at:
-            _serve(self)
+        target = self.tower.now + seconds
+        while self.pause_at is not None and self.done >= self.pause_at:
+            # a node: pause here, or at its time within this advance (its remainder after)
+            t = self.pause_t
+            if t is not None and t > self.tower.now:
+                if t >= target:
+                    raise ReplayProcessError(f"a saved state at {t:.6f} s was asked for past "
+                                             f"the next step of the script ({target:.6f} s)")
+                self.tower.advance(t - self.tower.now)
+            _serve(self)                # returns in a child with its own pause or until
         self._gate()
-        self.tower.advance(seconds)
+        if target > self.tower.now:
+            self.tower.advance(target - self.tower.now)
 
     def press(self, button: str) -> None:
         self._gate()
@@ -296,8 +311,17 @@ def _serve(proxy: _Proxy) -> None:
         if msg is not None:
             kind, forced, arg = msg[:3]
             proxy.chooser.forced = list(forced)
-            proxy.until, proxy.pause_at = (arg, None) if kind == "run" else (None, arg)
+            _aim(proxy, kind, arg)
             return
+
+
+def _aim(proxy: _Proxy, kind: str, arg) -> None:
+    """Set where a new process stops: a run at time ``arg``; a node at ``arg`` = (step,
+    time): once ``step`` steps are performed, at that time if it comes before the next."""
+    if kind == "run":
+        proxy.until, proxy.pause_at, proxy.pause_t = arg, None, None
+    else:
+        proxy.until, (proxy.pause_at, proxy.pause_t) = None, arg
 
 
 def _server_main(fd: int) -> None:
@@ -331,7 +355,7 @@ def _play(proc: _Process, script: Script, start: Start, forced, kind: str, arg) 
     try:
         tower, chooser = start(list(forced))
         proxy = _Proxy(tower, chooser, [t for t, _, _ in timeline(script)], proc)
-        proxy.until, proxy.pause_at = (arg, None) if kind == "run" else (None, arg)
+        _aim(proxy, kind, arg)
         try:
             run_script(proxy, script, until=math.inf)
         except _Stop:
@@ -567,14 +591,19 @@ class ForkReplayer:
 
     def _run(self, forced: list, until: float, t0: float) -> Replay:
         node = self._nearest(forced, until)
+        # a node just before t0: once the steps before t0 are performed, NODE_LEAD_S before
+        # t0 if the last of them is further back (a long stretch of play without a press)
         step = bisect.bisect_left(self.times, t0 - 1e-6)
-        spawn = step > node.done and self.times[step - 1] - node.t > NODE_GAP_S
-        start = self.times[step - 1] if spawn else node.t
+        prev = self.times[step - 1] if step else 0.0
+        at = max(prev, t0 - NODE_LEAD_S)
+        later = step > node.done or (step == node.done and at > node.t)
+        spawn = step > 0 and later and at - node.t > NODE_GAP_S
+        start = at if spawn else node.t
         if until * HERE_S_PER_S <= FORK_S + (until - start) * CHILD_S_PER_S:
             # early in the session a replay from power-on costs less than a fork
             return self._here.run(forced, until)
         if spawn:
-            node = self._spawn(node, forced, step)
+            node = self._spawn(node, forced, (step, at if at > prev else None))
         _, now, (keep, new), calls, used = self._ask(node, ("run", forced, until),
                                                      f"a replay to {until:.3f} s")
         return Replay(_events(node, keep, new, now), node.calls + calls, used)
@@ -620,15 +649,16 @@ class ForkReplayer:
                 return i + 1
         return 0
 
-    def _spawn(self, origin: _Node, forced: list, step: int) -> _Node:
+    def _spawn(self, origin: _Node, forced: list, where: tuple) -> _Node:
+        """Make a node from ``origin`` at ``where`` = (step, time or None: ``_aim``)."""
         mine, theirs = socket.socketpair()
         try:
-            self._request(origin, ("node", forced, step), theirs)
+            self._request(origin, ("node", forced, where), theirs)
         finally:
             theirs.close()
         msg, _ = _recv(mine)
         try:
-            self._check(msg, f"a saved game state at step {step}")
+            self._check(msg, f"a saved game state at step {where[0]}")
         except BaseException:
             mine.close()
             raise
@@ -638,8 +668,8 @@ class ForkReplayer:
         ordered = time_order(raw, math.inf)
         node = _Node(mine, done, t, raw, calls, [d.value for d in calls], self._free(calls),
                      ordered, [e["t"] for e in ordered])
-        self._nodes.sort(key=lambda n: -n.done)
         self._nodes.append(node)
+        self._nodes.sort(key=lambda n: (-n.done, -n.t))     # the latest first (_nearest)
         self._socks.append(mine)
         self._clock += 1
         node.used = self._clock

@@ -59,6 +59,25 @@ def test_a_run_that_ends_exactly_at_a_press_makes_the_press(session):
             _same(fast.run(taken, until, 140.0), reference.run(taken, until))
 
 
+def test_a_state_saved_between_two_presses_gives_the_same_runs(session):
+    # decisions taken long after the last press (a battle's skirmishes, a tomb's picture):
+    # the node pauses inside the advance towards the next press, just before the decision
+    script, reference, taken = session
+    calls = reference.run(taken, 300.0).calls
+    steps = [t for t, _, _ in snapshots.timeline(script)]
+    late = [(i, d) for i, d in enumerate(calls) if len(d.options) > 1 and d.t > steps[0]
+            and d.t - max(t for t in steps if t <= d.t) > 3 * snapshots.NODE_GAP_S][:4]
+    assert late, "the session has no decision long after a press: pick another"
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        for i, d in late:
+            other = next(o for o in d.options if o != taken[i])
+            for forced in (taken, taken[:i] + [other]):
+                for until in (d.t + 0.5, d.t + 20):
+                    _same(fast.run(forced, until, d.t), reference.run(forced, until))
+        inside = [n for n in fast._nodes if n.t not in steps]
+    assert inside, "no state was saved between two presses"
+
+
 def test_few_saved_states_give_the_same_runs(session):
     script, reference, taken = session
     calls = reference.run(taken, 300.0).calls

@@ -1,0 +1,141 @@
+"""Measure a timing decision from the reference: the duration that dates the output it moves
+where the genuine tower shows that output (cleanroom.conform's search, module doc there).
+
+``search`` is the conform search (cleanroom.conform ``_Search``): its ``replay``, ``reference``
+lamps, motor and tones (``precise``), check (``tol``), session ``end``, clock ratio and press
+times; ``measured`` keeps the outputs dated, so that the search at a stricter check after a
+looser one dates each only once.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Sequence
+
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
+
+__all__ = ["measure", "output_key", "time_of", "PRECISE", "SWEEP_POINTS", "SWEEP_STEPS"]
+
+# how far after a timing decision the output it moves is looked for: a duration that delays
+# only a key loop shows first at the next key's click, which may come many seconds later
+MEASURE_SPAN_S = 30.0
+MEASURE_PRESS_S = 1.0   # measure looks first up to this long after the next press
+SWEEP_POINTS = 9        # measure's sweep: options dated across the range at first,
+SWEEP_STEPS = 6         # then this many rounds of halving towards the nearest,
+SWEEP_CLOSE_S = 2e-4    # stopping once an output lands this close to the reference's
+PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
+
+
+def output_key(e: dict) -> tuple:
+    if e["type"] == "lamp":
+        return ("lamp", e["lamp"], bool(e["on"]))
+    if e["type"] == "motor":
+        return ("motor", bool(e["on"]))
+    return ("tone", round(e["freq_hz"]) if e.get("freq_hz") else None)
+
+
+def time_of(e: dict) -> float:
+    return e["t"]
+
+
+def measure(search, forced: Sequence, dec, sweep: bool = False):
+    """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
+    the first output it moves where the reference shows that output, or None when no output
+    moves within ``MEASURE_SPAN_S`` or the reference shows none near it.
+
+    Two replays, with the shortest and the longest option, find that output.  It moves with
+    the option, a cycle per cycle (the time goes to a sleep), except where a key scan takes
+    the key that sounds it: a later loop scans later, and the scan that takes a key pressed
+    just before one of them comes a scan sooner (the output jumps back by a scan).  So the
+    reference's time of the output, counted from either end, gives the option; where the two
+    ends disagree (a jump lies between them) one more replay per candidate keeps the option
+    whose output lands nearest the reference's.
+
+    ``sweep``: the output is not a straight line of the option between the ends (a key loop
+    whose scans go by display ticks moves less than a cycle per cycle, and a key scan's jump
+    may lie on either side of the option the straight line gives): the output is dated at
+    ``SWEEP_POINTS`` options across the range, then halfway towards the neighbours of the
+    nearest, ``SWEEP_STEPS`` times; the nearest is returned if it lands within the time
+    tolerance of the reference's, else None."""
+    lo, hi = min(dec.options), max(dec.options)
+    if lo == hi:
+        return None
+    until = min(search.end, dec.t + MEASURE_SPAN_S)
+    # the output moved comes by the next key's click, most often: look there first
+    k = bisect.bisect_right(search.presses, dec.t)
+    spans = [until]
+    if k < len(search.presses) and search.presses[k] + MEASURE_PRESS_S < until:
+        spans.insert(0, search.presses[k] + MEASURE_PRESS_S)
+    for span_end in spans:
+        found = _measure_within(search, forced, dec, sweep, span_end)
+        if found is not _NOTHING_MOVED:
+            return found
+    return None
+
+
+_NOTHING_MOVED = object()
+
+
+def _measure_within(search, forced: Sequence, dec, sweep: bool,
+                    until: float):
+    """``measure`` with the replays cut at ``until``; ``_NOTHING_MOVED`` when no output the
+    two ends show by then moves."""
+    lo, hi = min(dec.options), max(dec.options)
+    tol = search.tol
+    rate = NOMINAL_CLOCK_HZ * search.clock_ratio    # option cycles per second the output moves
+    span = (hi - lo) / rate
+    slack = tol.time_s * rate                   # a reference output this far off still dates
+
+    def outputs(option) -> list[dict]:
+        # events are dated to the microsecond: one taken at the decision may print before it
+        key = (tuple(forced), option, until, dec.t)
+        got = search.measured.get(key)
+        if got is None:
+            events = search.replay(list(forced) + [option], until, dec.t)[0]
+            first = bisect.bisect_left(events, dec.t - 1e-5, key=time_of)   # time order
+            got = search.measured[key] = [e for e in events[first:]
+                                          if e["t"] <= until and e["type"] in PRECISE]
+        return got
+
+    def snap(want: float):
+        return min(dec.options, key=lambda o: abs(o - want))
+
+    for i, (a, b) in enumerate(zip(outputs(lo), outputs(hi))):
+        if output_key(a) != output_key(b):
+            return None
+        if abs(b["t"] - a["t"]) <= 1e-7:
+            continue
+        near = [e for e in search.precise(min(a["t"], b["t"]) - tol.time_s,
+                                          max(a["t"], b["t"]) + span + tol.time_s)
+                if output_key(e) == output_key(a)]
+        wants = {snap(w) for r in near
+                 for w in (lo + (r["t"] - a["t"]) * rate, hi + (r["t"] - b["t"]) * rate)
+                 if lo - slack <= w <= hi + slack}
+
+        def miss(option) -> float:
+            got = outputs(option)
+            if len(got) <= i or output_key(got[i]) != output_key(a):
+                return math.inf
+            return min(abs(got[i]["t"] - r["t"]) for r in near)
+        if not sweep:
+            if len(wants) <= 1:
+                return wants.pop() if wants else None
+            return min(sorted(wants), key=miss)
+        if not near:
+            return None
+        misses = {o: miss(o) for o in sorted(
+            wants | {snap(lo + (hi - lo) * j / (SWEEP_POINTS - 1))
+                     for j in range(SWEEP_POINTS)})}
+        for _ in range(SWEEP_STEPS):
+            best = min(misses, key=lambda o: (misses[o], abs(o)))
+            if misses[best] <= SWEEP_CLOSE_S:
+                break
+            order = sorted(misses)
+            j = order.index(best)
+            halves = {snap((best + n) / 2) for n in order[max(0, j - 1):j + 2]} - set(misses)
+            if not halves:
+                break
+            misses.update((o, miss(o)) for o in sorted(halves))
+        best = min(misses, key=lambda o: (misses[o], abs(o)))
+        return best if misses[best] <= tol.time_s else None
+    return _NOTHING_MOVED
