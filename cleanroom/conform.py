@@ -59,8 +59,9 @@ the Dark Tower's brigands drawn at the start) is not tried option by option: eve
 differs there, and the likeliest is kept as the replays would have kept it; nor is it replayed
 for the item counts or the revealed flags where the game never looks at it in time
 (cleanroom.watched says how a replay notes the game's first look).  A duration's outputs are
-dated once per set of decisions before it, for the search at both checks.  All of this is
-exact: ``_resolve(..., fast=False)`` replays from power-on without watching and compares whole
+dated once per set of decisions before it, for the search at both checks.  A decision's
+likeliest option is not replayed again: the replay that reached the decision took it.  All
+of this is exact: ``_resolve(..., fast=False)`` replays from power-on without watching and compares whole
 sessions, and gives the same results (the decisions, the first difference, the item counts;
 tests/cleanroom/test_resolve_fast.py).
 
@@ -294,14 +295,16 @@ def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf,
     """Replay with ``forced`` just far enough to know where it first differs from the
     reference.
 
-    Replays to ``t0`` + 20 s and compares what both showed until then; while nothing differs
-    before the last 2 s (items there may have partners after the cut), doubles the span,
-    until the session's end or until the replay is known to match beyond ``stop``.  Returns
-    (time of the first difference, result, decisions); the result is None when the replay
-    matched beyond ``stop`` (and the time is then only a lower bound), and partial
-    (``result.full`` False) when the replay stopped before the end.
+    Replays to ``t0`` + ``span`` (20 s) and compares what both showed until then; while
+    nothing differs before the last 2 s (items there may have partners after the cut),
+    doubles the span (or stretches it just enough to pass ``stop``), until the session's end
+    or until the replay is known to match beyond ``stop``.  Returns (time of the
+    first difference, result, decisions); the result is None when the replay matched beyond
+    ``stop`` (and the time is then only a lower bound), and partial (``result.full`` False)
+    when the replay stopped before the end.  The time does not depend on the spans.
     """
     end = search.end
+    need = stop - t0 + PROBE_MARGIN_S + 0.01       # a span that settles the stop
     while True:
         h = min(end, t0 + span)
         events, calls = search.replay(forced, h, t0)
@@ -313,7 +316,7 @@ def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf,
             return res.diff_time, res, calls
         if h - PROBE_MARGIN_S > stop:
             return h - PROBE_MARGIN_S, None, calls
-        span *= 2
+        span = need if span < need < 2 * span else span * 2
 
 
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
@@ -562,7 +565,12 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         best = None
         for option in _ranked(dec.options, dec.weights):
             runs += 1
-            d, res, cl = probe(forced + [option], dec.t, best[0] if best else math.inf)
+            if best is None and option == dec.value:
+                # the likeliest option is the one the replay that got here took: its
+                # difference is known
+                d, res, cl = diff, result, calls
+            else:
+                d, res, cl = probe(forced + [option], dec.t, best[0] if best else math.inf)
             if res is None:             # matches beyond the best so far: find where it differs,
                 # going on doubling the span from where that replay stopped
                 d, res, cl = probe(forced + [option], dec.t,
@@ -648,22 +656,28 @@ def _ahead(probe, forced: list, calls: list, diff: float, tol: Tolerance
     if k >= len(calls) or calls[k].t > diff + tol.time_s or \
             len(calls[k].options) > AHEAD_OPTIONS or _unseen(calls, k, diff):
         return diff, 0          # (unseen: every option differs at ``diff``, cleanroom.watched)
-    best, runs = _best_of(probe, calls[k], forced)
+    best, runs = _best_of(probe, calls[k], forced, known=(diff, None, calls))
     return max(diff, best[0]), runs
 
 
-def _best_of(probe, dec: Decision, head: list, tail: Sequence = ()) -> tuple[tuple, int]:
+def _best_of(probe, dec: Decision, head: list, tail: Sequence = (),
+             known: tuple | None = None) -> tuple[tuple, int]:
     """Replay each allowed option of ``dec``, likeliest first, between the decisions ``head``
     and ``tail``; return (time of the first difference, option, result, decisions) of the
     one that differs latest (the likelier of equals; the first that conforms ends the
-    search) and the replays taken."""
+    search) and the replays taken.  ``known``: (difference, result or None, decisions) of
+    the replay of ``head`` alone (``dec`` took its likeliest option there), which the
+    likeliest option then need not replay again."""
     best, runs = None, 0
     for option in _ranked(dec.options, dec.weights):
         runs += 1
-        d, res, cl = probe(list(head) + [option] + list(tail), dec.t)
+        if best is None and known is not None and not tail and option == dec.value:
+            d, res, cl = known
+        else:
+            d, res, cl = probe(list(head) + [option] + list(tail), dec.t)
         if best is None or d > best[0]:
             best = (d, option, res, cl)
-        if res.conforms:
+        if res is not None and res.conforms:
             break
     return best, runs
 
