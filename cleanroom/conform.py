@@ -34,11 +34,11 @@ little sooner (within the time tolerance: the same difference, e.g. a key at the
 scan that the next decision, which scan sees it, may settle), both are taken one random
 decision further and the one that then gets further is kept (``_ahead``).  Such a decision
 decides no item by itself (the outputs it moves stay within the tolerance either way); it
-matters where a later output is quantized: a reel stop on the 27 ms step, a key taken at a key scan.  Where a
-decision's best options differ from the reference at the same time, soon after it, and a
-timing decision is taken with it (MOVE's outcome and how long the tower takes to work it out),
-the timing decision is measured first with the best of them and the options are ranked again
-with that duration (``_paired``).
+matters where a later output is quantized: a reel stop on the 27 ms step, a key taken at a
+key scan.  Where a decision's best options differ from the reference at the same time, soon
+after it, and a timing decision is taken with it (MOVE's outcome and how long the tower takes
+to work it out), the timing decision is measured first with the best of them and the options
+are ranked again with that duration (``_paired``).
 
 What the rules predict and what chance decided (``Result.rule_items``, ``random_items``): a
 matched item is decided by a random choice when it follows a decision with two or more allowed
@@ -61,9 +61,9 @@ for the item counts or the revealed flags where the game never looks at it in ti
 (cleanroom.watched says how a replay notes the game's first look).  A duration's outputs are
 dated once per set of decisions before it, for the search at both checks.  A decision's
 likeliest option is not replayed again: the replay that reached the decision took it.  All
-of this is exact: ``_resolve(..., fast=False)`` replays from power-on without watching and compares whole
-sessions, and gives the same results (the decisions, the first difference, the item counts;
-tests/cleanroom/test_resolve_fast.py).
+of this is exact: ``_resolve(..., fast=False)`` replays from power-on without watching and
+compares whole sessions, and gives the same results (the decisions, the first difference,
+the item counts; tests/cleanroom/test_resolve_fast.py).
 
 Statistics over many recordings, read from what the genuine tower showed rather than from the
 game, are in cleanroom.stats (``towerlab conform --stats``).

@@ -21,13 +21,13 @@ precedes one of its presses, releases or power changes), or inside that advance,
 (the tower often plays on for tens of seconds after a press: a battle, a tomb), holding the
 game with the decisions it has taken so far.  Splitting an advance there changes nothing: the
 engine runs its events in time order whatever the advances' lengths, as the comparisons with
-replays from power-on show (tests/cleanroom/test_resolve_fast.py).  It waits on a socket; for each request it forks a child that goes on
-from there with the requested forced decisions and either runs to the requested time and
-sends back what the tower emitted since the node and the decisions it took (a *run*), or
-pauses at a later step and becomes a node itself.  ``ForkReplayer.run(forced, until, t0)``
-picks the latest node whose decisions so far are those ``forced`` gives (the chooser's own
-rule, ``take``), makes a node just before ``t0`` (where the caller's first changed decision
-is taken) when none is near, and runs from it.
+replays from power-on show (tests/cleanroom/test_resolve_fast.py).  It waits on a socket; for
+each request it forks a child that goes on from there with the requested forced decisions and
+either runs to the requested time and sends back what the tower emitted since the node and the
+decisions it took (a *run*), or pauses at a later step and becomes a node
+itself.  ``ForkReplayer.run(forced, until, t0)`` picks the latest node whose decisions so far
+are those ``forced`` gives (the chooser's own rule, ``take``), makes a node just before ``t0``
+(where the caller's first changed decision is taken) when none is near, and runs from it.
 
 The nodes descend from one *server* per process, a fresh interpreter with only the game
 loaded (``python -c``, started on first use, ended at exit or by ``shutdown``): a fork copies
