@@ -91,7 +91,8 @@ from .watched import WATCHED_TYPES, Watched
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
-           "read_reference_events", "resolve", "witness_of", "check_witness", "Decision", "ForcedChooser", "allowed", "wilson",
+           "read_reference_events", "resolve", "witness_of", "check_witness", "Decision",
+           "ForcedChooser", "allowed", "wilson",
            "CRITERION", "STRICT", "LOOSE", "FRAME_S"]
 
 
