@@ -171,7 +171,7 @@ def test_jobs_below_one_are_refused():
 
 
 def _note_start(folder: str, n: int) -> int:
-    """A job: append its number to ``folder``/started as it starts."""
+    """Append job ``n``'s number to ``folder``/started as the job starts; return it."""
     with open(os.path.join(folder, "started"), "a") as f:
         f.write(f"{n}\n")
     return n
