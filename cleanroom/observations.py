@@ -465,11 +465,13 @@ def _read_sanctuary(r: _Reading, a: _Answer) -> None:
     if not (a.turn_prompt and a.press.button == "SANCTUARY/CITADEL" and not a.cursed and
             me is not None):
         return
+    lo, hi = PARAMS["citadel_double"].value
     for q in a.pics:
         if q.name in ("WARRIOR", "WARRIORS") and q.number is not None and \
                 me.warriors is not None:
-            if me.frontiers >= 4 and me.keys >= 3:
-                # the Citadel (rulebook): the warriors are doubled, not a bonus
+            if me.frontiers >= 4 and me.keys >= 3 and lo <= me.warriors <= hi:
+                # the Citadel (rulebook): 5 to 24 warriors are doubled, not given a bonus;
+                # a smaller force gets the Sanctuary's bonus there
                 r.add("citadel_double", "all levels", q.number == 2 * me.warriors, q.t)
             else:
                 r.add("sanctuary_warriors", "all levels", q.number - me.warriors, q.t)

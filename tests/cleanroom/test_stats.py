@@ -248,6 +248,22 @@ def test_a_deserted_tomb_the_game_decided_is_read_back():
     assert [o.value for o in observe(events) if o.quantity == "tomb"] == ["deserted"]
 
 
+def test_a_citadel_visit_with_four_warriors_is_read_as_the_sanctuarys_bonus():
+    # level 4 (3 keys, 4 frontiers: SANCTUARY/CITADEL is the Citadel); a battle leaves 4 of
+    # the 10 warriors; the Citadel doubles only 5 to 24 (rulebook) and gives 4 the
+    # Sanctuary's bonus instead
+    lines = ["3.433333 YES/BUY 0.2", "12.783333 NO/END 0.2", "14.433333 NO/END 0.2",
+             "16.083333 NO/END 0.2", "17.733333 YES/BUY 0.2", "19.383333 YES/BUY 0.2",
+             "25 MOVE 0.2", "80 NO/END 0.2", "84 SANCTUARY/CITADEL 0.2", "110 NO/END 0.2"]
+    script = parse_script("\n".join(lines) + "\n# run length: 115 s\n")
+    events = run_script(CleanroomTower(chooser=ScriptedChooser(
+        {"move": ["battle"], "brigands": [2], "skirmish": [False] * 6 + [True, True],
+         "battle_gold": [15], "treasure": ["none"], "sanctuary_warriors": [6]})), script)
+    obs = observe(events)
+    assert [o.value for o in obs if o.quantity == "sanctuary_warriors"] == [6]
+    assert [o for o in obs if o.quantity == "citadel_double"] == []
+
+
 def test_a_recording_without_the_level_selection_gives_no_observations():
     events = _game_recording({"move": ["lost"]}, ["MOVE"])
     assert observe([e for e in events if e["t"] > 18]) == []
