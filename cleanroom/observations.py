@@ -65,7 +65,7 @@ from captures.darktower_game import (BAZAAR_ITEMS, CUE_NOTES, TREASURES, GameEve
                                      Press)
 
 from .params import PARAMS
-from .rules import skirmish_chance
+from .rules import citadel_doubles, skirmish_chance
 
 __all__ = ["Observation", "observe", "force_class", "force_classes", "READINGS"]
 
@@ -465,13 +465,11 @@ def _read_sanctuary(r: _Reading, a: _Answer) -> None:
     if not (a.turn_prompt and a.press.button == "SANCTUARY/CITADEL" and not a.cursed and
             me is not None):
         return
-    lo, hi = PARAMS["citadel_double"].value
     for q in a.pics:
         if q.name in ("WARRIOR", "WARRIORS") and q.number is not None and \
                 me.warriors is not None:
-            if me.frontiers >= 4 and me.keys >= 3 and lo <= me.warriors <= hi:
-                # the Citadel (rulebook): 5 to 24 warriors are doubled, not given a bonus;
-                # a smaller force gets the Sanctuary's bonus there
+            if citadel_doubles(me.warriors, me.frontiers, me.keys):
+                # the Citadel doubles the force; any other force gets the Sanctuary's bonus
                 r.add("citadel_double", "all levels", q.number == 2 * me.warriors, q.t)
             else:
                 r.add("sanctuary_warriors", "all levels", q.number - me.warriors, q.t)

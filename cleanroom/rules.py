@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from .params import param
 
 __all__ = ["ACTION_KEYS", "KEYS", "Player", "food_per_turn", "skirmish_chance",
-           "quarter_by_digits", "dragon_takes", "hoard_start", "two_digits"]
+           "quarter_by_digits", "dragon_takes", "at_citadel", "citadel_doubles",
+           "hoard_start", "two_digits"]
 
 ACTION_KEYS = frozenset({"MOVE", "TOMB/RUIN", "SANCTUARY/CITADEL", "BAZAAR", "FRONTIER",
                          "INVENTORY", "DARK TOWER", "REPEAT", "CLEAR"})
@@ -56,6 +57,20 @@ def dragon_takes(warriors: int, gold: int) -> tuple[int, int]:
     of the development corpus: 1 warrior kept 5 times in level1_solo_moves, 3 kept in
     l3_p2_s07 298.6 and level1_solo_moves 89.0, 2 kept in l1_p1_s133 161.5)."""
     return quarter_by_digits(warriors), quarter_by_digits(gold)
+
+
+def at_citadel(frontiers: int, keys: int) -> bool:
+    """Return True when SANCTUARY/CITADEL is the home Citadel's: all 4 frontiers crossed with
+    the 3 keys (rulebook: The Sanctuary/Citadel Button)."""
+    return frontiers >= 4 and keys >= 3
+
+
+def citadel_doubles(warriors: int, frontiers: int, keys: int) -> bool:
+    """Return True when the home Citadel doubles a force of ``warriors`` (rulebook: between
+    5 and 24, params ``citadel_double``; any other force gets the Sanctuary's bonuses there),
+    before asking whether it already doubled it since the last tomb or ruin."""
+    lo, hi = param("citadel_double")
+    return at_citadel(frontiers, keys) and lo <= warriors <= hi
 
 
 def food_per_turn(warriors: int) -> int:

@@ -7,7 +7,7 @@ from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
 from ..params import param
 from ..reel import PICTURES
-from ..rules import Player, two_digits
+from ..rules import Player, at_citadel, citadel_doubles, two_digits
 from ..stage import Stage, after_click
 
 __all__ = ["sanctuary"]
@@ -22,9 +22,8 @@ def sanctuary(g: Stage, p: Player):
     FOOD and GOLD pictures in reel order, as INVENTORY shows them (cleanroom/README.md,
     Observed; the warriors on card 6, not the battle card's WARRIORS).
     """
-    lo, hi = param("citadel_double")
-    citadel = p.frontiers >= 4 and p.keys >= 3
-    doubles = citadel and lo <= p.warriors <= hi and not p.doubled
+    citadel = at_citadel(p.frontiers, p.keys)
+    doubles = citadel_doubles(p.warriors, p.frontiers, p.keys) and not p.doubled
     # each bonus depends on its own total only, so all three are known before the trill
     needs = {item: getattr(p, item) <= param(f"sanctuary_{item}_below")
              for item in ("warriors", "food", "gold")}
