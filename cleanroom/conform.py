@@ -218,14 +218,12 @@ class _Calls(list):
         self.used = list(used)
 
 
-def _unseen(calls: Sequence, i: int, before: float) -> bool:
+def _unseen(calls: _Calls, i: int, before: float) -> bool:
     """Tell whether the game had not looked at decision ``i``'s value (in the replay that
     logged ``calls``) by ``before`` + ``PROBE_MARGIN_S``: then each option of it gives the
     same outputs that far, and the same first difference before ``before``."""
-    used = getattr(calls, "used", None)
-    if used is None or i >= len(used):
-        return False
-    return used[i] is None or used[i] > before + PROBE_MARGIN_S
+    used = calls.used[i]
+    return used is None or used > before + PROBE_MARGIN_S
 
 
 class _Search:
@@ -562,25 +560,8 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             forced.append(calls[k].value)
             revealed.append(False)
             continue
-        scores = []
-        best = None
-        for option in _ranked(dec.options, dec.weights):
-            runs += 1
-            if best is None and option == dec.value:
-                # the likeliest option is the one the replay that got here took: its
-                # difference is known
-                d, res, cl = diff, result, calls
-            else:
-                d, res, cl = probe(forced + [option], dec.t, best[0] if best else math.inf)
-            if res is None:             # matches beyond the best so far: find where it differs,
-                # going on doubling the span from where that replay stopped
-                d, res, cl = probe(forced + [option], dec.t,
-                                   span=2 * (d + PROBE_MARGIN_S - dec.t))
-            scores.append(d)
-            if best is None or d > best[0]:
-                best = (d, option, res, cl)
-            if res.conforms:
-                break
+        best, n, scores = _best_of(probe, dec, forced, known=(diff, result, calls))
+        runs += n
         paired = None
         if _paired(dec, k, scores, best):
             runs += 3
@@ -588,7 +569,7 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         if paired is not None:
             # the best options differ at the same time soon after the decision: the duration
             # taken with it may be what differs; rank the options again with it measured
-            pair, n = _best_of(probe, dec, forced, [paired])
+            pair, n, _ = _best_of(probe, dec, forced, [paired])
             runs += n
             if pair[0] > best[0]:
                 forced += [pair[1], paired]
@@ -657,30 +638,37 @@ def _ahead(probe, forced: list, calls: list, diff: float, tol: Tolerance
     if k >= len(calls) or calls[k].t > diff + tol.time_s or \
             len(calls[k].options) > AHEAD_OPTIONS or _unseen(calls, k, diff):
         return diff, 0          # (unseen: every option differs at ``diff``, cleanroom.watched)
-    best, runs = _best_of(probe, calls[k], forced, known=(diff, None, calls))
+    best, runs, _ = _best_of(probe, calls[k], forced, known=(diff, None, calls))
     return max(diff, best[0]), runs
 
 
 def _best_of(probe, dec: Decision, head: list, tail: Sequence = (),
-             known: tuple | None = None) -> tuple[tuple, int]:
+             known: tuple | None = None) -> tuple[tuple, int, list]:
     """Replay each allowed option of ``dec``, likeliest first, between the decisions ``head``
     and ``tail``; return (time of the first difference, option, result, decisions) of the
     one that differs latest (the likelier of equals; the first that conforms ends the
-    search) and the replays taken.  ``known``: (difference, result or None, decisions) of
-    the replay of ``head`` alone (``dec`` took its likeliest option there), which the
-    likeliest option then need not replay again."""
-    best, runs = None, 0
+    search), the replays taken and each option's time of its first difference.  A replay
+    after the first goes only as far as it takes to tell whether it beats the best so far.
+    ``known``: (difference, result or None, decisions) of the replay of ``head`` alone
+    (``dec`` took its likeliest option there), which the likeliest option then need not
+    replay again."""
+    best, runs, scores = None, 0, []
     for option in _ranked(dec.options, dec.weights):
         runs += 1
         if best is None and known is not None and not tail and option == dec.value:
             d, res, cl = known
         else:
-            d, res, cl = probe(list(head) + [option] + list(tail), dec.t)
+            choices = list(head) + [option] + list(tail)
+            d, res, cl = probe(choices, dec.t, best[0] if best else math.inf)
+            if res is None:         # matches beyond the best so far: find where it differs,
+                # going on doubling the span from where that replay stopped
+                d, res, cl = probe(choices, dec.t, span=2 * (d + PROBE_MARGIN_S - dec.t))
+        scores.append(d)
         if best is None or d > best[0]:
             best = (d, option, res, cl)
         if res is not None and res.conforms:
             break
-    return best, runs
+    return best, runs, scores
 
 
 def _may_pair(dec: Decision, k: int, diff: float, calls: Sequence) -> bool:
@@ -696,9 +684,7 @@ def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
     same time): then the duration may be what differs, and the options are ranked again with
     it measured (module doc)."""
     d, _, res, calls = best
-    return (scores.count(d) > 1 and not res.conforms
-            and d - dec.t < PAIRED_SPAN_S and len(calls) > k + 1 and is_timing(calls[k + 1])
-            and abs(calls[k + 1].t - dec.t) < 1e-6)
+    return scores.count(d) > 1 and not res.conforms and _may_pair(dec, k, d, calls)
 
 
 def _count_items(result: Result, search: _Search) -> None:

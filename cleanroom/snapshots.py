@@ -301,7 +301,7 @@ def _serve(proxy: _Proxy) -> None:
     if proc.kind == "node":
         # the caller waits for this node's state: its step, time, events and decisions
         _send(proc.sock, ("ready", proxy.done, proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser)))
+                          proxy.chooser.calls[proc.ncalls:]))
     raw = _emitted(proxy.tower)
     proc.nraw, proc.last = len(raw), raw[-1] if raw else None
     proc.ncalls = len(proxy.chooser.calls)
@@ -662,7 +662,7 @@ class ForkReplayer:
         except BaseException:
             mine.close()
             raise
-        _, done, t, (keep, new), calls, _ = msg
+        _, done, t, (keep, new), calls = msg
         calls = origin.calls + calls
         raw = origin.raw[:keep] + new
         ordered = time_order(raw, math.inf)

@@ -132,7 +132,8 @@ def _run_processes(fn, jobs, workers, finished, label, hook, retries, order=None
             if lost[i] > retries:
                 raise BatchError(f"job {i + 1} ({_key(label, i)}): its worker process was "
                                  f"lost {lost[i]} times (expected it to finish on a retry)")
-        pending = [i for i in pending if i in set(broken)]
+        again = set(broken)
+        pending = [i for i in pending if i in again]
 
 
 def _run_dask(fn, jobs, scheduler, finished, label, hook, retries,
