@@ -14,7 +14,11 @@ option whose replay differs from the reference latest (or not at all); ties keep
 option.  Only the options the rules allow are tried: those the game offers with a weight above
 0 (``allowed``; a price drawn from 4-10 is never resolved to 12, however the game lists its
 options), so a wrong rule cannot hide behind the search: a recording outside the rules does not
-conform.  It repeats until the replay conforms or every decision is forced.  Unforced decisions
+conform.  It repeats until the replay conforms or every decision is forced.  Where every
+option of a decision differed at the same time, the likeliest was kept; if the search then
+stops at a later difference that no later decision explains, such a decision is tried again
+(latest first, once each, with the decisions after it as they were): a value the game reads at
+once may show only after a later draw is settled (``_retie``).  Unforced decisions
 take their likeliest option.  Each decision therefore takes the value the reference displays, as
 far as the reference shows it; decisions the reference never reveals keep their first option
 and are marked unrevealed.
@@ -528,13 +532,21 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         return _probe(search, choices, t0, stop, span)
 
     diff, result, calls = probe(forced, 0.0)
-    while not result.conforms and len(forced) < len(calls) and runs < max_runs:
+    ties: dict[int, tuple] = {}     # decision -> (the difference all its options had, it)
+    while not result.conforms and runs < max_runs:
         k = len(forced)
+        if k >= len(calls) or calls[k].t > diff + tol.time_s:
+            # stuck: a decision taken after the difference cannot explain it (one within the
+            # time tolerance can: the output it decides may be dated a little before it is
+            # taken); a tie left behind may, now that the difference has moved past it
+            got = _retie(probe, forced, ties, diff, tol)
+            if got is None:
+                break
+            i, option, (diff, result, calls), n = got
+            runs += n
+            forced[i], revealed[i] = option, True
+            continue
         dec = calls[k]
-        if dec.t > diff + tol.time_s:
-            # a decision taken after the difference cannot explain it; one within the time
-            # tolerance can (the output it decides may be dated a little before it is taken)
-            break
         if is_timing(dec):
             runs += 3
             option = measure(search, forced, dec)
@@ -559,6 +571,7 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             # there, and the likeliest, the one ``calls`` took, is kept (cleanroom.watched)
             forced.append(calls[k].value)
             revealed.append(False)
+            ties[k] = (diff, dec)
             continue
         best, n, scores = _best_of(probe, dec, forced, known=(diff, result, calls))
         runs += n
@@ -578,6 +591,8 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
                 continue
         forced.append(best[1])
         revealed.append(len(set(scores)) > 1)
+        if len(set(scores)) == 1 and not best[2].conforms:
+            ties[k] = (best[0], dec)
         diff, result, calls = best[0], best[2], best[3]
     if not result.full:
         # the search stopped at a difference found in a partial replay: compare the whole
@@ -607,6 +622,30 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
     if count:
         _count_items(result, search)
     return result
+
+
+def _retie(probe, forced: list, ties: dict, diff: float, tol: Tolerance):
+    """Try again, latest first, the decisions in ``ties`` (index -> (the difference every
+    option of it had, where the likeliest was kept; the decision)) that the difference
+    ``diff`` has since moved past: a value the game reads at once may show only after a
+    later decision is settled (a retreat's loss shows at the next WARRIOR count, after the
+    next MOVE's draw).  Each is tried once, with the decisions after it as they are.  Return
+    (index, option, (difference, result, decisions), replays) of the first whose best option
+    gets further than ``diff`` (the ties after it are dropped: they were taken in another
+    game), else None."""
+    runs = 0
+    for i in sorted(ties, reverse=True):
+        tied, dec = ties[i]
+        if tied >= diff - tol.time_s:
+            continue
+        del ties[i]
+        best, n, _ = _best_of(probe, dec, forced[:i], forced[i + 1:])
+        runs += n
+        if best[0] > diff or best[2].conforms:
+            for j in [j for j in ties if j > i]:
+                del ties[j]
+            return i, best[1], (best[0], best[2], best[3]), runs
+    return None
 
 
 def _try_timing(probe, forced: list, calls: list, dec: Decision, option, diff: float,

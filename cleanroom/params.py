@@ -642,8 +642,21 @@ _ROWS = [
           "chosen 10-20 and widened to 8 for the replays' bonuses of 9 (l2_p1_s34 334.1: 4 "
           "rations became 13), 12 and 16",
           "corpus (evidence rows); food no capture"),
-    Param("retreat_loss", 1, "warriors", "chosen: exactly 1 (rulebook: a retreat loses 'at "
-          "least one'); a retreat never takes the last warrior", "no capture"),
+    Param("retreat_loss", {1: 0.8, 2: 0.15, 3: 0.05}, "warriors (odds)", "chosen: 1 most "
+          "often, 2 or 3 less (rulebook: a retreat loses 'at least one'; the Flash version: "
+          "one more); every loss that leaves a warrior is an option, a retreat never takes "
+          "the last warrior", "no capture"),
+    Param("retreat_take_cycles", (0, 16000), "cycles at 425 kHz", "chosen: from the game's "
+          "key scan that finds NO/END held to the take, at once or as late as the next "
+          "pass's scan (a key loop takes a key at its second scan; a dark pass is 10880 "
+          "cycles, the new key's 116 fewer; the game's scan lies about 9 ms after the pins' "
+          "retreat scan) and the click's column lag (654 cycles for R0)", "no capture"),
+    Param("retreat_click", (0.7, 0.3), "odds (click, none)", "chosen: a key loop clicks "
+          "when it takes a key, inside its scan (cleanroom/README.md, Key latency); whether "
+          "the battle's scan does is not recorded", "no capture"),
+    Param("retreat_lamp_cycles", (0, 4000), "cycles at 425 kHz", "chosen: from the take to "
+          "the Death March's WARRIORS lamp; a lost battle's lamp comes with no scan or pause "
+          "before it (``skirmish_fatal_gap_s``)", "no capture"),
     Param("min_warriors", dict(solo=0, multi=1), "warriors",
           "rulebook: A Battle With Brigands, IMPORTANT (a lost battle leaves 1 warrior in a "
           "multi-player game, none in a solo game, which ends it); chosen: the same floor for "

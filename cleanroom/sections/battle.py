@@ -14,7 +14,7 @@ from ..stage import Stage, after_click, notes_length, tail_before_picture
 from .ending import game_lost, victory
 from .treasure import treasure
 
-__all__ = ["battle", "battle_lost", "skirmish", "brigands_for"]
+__all__ = ["battle", "battle_lost", "retreat", "skirmish", "brigands_for"]
 
 
 def brigands_for(g: Stage, p: Player) -> int:
@@ -69,14 +69,7 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
             pause = param("skirmish_fatal_gap_s") if won is False else gap + floor
         yield from g.sleep(pause)
         if "NO/END" in e.held and won is not False:
-            # rulebook: hold NO/END down to retreat; the corpus's short presses during a
-            # battle never retreat (l1_p3_s09 42.35, l1_p3_s35 357.44); the retreat
-            # used the key: the end signal waits for a new press
-            e.use_key("NO/END")
-            p.warriors = max(1, w - param("retreat_loss"))
-            p.carry()
-            yield from g.picture_with_sound("WARRIORS", "death_march")
-            return None
+            return (yield from retreat(g, p, w))
         if won is None:
             won = skirmish(g, w, brigands)
         if won:
@@ -119,6 +112,34 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
         yield from victory(g, p, siege=w0)
         return None
     return (yield from treasure(g, p))
+
+
+def retreat(g: Stage, p: Player, w: int):
+    """Leave the battle at a skirmish's key scan that finds NO/END held (rulebook:
+    Retreating in battle: the Death March, WARRIORS without a number, 'at least one'
+    warrior lost).  The corpus's short presses during a battle never cover a scan
+    (l1_p3_s09 42.35, l1_p3_s35 357.44) and no recording shows a retreat, so what the
+    recordings cannot fix is left to decisions a recording settles (conform --decisions
+    reports them): how long after the scan the key is taken (``retreat_take_cycles``: at
+    once, or at the next pass's scan as the key loop's debounce takes keys; the pins show
+    the battle's first skirmish scanning twice, one pass apart, after the key that began
+    it opened, docs/draws.md), whether the take clicks as a key loop's does
+    (``retreat_click``), when the lamp follows (``retreat_lamp_cycles``), and how many
+    warriors it costs (``retreat_loss``, never the last).  The retreat used the key: the
+    end signal waits for a new press."""
+    e = g.engine
+    e.use_key("NO/END")
+    click = g.choose("retreat_click", [True, False], param("retreat_click"))
+    yield from g.sleep(g.think("retreat_take_cycles"))
+    if click:
+        e.tone(param("click_hz"), param("click_dur_s"), cue="click")
+    yield from g.sleep(g.think("retreat_lamp_cycles"))
+    losses = list(range(1, w)) or [0]
+    weights = [param("retreat_loss").get(n, 0.0) + 1e-3 for n in losses]
+    p.warriors = w - g.choose("retreat_loss", losses, weights)
+    p.carry()
+    yield from g.picture_with_sound("WARRIORS", "death_march")
+    return None
 
 
 def battle_lost(g: Stage, p: Player):

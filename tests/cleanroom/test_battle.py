@@ -114,3 +114,42 @@ def test_multi_player_final_battle_lost_keeps_one_warrior_and_play_goes_on():
     obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert player(tw).warriors == 1 and not tw.game.over
     assert shown(obs, "display")[-1] == "-1"
+
+
+def _retreat_recording(**retreat):
+    """Return (script, events, log) of a level-1 game whose first MOVE is a battle that
+    NO/END, held from 4 s after the MOVE until 8 s later, leaves with ``retreat``'s
+    decisions (the others seeded)."""
+    from captures.script import parse_script
+    from captures.tower import run_script
+    from cleanroom.choosers import RandomChooser, ScriptedChooser
+    from cleanroom.tower import CleanroomTower
+
+    script = parse_script("1 YES/BUY 0.2\n12.5 YES/BUY 0.2\n14.5 YES/BUY 0.2\n20 MOVE 0.2\n"
+                          "24.2 NO/END 8\n40 NO/END 0.2\n44 INVENTORY 0.2\n"
+                          "# run length: 60 s\n")
+    outcomes = dict(move=["battle"], brigands=[11], skirmish=[False] * 5, **retreat)
+    tw = CleanroomTower(chooser=ScriptedChooser(outcomes, RandomChooser(3)))
+    return script, run_script(tw, script), tw.game.log
+
+
+def test_a_retreat_taken_a_pass_later_without_a_click_costing_two_is_resolved():
+    """No recording shows a retreat: what it shows of one is left to the recording, and the
+    resolver recovers it from the outputs (the Death March's lamp, the warriors shown)."""
+    from cleanroom.conform import resolve
+
+    truth = dict(retreat_take_cycles=[11418], retreat_click=[False], retreat_loss=[2])
+    script, events, log = _retreat_recording(**truth)
+    assert any(e["type"] == "tone" and e.get("cue") == "death_march" for e in events)
+    result = resolve(script, events)
+    assert result.conforms, result.describe()
+    found = {d.name: d.value for d in result.decisions if d.name.startswith("retreat")}
+    assert found["retreat_click"] is False and found["retreat_loss"] == 2
+
+
+def test_a_retreat_that_clicks_has_the_key_click_before_the_death_march():
+    script, events, _ = _retreat_recording(retreat_click=[True], retreat_take_cycles=[0])
+    death = next(e["t"] for e in events if e.get("cue") == "death_march")
+    battle = next(e["t"] for e in events if e.get("cue") == "battle_horn")
+    clicks = [e["t"] for e in events if e.get("cue") == "click" and battle < e["t"] < death]
+    assert len(clicks) == 1 and death - clicks[0] < 0.1
