@@ -532,19 +532,25 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         return _probe(search, choices, t0, stop, span)
 
     diff, result, calls = probe(forced, 0.0)
-    ties: dict[int, tuple] = {}     # decision -> (the difference all its options had, it)
+    ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
     while not result.conforms and runs < max_runs:
         k = len(forced)
         if k >= len(calls) or calls[k].t > diff + tol.time_s:
             # stuck: a decision taken after the difference cannot explain it (one within the
             # time tolerance can: the output it decides may be dated a little before it is
             # taken); a tie left behind may, now that the difference has moved past it
-            got = _retie(probe, forced, ties, diff, tol)
+            got = _retie(search, probe, forced, ties, diff, tol, max_runs - runs)
             if got is None:
                 break
-            i, option, (diff, result, calls), n = got
+            i, options, tail, (diff, result, calls), n = got
             runs += n
-            forced[i], revealed[i] = option, True
+            if tail:
+                forced[i], revealed[i] = options[0], True
+            else:
+                # the decisions after it were settled in another game: settle them again
+                del forced[i:], revealed[i:]
+                forced += options
+                revealed += [True] * len(options)
             continue
         dec = calls[k]
         if is_timing(dec):
@@ -571,7 +577,7 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             # there, and the likeliest, the one ``calls`` took, is kept (cleanroom.watched)
             forced.append(calls[k].value)
             revealed.append(False)
-            ties[k] = (diff, dec)
+            ties[k] = (diff, dec, "tie")
             continue
         best, n, scores = _best_of(probe, dec, forced, known=(diff, result, calls))
         runs += n
@@ -585,14 +591,15 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
             pair, n, _ = _best_of(probe, dec, forced, [paired])
             runs += n
             if pair[0] > best[0]:
+                ties[k] = (pair[0], dec, "pair")
                 forced += [pair[1], paired]
                 revealed += [True, True]
                 diff, result, calls = pair[0], pair[2], pair[3]
                 continue
         forced.append(best[1])
         revealed.append(len(set(scores)) > 1)
-        if len(set(scores)) == 1 and not best[2].conforms:
-            ties[k] = (best[0], dec)
+        ties[k] = (best[0], dec, "pair" if _may_pair(dec, k, best[0], best[3]) else
+                   "tie" if len(set(scores)) == 1 else "best")
         diff, result, calls = best[0], best[2], best[3]
     if not result.full:
         # the search stopped at a difference found in a partial replay: compare the whole
@@ -624,28 +631,74 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
     return result
 
 
-def _retie(probe, forced: list, ties: dict, diff: float, tol: Tolerance):
-    """Try again, latest first, the decisions in ``ties`` (index -> (the difference every
-    option of it had, where the likeliest was kept; the decision)) that the difference
-    ``diff`` has since moved past: a value the game reads at once may show only after a
-    later decision is settled (a retreat's loss shows at the next WARRIOR count, after the
-    next MOVE's draw).  Each is tried once, with the decisions after it as they are.  Return
-    (index, option, (difference, result, decisions), replays) of the first whose best option
-    gets further than ``diff`` (the ties after it are dropped: they were taken in another
-    game), else None."""
+def _retie(search: "_Search", probe, forced: list, ties: dict, diff: float, tol: Tolerance,
+           budget: int):
+    """Try again, latest first, the decisions in ``ties`` (index -> (the difference the
+    option kept had, the decision, how it was kept: "tie" when every option had that
+    difference, "pair" when a duration is taken with it, else "best")); a tie only once the
+    difference ``diff`` has moved past it.  The search keeps each decision's option that gets
+    furthest with the likeliest options after it, which a later decision can belie: a value
+    the game reads at once may show only after a later draw is settled (a retreat's loss
+    shows at the next WARRIOR count, after the next MOVE's draw; a loss of 2 with as many
+    brigands as warriors and one of 1 with a brigand fewer show the same until the next
+    skirmish), and where every option's outputs came at another time than the recording's,
+    the duration measured for the one kept may not suit another (a MOVE's LOST and PLAGUE
+    turn the reel from the same click, each after its own time).  Each is tried once: every
+    option with the decisions after it as they were, or with its own duration measured,
+    while fewer than ``budget`` replays were taken.  Return (index, the decisions from it, whether those after it stay, (difference,
+    result, decisions), replays) of the first whose best option gets further than ``diff``,
+    else None."""
     runs = 0
     for i in sorted(ties, reverse=True):
-        tied, dec = ties[i]
-        if tied >= diff - tol.time_s:
+        if runs >= budget:
+            break
+        tied, dec, kind = ties[i]
+        if kind == "tie" and tied >= diff - tol.time_s:
             continue
+        pair = kind == "pair"
         del ties[i]
-        best, n, _ = _best_of(probe, dec, forced[:i], forced[i + 1:])
+        if pair:
+            got, n = _best_paired(search, probe, dec, forced[:i])
+        else:
+            best, n, _ = _best_of(probe, dec, forced[:i], forced[i + 1:])
+            got = ([best[1]], best[0], best[2], best[3])
         runs += n
-        if best[0] > diff or best[2].conforms:
-            for j in [j for j in ties if j > i]:
-                del ties[j]
-            return i, best[1], (best[0], best[2], best[3]), runs
+        if got is not None and (got[1] > diff or got[2].conforms):
+            if pair:
+                for j in [j for j in ties if j > i]:
+                    del ties[j]
+            return i, got[0], not pair, got[1:], runs
     return None
+
+
+def _best_paired(search: "_Search", probe, dec: Decision, head: list):
+    """Replay each allowed option of ``dec`` with the duration taken with it (the next
+    decision) measured for that option, and the durations that follow it before its first
+    difference measured in turn (a reel's step after a MOVE's time); return (the decisions
+    from ``dec`` on, difference, result, decisions) of the option that differs latest (None
+    if none could be measured) and the replays taken."""
+    best, runs = None, 0
+    tol = search.tol
+    for option in _ranked(dec.options, dec.weights):
+        choices = head + [option]
+        d, res, cl = probe(choices, dec.t)
+        runs += 1
+        while not res.conforms and len(cl) > len(choices) and is_timing(cl[len(choices)]) \
+                and cl[len(choices)].t <= d + tol.time_s:
+            paired = measure(search, choices, cl[len(choices)])
+            runs += 4
+            if paired is None:
+                break
+            got = probe(choices + [paired], dec.t)
+            if got[0] < d:
+                break
+            choices = choices + [paired]
+            d, res, cl = got
+        if len(choices) > len(head) + 1 and (best is None or d > best[1]):
+            best = (choices[len(head):], d, res, cl)
+        if res.conforms:
+            break
+    return best, runs
 
 
 def _try_timing(probe, forced: list, calls: list, dec: Decision, option, diff: float,
