@@ -14,11 +14,19 @@ option whose replay differs from the reference latest (or not at all); ties keep
 option.  Only the options the rules allow are tried: those the game offers with a weight above
 0 (``allowed``; a price drawn from 4-10 is never resolved to 12, however the game lists its
 options), so a wrong rule cannot hide behind the search: a recording outside the rules does not
-conform.  It repeats until the replay conforms or every decision is forced.  Where every
-option of a decision differed at the same time, the likeliest was kept; if the search then
-stops at a later difference that no later decision explains, such a decision is tried again
-(latest first, once each, with the decisions after it as they were): a value the game reads at
-once may show only after a later draw is settled (``_retie``).  Unforced decisions
+conform.  It repeats until the replay conforms or every decision is forced.
+
+The search is greedy: each decision keeps the option that gets furthest with the likeliest
+options after it.  A later decision can belie that choice (a retreat's loss is read at once but
+shows only at the next WARRIOR count; a PLAGUE turns the reel after another time than a LOST).
+So when the search stops at a difference that no later decision explains, it tries earlier
+decisions again, latest first, once each (``_retie``): every option with the decisions after it
+as they were, or, for one taken with a duration, with that duration and those after it measured
+for the option; then the decisions whose options all differed at the same time, with each
+other likely option and the decisions after it settled again by a search of their own.  A
+decision the game had not looked at by the difference is not tried.  What gets further is kept
+and the search goes on from it; the retries have their own budget of replays (``RETIE_SHARE``
+times ``max_runs``).  Unforced decisions
 take their likeliest option.  Each decision therefore takes the value the reference displays, as
 far as the reference shows it; decisions the reference never reveals keep their first option
 and are marked unrevealed.
@@ -183,6 +191,9 @@ def is_timing(dec: Decision) -> bool:
 
 
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
+NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
+NESTED_RUNS = 800       # and takes at most this many replays for each
+RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 
 
@@ -249,6 +260,7 @@ class _Search:
         # same at any check, so a search at a stricter check after a looser one (``resolve``)
         # shares them
         self.measured: dict[tuple, list[dict]] = {} if measured is None else measured
+        self.retie = 2      # how a stuck search tries earlier decisions again (_search)
         self.window = QuietWindow(reference, tol, types) if fast else None
         self._precise = sorted((e for e in reference if e["type"] in PRECISE), key=time_of)
         self._precise_t = [e["t"] for e in self._precise]
@@ -400,19 +412,22 @@ def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
 def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
              end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
              types: Sequence[str] | None = None, fast: bool = True,
-             watch: bool | None = None) -> Result:
+             watch: bool | None = None, retie: int = 2) -> Result:
     """``resolve``; ``fast=False`` replays from power-on and compares whole sessions (the
     reference the fast path is tested against; module doc).  ``watch`` (default: as
     ``fast``): note when the game looks at each decision (cleanroom.watched), so that a
-    decision not looked at by a difference is not tried option by option."""
+    decision not looked at by a difference is not tried option by option.  ``retie``: how a
+    search that stops at a difference tries earlier decisions again (``_search``)."""
     tol, end = _defaults(script, reference, tol, end, clock_ratio)
     watch = fast if watch is None else watch
     replayer = make_replayer(script, _Start(clock_ratio, watch=watch), _take, fast)
     measured: dict = {}
     try:
         def at(t: Tolerance) -> _Search:
-            return _Search(script, reference, t, end, types, clock_ratio, replayer, fast,
-                           measured)
+            search = _Search(script, reference, t, end, types, clock_ratio, replayer, fast,
+                             measured)
+            search.retie = retie
+            return search
         return _resolve_at(at, tol, max_runs)
     finally:
         replayer.close()
@@ -447,6 +462,14 @@ def _resolve_at(at, tol: Tolerance, max_runs: int) -> Result:
         direct = _search(strict, max_runs)
         if direct.diff_time >= checked.diff_time:
             return direct
+        # the looser search's decisions, measured again, got further: go on from them (the
+        # decisions taken before their first difference)
+        head = [(d.value, taken.revealed) for d, taken in zip(calls, loose.decisions)
+                if d.t < checked.diff_time]
+        resumed = _search(strict, max_runs, head=[v for v, _ in head],
+                          head_revealed=[r for _, r in head])
+        if resumed.diff_time > checked.diff_time:
+            return resumed
     for d, taken in zip(calls, loose.decisions):
         d.revealed = taken.revealed
     checked.decisions = list(calls)
@@ -520,12 +543,19 @@ def _stricter(a: Tolerance, b: Tolerance) -> bool:
             (b.time_s, b.flash_s, b.since_input_frac))
 
 
-def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
+def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence = (),
+            head_revealed: Sequence[bool] = (), retie: int | None = None,
+            spent: list | None = None) -> Result:
     """Resolve the decisions at the search's check (module doc); return the best replay's
-    comparison (with its item counts unless not ``count``: nothing reads them)."""
+    comparison (with its item counts unless not ``count``: nothing reads them).  ``head``:
+    the values of decisions already settled (``head_revealed``: which the recording shows),
+    the search goes on after them.  ``retie`` (default the search's): when stuck, try
+    earlier decisions again (``_retie``): 2 as it says, 1 without settling the decisions
+    after one again, 0 not.  ``spent``: a list the replays the search took are appended to."""
     tol = search.tol
-    forced: list = []
-    revealed: list[bool] = []
+    retie = search.retie if retie is None else retie
+    forced: list = list(head)
+    revealed: list[bool] = list(head_revealed) + [True] * (len(head) - len(head_revealed))
     runs = 0
 
     def probe(choices: list, t0: float, stop: float = math.inf, span: float = PROBE_SPAN_S):
@@ -533,24 +563,30 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
 
     diff, result, calls = probe(forced, 0.0)
     ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
+    retie_budget = first_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
+    for k, dec in enumerate(calls[:len(head)]):
+        if not is_timing(dec) and len(allowed(dec.options, dec.weights)[0]) > 1:
+            ties[k] = (dec.t, dec, "pair" if _may_pair(dec, k, diff, calls) else "best")
     while not result.conforms and runs < max_runs:
         k = len(forced)
         if k >= len(calls) or calls[k].t > diff + tol.time_s:
             # stuck: a decision taken after the difference cannot explain it (one within the
             # time tolerance can: the output it decides may be dated a little before it is
             # taken); a tie left behind may, now that the difference has moved past it
-            got = _retie(search, probe, forced, ties, diff, tol, max_runs - runs)
+            got = _retie(search, probe, forced, ties, diff, tol, retie_budget, calls,
+                         nested=retie > 1) if retie else None
             if got is None:
                 break
             i, options, tail, (diff, result, calls), n = got
-            runs += n
-            if tail:
+            retie_budget -= n
+            if tail is True:
                 forced[i], revealed[i] = options[0], True
             else:
                 # the decisions after it were settled in another game: settle them again
+                # (or were, by a search that went on from it: ``tail`` their revealed flags)
                 del forced[i:], revealed[i:]
                 forced += options
-                revealed += [True] * len(options)
+                revealed += tail or [True] * len(options)
             continue
         dec = calls[k]
         if is_timing(dec):
@@ -601,6 +637,8 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
         ties[k] = (best[0], dec, "pair" if _may_pair(dec, k, best[0], best[3]) else
                    "tie" if len(set(scores)) == 1 else "best")
         diff, result, calls = best[0], best[2], best[3]
+    if spent is not None:
+        spent.append(runs + first_budget - retie_budget)
     if not result.full:
         # the search stopped at a difference found in a partial replay: compare the whole
         events, calls = search.replay(forced, search.end)
@@ -632,7 +670,7 @@ def _search(search: _Search, max_runs: int, count: bool = True) -> Result:
 
 
 def _retie(search: "_Search", probe, forced: list, ties: dict, diff: float, tol: Tolerance,
-           budget: int):
+           budget: int, calls: "_Calls", nested: bool = True):
     """Try again, latest first, the decisions in ``ties`` (index -> (the difference the
     option kept had, the decision, how it was kept: "tie" when every option had that
     difference, "pair" when a duration is taken with it, else "best")); a tie only once the
@@ -644,31 +682,60 @@ def _retie(search: "_Search", probe, forced: list, ties: dict, diff: float, tol:
     skirmish), and where every option's outputs came at another time than the recording's,
     the duration measured for the one kept may not suit another (a MOVE's LOST and PLAGUE
     turn the reel from the same click, each after its own time).  Each is tried once: every
-    option with the decisions after it as they were, or with its own duration measured,
-    while fewer than ``budget`` replays were taken.  Return (index, the decisions from it, whether those after it stay, (difference,
+    option with the decisions after it as they were, or with its own duration measured;
+    then, the ties first, the likeliest other options each with the decisions after it
+    settled again (unless not ``nested``); while fewer than ``budget`` replays were taken.  A decision the game had
+    not looked at by the difference in the replay that logged ``calls`` is not tried.  Return (index, the decisions from it, whether those after it stay, (difference,
     result, decisions), replays) of the first whose best option gets further than ``diff``,
     else None."""
     runs = 0
-    for i in sorted(ties, reverse=True):
+    # a decision not looked at by the difference: no option of it explains it (yet)
+    unseen = {i for i in ties if i < len(calls) and _unseen(calls, i, diff)}
+    for i in sorted(set(ties) - unseen, reverse=True):
         if runs >= budget:
             break
-        tied, dec, kind = ties[i]
-        if kind == "tie" and tied >= diff - tol.time_s:
+        tied, dec, kind = ties[i][:3]
+        if len(ties[i]) > 3 or kind == "tie" and tied >= diff - tol.time_s:
             continue
         pair = kind == "pair"
-        del ties[i]
         if pair:
+            del ties[i]
             got, n = _best_paired(search, probe, dec, forced[:i])
         else:
+            ties[i] = (tied, dec, kind, "again")
             best, n, _ = _best_of(probe, dec, forced[:i], forced[i + 1:])
             got = ([best[1]], best[0], best[2], best[3])
         runs += n
         if got is not None and (got[1] > diff or got[2].conforms):
-            if pair:
-                for j in [j for j in ties if j > i]:
-                    del ties[j]
+            _drop_after(ties, i)
             return i, got[0], not pair, got[1:], runs
+    # the decisions after one may have been settled to suit its option: settle them again
+    # after each other likely option (a retreat's loss of 1, then a lost skirmish where a won
+    # one left as many warriors), the ties first
+    again = sorted((i for i in set(ties) - unseen
+                    if len(ties[i]) > 3 and nested and ties[i][2] == "tie"), reverse=True)
+    for i in again:
+        dec = ties.pop(i)[1]
+        for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
+            if option == forced[i] or runs >= budget:
+                continue
+            spent: list = []
+            res = _search(search, min(NESTED_RUNS, budget - runs), count=False,
+                          head=forced[:i] + [option], retie=1, spent=spent)
+            runs += 1 + sum(spent)
+            if res.diff_time > diff or res.conforms:
+                _drop_after(ties, i)
+                settled = [d for d in res.decisions[i:] if d.t < res.diff_time]
+                d, r, cl = probe(forced[:i] + [d.value for d in settled], dec.t)
+                return i, [d.value for d in settled], [d.revealed for d in settled] or None, \
+                    (d, r, cl), runs
     return None
+
+
+def _drop_after(ties: dict, i: int) -> None:
+    """Forget the decisions after ``i`` in ``ties``: they were taken in another game."""
+    for j in [j for j in ties if j > i]:
+        del ties[j]
 
 
 def _best_paired(search: "_Search", probe, dec: Decision, head: list):
