@@ -84,12 +84,10 @@ from __future__ import annotations
 
 import bisect
 import math
-import os
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from captures.events import EventError, read_events
-from captures.script import Press, Script, ScriptError, read_script
+from captures.script import Press, Script
 from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
@@ -97,6 +95,7 @@ from .choosers import is_timing_name
 from .measure import PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, time_of
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
+from .reference import load_reference, read_reference_events, read_reference_script
 from .snapshots import make_replayer
 from .tower import CleanroomTower
 from .watched import WATCHED_TYPES, Watched
@@ -104,7 +103,7 @@ from .watched import WATCHED_TYPES, Watched
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
            "read_reference_events", "resolve", "witness_of", "check_witness", "Decision",
-           "ForcedChooser", "allowed", "wilson",
+           "ForcedChooser", "allowed",
            "CRITERION", "STRICT", "LOOSE", "FRAME_S"]
 
 
@@ -882,60 +881,7 @@ def _count_items(result: Result, search: _Search) -> None:
     result.rule_items = len(matched) - len(decided)
 
 
-def load_reference(folder: str) -> tuple[Script, list[dict]]:
-    """Read ``folder``/script.txt and ``folder``/events.jsonl; errors name the missing file."""
-    if not os.path.isdir(folder):
-        raise ConformError(f"{folder}: not a folder (expected a capture folder with script.txt "
-                           f"and events.jsonl)")
-    script_path = os.path.join(folder, "script.txt")
-    events_path = os.path.join(folder, "events.jsonl")
-    if not os.path.exists(script_path):
-        raise ConformError(f"{folder}: no script.txt (the session's button script)")
-    if not os.path.exists(events_path):
-        raise ConformError(f"{folder}: no events.jsonl (decode the capture first: "
-                           f"towerlab decode)")
-    script = read_reference_script(script_path)
-    return script, read_reference_events(events_path)
-
-
-def read_reference_events(path: str, error: type = None) -> list[dict]:
-    """Read a recording's events.jsonl; errors name the file (``error``: the exception class
-    to raise, ConformError by default)."""
-    error = error or ConformError
-    try:
-        return read_events(path)
-    except EventError as exc:
-        raise error(str(exc)) from None
-    except UnicodeDecodeError:
-        raise error(f"{path}: not a JSON-lines events file (bytes that are not UTF-8 "
-                    f"text)") from None
-
-
-def read_reference_script(path: str) -> Script:
-    """Read a reference's session script; errors name the file (also for non-UTF-8 bytes)."""
-    try:
-        return read_script(path)
-    except ScriptError as exc:
-        raise ConformError(str(exc)) from None
-    except UnicodeDecodeError:
-        raise ConformError(f"{path}: not a text script (expected '<time_s> <BUTTON> <hold_s>' "
-                           f"lines in UTF-8)") from None
-
-
 def conform(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
             clock_ratio: float = 1.0) -> Result:
     """Run ``script`` on the game with decisions resolved from ``reference``; compare."""
     return resolve(script, reference, tol, clock_ratio=clock_ratio)
-
-
-# ---- intervals ----------------------------------------------------------------------------
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Return the Wilson score interval (95 % by default) for ``k`` successes in ``n``
-    trials; it starts at exactly 0 when k = 0 and ends at exactly 1 when k = n."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (0.0 if k == 0 else max(0.0, mid - half)), (1.0 if k == n else min(1.0, mid + half))

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from .conform import read_reference_events, wilson
+from .reference import read_reference_events, wilson
 from .evidence import estimate_text
 from .observations import Observation, force_class, force_classes, observe
 from .params import PARAMS

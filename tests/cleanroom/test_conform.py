@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from cleanroom.conform import (ConformError, Tolerance, check_witness, compare,
-                               load_reference, resolve, summarize, wilson, witness_of)
+                               load_reference, resolve, summarize, witness_of)
 from cleanroom.game import is_timing_name
+from cleanroom.reference import wilson
 
 from ..corpus import genuine_corpus
 from .util import STRICT
