@@ -562,6 +562,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
 
     diff, result, calls = probe(forced, 0.0)
     ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
+    retried: set[int] = set()       # ties _retie tried with the decisions after them
     retie_budget = first_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
     for k, dec in enumerate(calls[:len(head)]):
         if not is_timing(dec) and len(allowed(dec.options, dec.weights)[0]) > 1:
@@ -572,7 +573,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             # stuck: a decision taken after the difference cannot explain it (one within the
             # time tolerance can: the output it decides may be dated a little before it is
             # taken); a tie left behind may, now that the difference has moved past it
-            got = _retie(search, probe, forced, ties, diff, tol, retie_budget, calls,
+            got = _retie(search, probe, forced, (ties, retried), diff, retie_budget, calls,
                          nested=retie > 1) if retie else None
             if got is None:
                 break
@@ -668,51 +669,57 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
     return result
 
 
-def _retie(search: "_Search", probe, forced: list, ties: dict, diff: float, tol: Tolerance,
+def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff: float,
            budget: int, calls: "_Calls", nested: bool = True):
-    """Try again, latest first, the decisions in ``ties`` (index -> (the difference the
-    option kept had, the decision, how it was kept: "tie" when every option had that
-    difference, "pair" when a duration is taken with it, else "best")); a tie only once the
-    difference ``diff`` has moved past it.  The search keeps each decision's option that gets
-    furthest with the likeliest options after it, which a later decision can belie: a value
-    the game reads at once may show only after a later draw is settled (a retreat's loss
-    shows at the next WARRIOR count, after the next MOVE's draw; a loss of 2 with as many
-    brigands as warriors and one of 1 with a brigand fewer show the same until the next
-    skirmish), and where every option's outputs came at another time than the recording's,
-    the duration measured for the one kept may not suit another (a MOVE's LOST and PLAGUE
-    turn the reel from the same click, each after its own time).  Each is tried once: every
-    option with the decisions after it as they were, or with its own duration measured;
-    then, the ties first, the likeliest other options each with the decisions after it
-    settled again (unless not ``nested``); while fewer than ``budget`` replays were taken.  A decision the game had
-    not looked at by the difference in the replay that logged ``calls`` is not tried.  Return (index, the decisions from it, whether those after it stay, (difference,
-    result, decisions), replays) of the first whose best option gets further than ``diff``,
-    else None."""
+    """Try earlier decisions again where the search stopped at ``diff``.
+
+    ``kept``: (index -> (the difference the option kept had, the decision, how it was kept:
+    "tie" when every option had that difference, "pair" when a duration is taken with it,
+    else "best"); the indexes already tried with the decisions after them).  The search
+    keeps each decision's option that gets furthest with the likeliest options after it,
+    which a later decision can belie: a value the game reads at once may show only after a
+    later draw is settled (a retreat's loss shows at the next WARRIOR count, after the next
+    MOVE's draw; a loss of 2 with as many brigands as warriors and one of 1 with a brigand
+    fewer show the same until the next skirmish), and where every option's outputs came at
+    another time than the recording's, the duration measured for the one kept may not suit
+    another (a MOVE's LOST and PLAGUE turn the reel from the same click, each after its own
+    time).
+
+    Latest first, each once: every option with the decisions after it as they were (a tie
+    only once the difference has moved past it), or with its own duration measured; then,
+    unless not ``nested``, each tie's likeliest other options with the decisions after it
+    settled again by a search of their own; while fewer than ``budget`` replays were taken.
+    A decision the game had not looked at by the difference (in the replay that logged
+    ``calls``) is not tried.  Return (index, the decisions from it, True if those after it
+    stay else their revealed flags or None, (difference, result, decisions), replays) of the
+    first whose best option gets further than ``diff``, else None."""
+    ties, retried = kept
+    tol = search.tol
     runs = 0
     # a decision not looked at by the difference: no option of it explains it (yet)
     unseen = {i for i in ties if i < len(calls) and _unseen(calls, i, diff)}
-    for i in sorted(set(ties) - unseen, reverse=True):
+    for i in sorted(set(ties) - unseen - retried, reverse=True):
         if runs >= budget:
             break
-        tied, dec, kind = ties[i][:3]
-        if len(ties[i]) > 3 or kind == "tie" and tied >= diff - tol.time_s:
+        tied, dec, kind = ties[i]
+        if kind == "tie" and tied >= diff - tol.time_s:
             continue
-        pair = kind == "pair"
-        if pair:
+        if kind == "pair":
             del ties[i]
             got, n = _best_paired(search, probe, dec, forced[:i])
         else:
-            ties[i] = (tied, dec, kind, "again")
+            retried.add(i)
             best, n, _ = _best_of(probe, dec, forced[:i], forced[i + 1:])
             got = ([best[1]], best[0], best[2], best[3])
         runs += n
         if got is not None and (got[1] > diff or got[2].conforms):
-            _drop_after(ties, i)
-            return i, got[0], not pair, got[1:], runs
+            _drop_after(ties, retried, i)
+            return i, got[0], kind != "pair", got[1:], runs
     # the decisions after one may have been settled to suit its option: settle them again
     # after each other likely option (a retreat's loss of 1, then a lost skirmish where a won
-    # one left as many warriors), the ties first
-    again = sorted((i for i in set(ties) - unseen
-                    if len(ties[i]) > 3 and nested and ties[i][2] == "tie"), reverse=True)
+    # one left as many warriors)
+    again = [i for i in sorted(retried - unseen, reverse=True)
+             if nested and i in ties and ties[i][2] == "tie"]
     for i in again:
         dec = ties.pop(i)[1]
         for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
@@ -723,7 +730,7 @@ def _retie(search: "_Search", probe, forced: list, ties: dict, diff: float, tol:
                           head=forced[:i] + [option], retie=1, spent=spent)
             runs += 1 + sum(spent)
             if res.diff_time > diff or res.conforms:
-                _drop_after(ties, i)
+                _drop_after(ties, retried, i)
                 settled = [d for d in res.decisions[i:] if d.t < res.diff_time]
                 d, r, cl = probe(forced[:i] + [d.value for d in settled], dec.t)
                 return i, [d.value for d in settled], [d.revealed for d in settled] or None, \
@@ -731,10 +738,11 @@ def _retie(search: "_Search", probe, forced: list, ties: dict, diff: float, tol:
     return None
 
 
-def _drop_after(ties: dict, i: int) -> None:
-    """Forget the decisions after ``i`` in ``ties``: they were taken in another game."""
+def _drop_after(ties: dict, retried: set, i: int) -> None:
+    """Forget the decisions after ``i``: they were taken in another game."""
     for j in [j for j in ties if j > i]:
         del ties[j]
+    retried.difference_update([j for j in retried if j > i])
 
 
 def _best_paired(search: "_Search", probe, dec: Decision, head: list):
