@@ -192,7 +192,6 @@ def is_timing(dec: Decision) -> bool:
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
 NESTED_RUNS = 800       # and takes at most this many replays for each
-NESTED_SPAN_S = 30.0    # a decision not tied, only this soon before the difference
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 
@@ -688,9 +687,8 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
 
     Latest first, each once: every option with the decisions after it as they were (a tie
     only once the difference has moved past it), or with its own duration measured; then,
-    unless not ``nested``, the likeliest other options of each tie, and of each other
-    decision taken less than ``NESTED_SPAN_S`` before the difference, with the decisions
-    after it settled again by a search of their own; while fewer than ``budget`` replays were taken.
+    unless not ``nested``, each tie's likeliest other options with the decisions after it
+    settled again by a search of their own; while fewer than ``budget`` replays were taken.
     A decision the game had not looked at by the difference (in the replay that logged
     ``calls``) is not tried.  Return (index, the decisions from it, True if those after it
     stay else their revealed flags or None, (difference, result, decisions), replays) of the
@@ -721,9 +719,7 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
     # after each other likely option (a retreat's loss of 1, then a lost skirmish where a won
     # one left as many warriors)
     again = [i for i in sorted(retried - unseen, reverse=True)
-             if nested and i in ties and (ties[i][2] == "tie"
-                                          or ties[i][1].t > diff - NESTED_SPAN_S)]
-    again.sort(key=lambda i: ties[i][2] != "tie")       # the ties first, latest first
+             if nested and i in ties and ties[i][2] == "tie"]
     for i in again:
         dec = ties.pop(i)[1]
         for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
