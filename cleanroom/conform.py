@@ -251,7 +251,7 @@ class _Search:
 
     def __init__(self, script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
                  types, clock_ratio: float, replayer, fast: bool,
-                 measured: dict | None = None):
+                 measured: dict | None = None, retie: int = 2):
         self.script, self.reference, self.tol = script, reference, tol
         self.end, self.types, self.clock_ratio = end, types, clock_ratio
         self.replayer = replayer
@@ -259,7 +259,7 @@ class _Search:
         # same at any check, so a search at a stricter check after a looser one (``resolve``)
         # shares them
         self.measured: dict[tuple, list[dict]] = {} if measured is None else measured
-        self.retie = 2      # how a stuck search tries earlier decisions again (_search)
+        self.retie = retie      # how a stuck search tries earlier decisions again (_search)
         self.window = QuietWindow(reference, tol, types) if fast else None
         self._precise = sorted((e for e in reference if e["type"] in PRECISE), key=time_of)
         self._precise_t = [e["t"] for e in self._precise]
@@ -423,10 +423,8 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
     measured: dict = {}
     try:
         def at(t: Tolerance) -> _Search:
-            search = _Search(script, reference, t, end, types, clock_ratio, replayer, fast,
-                             measured)
-            search.retie = retie
-            return search
+            return _Search(script, reference, t, end, types, clock_ratio, replayer, fast,
+                           measured, retie)
         return _resolve_at(at, tol, max_runs)
     finally:
         replayer.close()
@@ -577,16 +575,16 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
                          nested=retie > 1) if retie else None
             if got is None:
                 break
-            i, options, tail, (diff, result, calls), n = got
+            i, values, flags, stay, (diff, result, calls), n = got
             retie_budget -= n
-            if tail is True:
-                forced[i], revealed[i] = options[0], True
+            if stay:
+                forced[i], revealed[i] = values[0], flags[0]
             else:
                 # the decisions after it were settled in another game: settle them again
-                # (or were, by a search that went on from it: ``tail`` their revealed flags)
+                # (or were, by a search that went on from it)
                 del forced[i:], revealed[i:]
-                forced += options
-                revealed += tail or [True] * len(options)
+                forced += values
+                revealed += flags
             continue
         dec = calls[k]
         if is_timing(dec):
@@ -690,9 +688,9 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
     unless not ``nested``, each tie's likeliest other options with the decisions after it
     settled again by a search of their own; while fewer than ``budget`` replays were taken.
     A decision the game had not looked at by the difference (in the replay that logged
-    ``calls``) is not tried.  Return (index, the decisions from it, True if those after it
-    stay else their revealed flags or None, (difference, result, decisions), replays) of the
-    first whose best option gets further than ``diff``, else None."""
+    ``calls``) is not tried.  Return (index, the values from it on and their revealed flags,
+    whether the decisions after it stay as they were, (difference, result, decisions),
+    replays) of the first whose best option gets further than ``diff``, else None."""
     ties, retried = kept
     tol = search.tol
     runs = 0
@@ -714,7 +712,7 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
         runs += n
         if got is not None and (got[1] > diff or got[2].conforms):
             _drop_after(ties, retried, i)
-            return i, got[0], kind != "pair", got[1:], runs
+            return i, got[0], [True] * len(got[0]), kind != "pair", got[1:], runs
     # the decisions after one may have been settled to suit its option: settle them again
     # after each other likely option (a retreat's loss of 1, then a lost skirmish where a won
     # one left as many warriors)
@@ -733,7 +731,7 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
                 _drop_after(ties, retried, i)
                 settled = [d for d in res.decisions[i:] if d.t < res.diff_time]
                 d, r, cl = probe(forced[:i] + [d.value for d in settled], dec.t)
-                return i, [d.value for d in settled], [d.revealed for d in settled] or None, \
+                return i, [d.value for d in settled], [d.revealed for d in settled], False, \
                     (d, r, cl), runs
     return None
 

@@ -123,7 +123,7 @@ def retreat(g: Stage, p: Player, w: int):
     reports them): how long after the scan the key is taken (``retreat_take_cycles``: at
     once, or at the next pass's scan as the key loop's debounce takes keys; the pins show
     the battle's first skirmish scanning twice, one pass apart, after the key that began
-    it opened, docs/draws.md), whether the take clicks as a key loop's does
+    it opened, cleanroom/README.md), whether the take clicks as a key loop's does
     (``retreat_click``), when the lamp follows (``retreat_lamp_cycles``), and how many
     warriors it costs (``retreat_loss``, never the last).  The retreat used the key: the
     end signal waits for a new press."""
