@@ -310,10 +310,19 @@ class Engine(TickClock):
         self.held.add(button)
         self._keys_changed()
         self.pressed_since.add(button)
-        if self.powered and self._wait_keys is not None and button in self._wait_keys:
+        if self.powered and self._wait_keys and (button in self._wait_keys
+                                                 or self._stray_taken(button)):
             self._wait_keys = None
             self._key_value = button
             self._key_seen(self.now)
+
+    def _stray_taken(self, button: str) -> bool:
+        """Return True when the waiting key loop takes ``button``, a key its prompt does not
+        take, with a click and nothing else (decision ``stray_key``; no recording has one:
+        cleanroom/params.py).  The prompt then waits on (``Stage.prompt``)."""
+        if self.decide is None:
+            return False
+        return bool(self.decide("stray_key", [False, True], list(param("stray_key"))))
 
     def use_key(self, button: str) -> None:
         """Mark a held key as used by the flow (it read ``held`` itself): the next key loop

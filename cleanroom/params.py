@@ -177,12 +177,13 @@ _ROWS = [
           "texts after it in phase; l1_p2_s121, l2_p2_s122, l3_p2_s155 conform with it)",
           "measured on the pins"),
     Param("click_alone_cycles", dict(repeat_first=-166, inventory_signal=-98,
-                                     repeat_signal=183), "cycles at 425 kHz",
+                                     repeat_signal=183, stray=0), "cycles at 425 kHz",
           "corpus pins: where a key brings the click alone and the key loop goes on, its scans "
           "come this much later (sooner, negative) than the menus' one pass plus the click: "
           "REPEAT before the turn's first action 0.35-0.41 ms sooner (20), INVENTORY at the "
           "end-of-turn signal 0.17-0.23 ms sooner (31), REPEAT with nothing to repeat there "
-          "0.40-0.47 ms later (9; one 0.88)", "measured on the pins"),
+          "0.40-0.47 ms later (9; one 0.88); a stray key's click (``stray_key``) as the "
+          "menus' (chosen, no recording)", "measured on the pins"),
     Param("move_think_cycles", dict(other=(-1004, 1400), battle=(-1078, 622)), "cycles at 425 kHz",
           "the range re-measured over the 112 development sessions and the 4 captures with it "
           "opened wide (each session resolved again): other -804..+1200 (the first MOVE of a "
@@ -657,6 +658,11 @@ _ROWS = [
     Param("retreat_lamp_cycles", (0, 4000), "cycles at 425 kHz", "chosen: from the take to "
           "the Death March's WARRIORS lamp; a lost battle's lamp comes with no scan or pause "
           "before it (``skirmish_fatal_gap_s``)", "no capture"),
+    Param("stray_key", (0.55, 0.45), "odds (ignored, click)", "chosen: a key the waiting "
+          "prompt does not take (YES/BUY at a turn's prompt, say) is either not taken at all "
+          "or taken at the second scan that sees it with a click and nothing else, the loop "
+          "going on with the prompt flashing in its phase, as REPEAT or CLEAR with nothing "
+          "to do are (``click_alone_cycles``); no recording has such a key", "no capture"),
     Param("min_warriors", dict(solo=0, multi=1), "warriors",
           "rulebook: A Battle With Brigands, IMPORTANT (a lost battle leaves 1 warrior in a "
           "multi-player game, none in a solo game, which ends it); chosen: the same floor for "

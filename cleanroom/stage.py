@@ -165,15 +165,23 @@ class Stage:
         taken at the second key scan that sees it, with a click; then the display goes dark,
         unless ``keep`` (a menu: the next entry replaces the text in the same phase,
         ``text_after_click_s`` later).  ``extra_cycles``: the entry comes that
-        many cycles (at 425 kHz) later still."""
+        many cycles (at 425 kHz) later still.  A key not in ``keys`` that the loop takes
+        (decision ``stray_key``, cleanroom.engine) clicks, and the prompt waits on."""
         e = self.engine
         e.flash(text, at=e.now + delay / e.clock_ratio)
         if entry is not None:
             # these prompts follow a key's click at once: the extra comes after the click
             yield ("sleep", (param("click_dur_s") + (param("loop_after_click_cycles")[entry]
                              + extra_cycles) / NOMINAL_CLOCK_HZ) / e.clock_ratio)
-        key = yield ("key", frozenset(keys))
-        e.click()
+        keys = frozenset(keys)
+        while True:
+            key = yield ("key", keys)
+            e.click()
+            if key in keys:
+                break
+            # a stray key the loop took (cleanroom.engine, decision ``stray_key``): the click
+            # alone, the prompt flashing on in its phase
+            e.shift_loop(param("click_alone_cycles")["stray"])
         if not keep:
             e.end_flash()
         return key
