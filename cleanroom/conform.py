@@ -84,21 +84,22 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Mapping, Sequence
 
 from captures.script import Press, Script
 from captures.tolerance import Difference, Tolerance
 from captures.tower import run_script
 
-from .choosers import is_timing_name
+from .decisions import PROBE_MARGIN_S, Decision, ForcedChooser, allowed, is_timing
+from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
+from .decisions import taken_value as _take, unseen as _unseen
 from .measure import PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, time_of
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
 from .snapshots import make_replayer
 from .tower import CleanroomTower
-from .watched import WATCHED_TYPES, Watched
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
@@ -108,136 +109,12 @@ __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summari
 
 
 
-# ---- random decisions resolved from a reference -----------------------------------------
-@dataclass
-class Decision:
-    """One random decision as the game took it: time, name, options, value, revealed."""
-    t: float
-    name: str
-    options: list
-    value: Any
-    revealed: bool = False
-    weights: list | None = None
-
-
-def allowed(options: Sequence, weights: Sequence[float] | None) -> tuple[list, list | None]:
-    """Return the options the rules allow (weight above 0) and their weights.
-
-    ``weights`` None means every option is allowed with the same weight.  A decision whose
-    weights are all 0 is a defect of the game, reported as a ConformError.
-    """
-    if weights is None:
-        return list(options), None
-    if len(weights) != len(options):
-        raise ConformError(f"decision with {len(options)} options but {len(weights)} weights "
-                           f"(expected one weight per option)")
-    keep = [(o, w) for o, w in zip(options, weights) if w > 0]
-    if not keep:
-        raise ConformError(f"decision over {list(options)[:6]}: every weight is 0 (expected "
-                           f"at least one option the rules allow)")
-    return [o for o, _ in keep], [w for _, w in keep]
-
-
-class ForcedChooser:
-    """Take decisions from a list, then each remaining decision's likeliest option; log them.
-
-    Only the options the rules allow (``allowed``) are taken or logged: a forced value outside
-    them is ignored and the likeliest allowed option is taken instead.
-    """
-
-    def __init__(self, forced: Sequence = ()):
-        self.forced = list(forced)
-        self.calls: list[Decision] = []
-        # when the game first looked at each decision's value (tower time; None: not yet):
-        # with a ``clock`` (the tower's time), values are handed out ``Watched``
-        # (cleanroom.watched); without one each counts as looked at as it is taken
-        self.used: list[float | None] = []
-        self.clock: Callable[[], float] | None = None
-
-    def choose(self, name: str, options: Sequence, weights, t: float):
-        """Return the forced value for this decision if the rules allow it, else the likeliest."""
-        options, weights = allowed(options, weights)
-        value = self.take(self.forced, len(self.calls), options, weights)
-        self.calls.append(Decision(t, name, options, value, False, weights))
-        return self._hand(value, t)
-
-    def _hand(self, value, t: float):
-        """Note the decision just logged and return its value as the game gets it."""
-        i = len(self.used)
-        if self.clock is None or type(value) not in WATCHED_TYPES or is_timing_name(
-                self.calls[i].name):
-            self.used.append(t)
-            return value
-        self.used.append(None)
-
-        def looked() -> None:
-            self.used[i] = self.clock()
-        return Watched(value, looked)
-
-    @staticmethod
-    def take(forced: Sequence, i: int, options: Sequence, weights):
-        """Return the value decision ``i`` takes with ``forced`` among the allowed
-        ``options``: the forced one if the rules allow it, else the likeliest."""
-        if i < len(forced) and forced[i] in options:
-            return forced[i]
-        return _ranked(options, weights)[0]
-
-
-def is_timing(dec: Decision) -> bool:
-    """Return True for a timing decision: a duration in chip cycles (its name ends in
-    ``_cycles``; module doc)."""
-    return is_timing_name(dec.name)
-
-
+# ---- random decisions resolved from a reference ---------------------------------------
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
 NESTED_RUNS = 800       # and takes at most this many replays for each
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
-
-
-def _ranked(options: Sequence, weights: Sequence[float] | None) -> list:
-    """Return options, likeliest first (stable: equal weights keep their order)."""
-    if not weights:
-        return list(options)
-    order = sorted(range(len(options)), key=lambda i: -weights[i])
-    return [options[i] for i in order]
-
-
-class _Start:
-    """Make the tower and chooser of a replay (picklable: the replay server makes them)."""
-
-    def __init__(self, clock_ratio: float, watch: bool = True):
-        self.clock_ratio, self.watch = clock_ratio, watch
-
-    def __call__(self, forced: Sequence) -> tuple[CleanroomTower, ForcedChooser]:
-        chooser = ForcedChooser(forced)
-        tower = CleanroomTower(chooser=chooser, clock_ratio=self.clock_ratio)
-        if self.watch:
-            chooser.clock = lambda: tower.now      # note when the game looks at each value
-        return tower, chooser
-
-
-def _take(forced: Sequence, i: int, dec: Decision):
-    """Return the value the replay's chooser takes for logged decision ``dec``."""
-    return ForcedChooser.take(forced, i, dec.options, dec.weights)
-
-
-class _Calls(list):
-    """A replay's decisions, with ``used``: when the game first looked at each one's value
-    (None: not by the replay's end; cleanroom.watched)."""
-
-    def __init__(self, calls: Sequence, used: Sequence):
-        super().__init__(calls)
-        self.used = list(used)
-
-
-def _unseen(calls: _Calls, i: int, before: float) -> bool:
-    """Tell whether the game had not looked at decision ``i``'s value (in the replay that
-    logged ``calls``) by ``before`` + ``PROBE_MARGIN_S``: then each option of it gives the
-    same outputs that far, and the same first difference before ``before``."""
-    used = calls.used[i]
-    return used is None or used > before + PROBE_MARGIN_S
 
 
 class _Search:
@@ -301,7 +178,6 @@ class _Search:
 
 
 PROBE_SPAN_S = 20.0
-PROBE_MARGIN_S = 2.0
 
 
 def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf,
@@ -561,6 +437,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
     diff, result, calls = probe(forced, 0.0)
     ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
     retried: set[int] = set()       # ties _retie tried with the decisions after them
+    remeasured: set[float] = set()  # differences _remeasure was tried at
     retie_budget = first_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
     for k, dec in enumerate(calls[:len(head)]):
         if not is_timing(dec) and len(allowed(dec.options, dec.weights)[0]) > 1:
@@ -573,6 +450,11 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             # taken); a tie left behind may, now that the difference has moved past it
             got = _retie(search, probe, forced, (ties, retried), diff, retie_budget, calls,
                          nested=retie > 1) if retie else None
+            if got is None and retie > 1 and diff not in remeasured:
+                remeasured.add(diff)
+                got = _remeasure(search, probe, calls[:len(forced)], revealed, diff)
+                if got is not None:
+                    _drop_after(ties, retried, got[0] - 1)
             if got is None:
                 break
             i, values, flags, stay, (diff, result, calls), n = got
@@ -734,6 +616,26 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
                 return i, [d.value for d in settled], [d.revealed for d in settled], False, \
                     (d, r, cl), runs
     return None
+
+
+def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: float):
+    """Where the retries found nothing: measure every duration before ``diff`` again in turn
+    (``_measure_all``).  The search keeps a duration's own value when its outputs come within
+    the time tolerance; the flash timer's phase, and so the time of a later prompt, follows
+    the exact value (a retreat's lamp 7 ms early).  Return what ``_retie`` returns, the
+    decisions after the first changed settled again, or None if it gets no further."""
+    values = _measure_all(search, decisions)
+    if values is None:
+        return None
+    values = values[:len(decisions)]
+    first = next((i for i, (a, b) in enumerate(zip(values, decisions)) if a != b.value),
+                 len(decisions))
+    d, res, cl = probe(values, decisions[first].t if first < len(decisions) else diff)
+    runs = 4 * sum(1 for x in decisions if is_timing(x)) + 1
+    if d <= diff and not res.conforms:
+        return None
+    flags = [r or a != b.value for a, b, r in zip(values, decisions, revealed)][first:]
+    return first, values[first:], flags, False, (d, res, cl), runs
 
 
 def _drop_after(ties: dict, retried: set, i: int) -> None:

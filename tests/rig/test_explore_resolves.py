@@ -4,7 +4,9 @@ instant, retreats held until the battle ends), on the clean-room game, whose own
 then known.  Each session below once stopped the search at a difference the game could
 explain (cleanroom/conform.py, ``_retie``): a retreat's loss of 2 taken for a loss of 1 with
 a brigand fewer, a MOVE's PLAGUE whose time was measured with LOST's, the level's Dark
-Tower brigands seen only at the final battle."""
+Tower brigands seen only at the final battle; and one (batch 4242) where durations kept at
+the game's own value because their outputs came within the tolerance (a skirmish's pause, a
+retreat's lamp 7 ms early) left a later prompt's flash a phase off (``_remeasure``)."""
 from __future__ import annotations
 
 import pytest
@@ -16,12 +18,18 @@ from rig.conformance import load_session
 from rig.explore import play_session, session_seed
 from rig.specs import TargetSpec
 
-BATCH_SEED = 777
+# (batch seed, session, revealed draws that may differ from the game's own: where two values
+# show the same, the one the search kept is as good as the game's; in 4242/22 a battle's gold
+# of 13 or 14 bags at 281.2 s and a beast's price of 17 or 18 at a visit that never steps to
+# the beast: the game's own draws with either conform)
+SESSIONS = [(777, 3, 0), (777, 7, 0), (777, 15, 0), (4242, 22, 2)]
 
 
-@pytest.mark.parametrize("session", [3, 7, 15])
-def test_an_explore_session_on_the_clean_room_game_resolves_to_its_own_draws(tmp_path, session):
-    seed = session_seed(BATCH_SEED, session)
+@pytest.mark.parametrize("batch,session,ambiguous", SESSIONS)
+def test_an_explore_session_on_the_clean_room_game_resolves_to_its_own_draws(tmp_path, batch,
+                                                                              session,
+                                                                              ambiguous):
+    seed = session_seed(batch, session)
     play_session(TargetSpec("cleanroom"), seed, tmp_path, session=session, max_seconds=400)
     script, events = load_session(str(tmp_path))
     truth = CleanroomTower(seed=seed)
@@ -31,4 +39,5 @@ def test_an_explore_session_on_the_clean_room_game_resolves_to_its_own_draws(tmp
     drawn = [(name, value) for _, name, value in truth.game.log]
     shown = [(d.name, d.value) for d in result.decisions
              if d.revealed and not d.name.endswith("_cycles")]
-    assert shown and all(pair in drawn for pair in shown)
+    wrong = [pair for pair in shown if pair not in drawn]
+    assert shown and len(wrong) <= ambiguous, wrong

@@ -1,0 +1,144 @@
+"""The decisions a replay takes: what each was (``Decision``), the options the rules allow,
+the chooser that forces a list of values on a replay (``ForcedChooser``) and notes when the
+game first looks at each (cleanroom.watched), and how the resolver (cleanroom.conform) ranks
+options and tells a decision the game had not yet looked at."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .choosers import is_timing_name
+from .matching import ConformError
+from .tower import CleanroomTower
+from .watched import WATCHED_TYPES, Watched
+
+__all__ = ["Decision", "allowed", "ForcedChooser", "is_timing", "ranked", "Start", "taken_value",
+           "Calls", "unseen", "PROBE_MARGIN_S"]
+
+# how far past a difference a partial replay runs (cleanroom.conform): a decision looked at
+# later than that cannot move what came before it
+PROBE_MARGIN_S = 2.0
+
+
+@dataclass
+class Decision:
+    """One random decision as the game took it: time, name, options, value, revealed."""
+    t: float
+    name: str
+    options: list
+    value: Any
+    revealed: bool = False
+    weights: list | None = None
+
+
+def allowed(options: Sequence, weights: Sequence[float] | None) -> tuple[list, list | None]:
+    """Return the options the rules allow (weight above 0) and their weights.
+
+    ``weights`` None means every option is allowed with the same weight.  A decision whose
+    weights are all 0 is a defect of the game, reported as a ConformError.
+    """
+    if weights is None:
+        return list(options), None
+    if len(weights) != len(options):
+        raise ConformError(f"decision with {len(options)} options but {len(weights)} weights "
+                           f"(expected one weight per option)")
+    keep = [(o, w) for o, w in zip(options, weights) if w > 0]
+    if not keep:
+        raise ConformError(f"decision over {list(options)[:6]}: every weight is 0 (expected "
+                           f"at least one option the rules allow)")
+    return [o for o, _ in keep], [w for _, w in keep]
+
+
+class ForcedChooser:
+    """Take decisions from a list, then each remaining decision's likeliest option; log them.
+
+    Only the options the rules allow (``allowed``) are taken or logged: a forced value outside
+    them is ignored and the likeliest allowed option is taken instead.
+    """
+
+    def __init__(self, forced: Sequence = ()):
+        self.forced = list(forced)
+        self.calls: list[Decision] = []
+        # when the game first looked at each decision's value (tower time; None: not yet):
+        # with a ``clock`` (the tower's time), values are handed out ``Watched``
+        # (cleanroom.watched); without one each counts as looked at as it is taken
+        self.used: list[float | None] = []
+        self.clock: Callable[[], float] | None = None
+
+    def choose(self, name: str, options: Sequence, weights, t: float):
+        """Return the forced value for this decision if the rules allow it, else the likeliest."""
+        options, weights = allowed(options, weights)
+        value = self.take(self.forced, len(self.calls), options, weights)
+        self.calls.append(Decision(t, name, options, value, False, weights))
+        return self._hand(value, t)
+
+    def _hand(self, value, t: float):
+        """Note the decision just logged and return its value as the game gets it."""
+        i = len(self.used)
+        if self.clock is None or type(value) not in WATCHED_TYPES or is_timing_name(
+                self.calls[i].name):
+            self.used.append(t)
+            return value
+        self.used.append(None)
+
+        def looked() -> None:
+            self.used[i] = self.clock()
+        return Watched(value, looked)
+
+    @staticmethod
+    def take(forced: Sequence, i: int, options: Sequence, weights):
+        """Return the value decision ``i`` takes with ``forced`` among the allowed
+        ``options``: the forced one if the rules allow it, else the likeliest."""
+        if i < len(forced) and forced[i] in options:
+            return forced[i]
+        return ranked(options, weights)[0]
+
+
+def is_timing(dec: Decision) -> bool:
+    """Return True for a timing decision: a duration in chip cycles (its name ends in
+    ``_cycles``; module doc)."""
+    return is_timing_name(dec.name)
+
+
+def ranked(options: Sequence, weights: Sequence[float] | None) -> list:
+    """Return options, likeliest first (stable: equal weights keep their order)."""
+    if not weights:
+        return list(options)
+    order = sorted(range(len(options)), key=lambda i: -weights[i])
+    return [options[i] for i in order]
+
+
+class Start:
+    """Make the tower and chooser of a replay (picklable: the replay server makes them)."""
+
+    def __init__(self, clock_ratio: float, watch: bool = True):
+        self.clock_ratio, self.watch = clock_ratio, watch
+
+    def __call__(self, forced: Sequence) -> tuple[CleanroomTower, ForcedChooser]:
+        chooser = ForcedChooser(forced)
+        tower = CleanroomTower(chooser=chooser, clock_ratio=self.clock_ratio)
+        if self.watch:
+            chooser.clock = lambda: tower.now      # note when the game looks at each value
+        return tower, chooser
+
+
+def taken_value(forced: Sequence, i: int, dec: Decision):
+    """Return the value the replay's chooser takes for logged decision ``dec``."""
+    return ForcedChooser.take(forced, i, dec.options, dec.weights)
+
+
+class Calls(list):
+    """A replay's decisions, with ``used``: when the game first looked at each one's value
+    (None: not by the replay's end; cleanroom.watched)."""
+
+    def __init__(self, calls: Sequence, used: Sequence):
+        super().__init__(calls)
+        self.used = list(used)
+
+
+def unseen(calls: Calls, i: int, before: float) -> bool:
+    """Tell whether the game had not looked at decision ``i``'s value (in the replay that
+    logged ``calls``) by ``before`` + ``PROBE_MARGIN_S``: then each option of it gives the
+    same outputs that far, and the same first difference before ``before``."""
+    used = calls.used[i]
+    return used is None or used > before + PROBE_MARGIN_S
