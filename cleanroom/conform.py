@@ -26,10 +26,15 @@ for the option; then the decisions whose options all differed at the same time, 
 other likely option and the decisions after it settled again by a search of their own.  A
 decision the game had not looked at by the difference is not tried.  What gets further is kept
 and the search goes on from it; the retries have their own budget of replays (``RETIE_SHARE``
-times ``max_runs``).  Unforced decisions
-take their likeliest option.  Each decision therefore takes the value the reference displays, as
-far as the reference shows it; decisions the reference never reveals keep their first option
-and are marked unrevealed.
+times ``max_runs``).  Where they find nothing: every duration before the difference is
+measured again in turn (``_remeasure``: one kept at the game's own value because its outputs
+came within the tolerance may still set a later prompt's flash a phase off); and last, at the
+check asked for only, the decisions after each one of the two minutes before the difference
+are settled again, those the recording did not show first (``_widen``, on a budget of
+``max_runs``: a retreat's loss kept at 1 while later draws were settled to suit it).
+Unforced decisions take their likeliest option.  Each decision therefore takes the value the
+reference displays, as far as the reference shows it; decisions the reference never reveals
+keep their first option and are marked unrevealed.
 
 Timing decisions: where the genuine tower takes a time its hidden state decides (a skirmish is
 worked out in 4326-6210 cycles, whatever the numbers shown; cleanroom/params.py
@@ -113,6 +118,7 @@ __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summari
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
 NESTED_RUNS = 800       # and takes at most this many replays for each
+WIDE_SPAN_S = 120.0     # _widen, the last resort, goes back this far before a difference
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 
@@ -128,7 +134,7 @@ class _Search:
 
     def __init__(self, script: Script, reference: Sequence[dict], tol: Tolerance, end: float,
                  types, clock_ratio: float, replayer, fast: bool,
-                 measured: dict | None = None, retie: int = 2):
+                 measured: dict | None = None, retie: int = 2, final: bool = True):
         self.script, self.reference, self.tol = script, reference, tol
         self.end, self.types, self.clock_ratio = end, types, clock_ratio
         self.replayer = replayer
@@ -137,6 +143,7 @@ class _Search:
         # shares them
         self.measured: dict[tuple, list[dict]] = {} if measured is None else measured
         self.retie = retie      # how a stuck search tries earlier decisions again (_search)
+        self.final = final      # the check asked for (not a looser one searched first)
         self.window = QuietWindow(reference, tol, types) if fast else None
         self._precise = sorted((e for e in reference if e["type"] in PRECISE), key=time_of)
         self._precise_t = [e["t"] for e in self._precise]
@@ -298,9 +305,9 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
     replayer = make_replayer(script, _Start(clock_ratio, watch=watch), _take, fast)
     measured: dict = {}
     try:
-        def at(t: Tolerance) -> _Search:
+        def at(t: Tolerance, final: bool = True) -> _Search:
             return _Search(script, reference, t, end, types, clock_ratio, replayer, fast,
-                           measured, retie)
+                           measured, retie, final)
         return _resolve_at(at, tol, max_runs)
     finally:
         replayer.close()
@@ -313,7 +320,7 @@ def _resolve_at(at, tol: Tolerance, max_runs: int) -> Result:
         return _search(at(tol), max_runs)
     strict = at(tol)
     reference, end, types = strict.reference, strict.end, strict.types
-    loose = _search(at(LOOSE), max_runs, count=False)
+    loose = _search(at(LOOSE, final=False), max_runs, count=False)
     events, calls = strict.replay([d.value for d in loose.decisions], end)
     calls = [replace(d) for d in calls]
     checked = compare(reference, events, tol, end, types)
@@ -455,6 +462,13 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
                 got = _remeasure(search, probe, calls[:len(forced)], revealed, diff)
                 if got is not None:
                     _drop_after(ties, retried, got[0] - 1)
+                elif search.final:
+                    # the last resort, at the check asked for only (not a looser one before
+                    # it), on a budget of its own
+                    got = _widen(search, probe, forced, revealed, calls, diff, max_runs)
+                    if got is not None:
+                        _drop_after(ties, retried, got[0] - 1)
+                        retie_budget += got[-1]
             if got is None:
                 break
             i, values, flags, stay, (diff, result, calls), n = got
@@ -601,20 +615,58 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
     again = [i for i in sorted(retried - unseen, reverse=True)
              if nested and i in ties and ties[i][2] == "tie"]
     for i in again:
-        dec = ties.pop(i)[1]
-        for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
-            if option == forced[i] or runs >= budget:
-                continue
-            spent: list = []
-            res = _search(search, min(NESTED_RUNS, budget - runs), count=False,
-                          head=forced[:i] + [option], retie=1, spent=spent)
-            runs += 1 + sum(spent)
-            if res.diff_time > diff or res.conforms:
-                _drop_after(ties, retried, i)
-                settled = [d for d in res.decisions[i:] if d.t < res.diff_time]
-                d, r, cl = probe(forced[:i] + [d.value for d in settled], dec.t)
-                return i, [d.value for d in settled], [d.revealed for d in settled], False, \
-                    (d, r, cl), runs
+        got, n = _settle_after(search, probe, forced, i, ties.pop(i)[1], diff, budget - runs)
+        runs += n
+        if got is not None:
+            _drop_after(ties, retried, got[0] - 1)
+            return got[:-1] + (runs,)
+    return None
+
+
+def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision, diff: float,
+                  budget: int, further: float = 0.0):
+    """Try decision ``i``'s likeliest other options with the decisions after it settled again
+    by a search of their own; return (what ``_retie`` returns, for the first that gets
+    ``further`` than ``diff``, or None; the replays taken)."""
+    runs = 0
+    for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
+        if option == forced[i] or runs >= budget:
+            continue
+        spent: list = []
+        res = _search(search, min(NESTED_RUNS, budget - runs), count=False,
+                      head=forced[:i] + [option], retie=1, spent=spent)
+        runs += 1 + sum(spent)
+        if res.diff_time > diff + further or res.conforms:
+            # its own retries may have changed a decision before this one: go on from the
+            # first it changed
+            settled = [d for d in res.decisions if d.t < res.diff_time or d.t <= dec.t]
+            j = next((j for j in range(i) if settled[j].value != forced[j]), i)
+            d, r, cl = probe([d.value for d in settled], settled[j].t)
+            return (j, [d.value for d in settled[j:]], [d.revealed for d in settled[j:]],
+                    False, (d, r, cl), runs), runs
+    return None, runs
+
+
+def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Calls",
+           diff: float, budget: int):
+    """The last resort where nothing else got further: settle again the decisions after each
+    one taken less than ``WIDE_SPAN_S`` before ``diff``, ties or not, retried or not, those
+    the recording did not show first (latest first, then the others): a retreat's loss kept
+    at 1 while later skirmishes were settled to suit it shows only at a count a minute on.
+    Return what ``_retie`` returns for the first that gets a frame further, or None."""
+    recent = [i for i in range(len(forced) - 1, -1, -1)
+              if calls[i].t > diff - WIDE_SPAN_S and not is_timing(calls[i])
+              and len(allowed(calls[i].options, calls[i].weights)[0]) > 1
+              and not _unseen(calls, i, diff)]
+    runs = 0
+    for i in sorted(recent, key=lambda i: revealed[i]):     # stable: latest first in each
+        got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
+                               further=search.tol.time_s)
+        runs += n
+        if got is not None:
+            return got[:-1] + (runs,)
+        if runs >= budget:
+            break
     return None
 
 

@@ -6,7 +6,9 @@ explain (cleanroom/conform.py, ``_retie``): a retreat's loss of 2 taken for a lo
 a brigand fewer, a MOVE's PLAGUE whose time was measured with LOST's, the level's Dark
 Tower brigands seen only at the final battle; and one (batch 4242) where durations kept at
 the game's own value because their outputs came within the tolerance (a skirmish's pause, a
-retreat's lamp 7 ms early) left a later prompt's flash a phase off (``_remeasure``)."""
+retreat's lamp 7 ms early) left a later prompt's flash a phase off (``_remeasure``); and one
+(batch 31337) where the search stopped 16 s after a retreat and only settling again the
+decisions after a recent one found the way (``_widen``)."""
 from __future__ import annotations
 
 import pytest
@@ -22,7 +24,7 @@ from rig.specs import TargetSpec
 # show the same, the one the search kept is as good as the game's; in 4242/22 a battle's gold
 # of 13 or 14 bags at 281.2 s and a beast's price of 17 or 18 at a visit that never steps to
 # the beast: the game's own draws with either conform)
-SESSIONS = [(777, 3, 0), (777, 7, 0), (777, 15, 0), (4242, 22, 2)]
+SESSIONS = [(777, 3, 0), (777, 7, 0), (777, 15, 0), (4242, 22, 2), (31337, 12, 0)]
 
 
 @pytest.mark.parametrize("batch,session,ambiguous", SESSIONS)
