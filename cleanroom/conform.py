@@ -28,7 +28,9 @@ decision the game had not looked at by the difference is not tried.  What gets f
 and the search goes on from it; the retries have their own budget of replays (``RETIE_SHARE``
 times ``max_runs``).  Where they find nothing: every duration before the difference is
 measured again in turn (``_remeasure``: one kept at the game's own value because its outputs
-came within the tolerance may still set a later prompt's flash a phase off); and last, at the
+came within the tolerance may still set a later prompt's flash a phase off); where a key's
+click comes a key-loop pass off, a recent duration is moved by what puts the loop's scan on
+the recording's side of the press, then dated at the click (cleanroom.measure ``rescan``); and last, at the
 check asked for only, the decisions after each one of the two minutes before the difference
 are settled again, those the recording did not show first (``_widen``, on a budget of
 ``max_runs``: a retreat's loss kept at 1 while later draws were settled to suit it).
@@ -99,7 +101,7 @@ from captures.tower import run_script
 from .decisions import PROBE_MARGIN_S, Decision, ForcedChooser, allowed, is_timing
 from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
 from .decisions import taken_value as _take, unseen as _unseen
-from .measure import PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, time_of
+from .measure import PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, rescan, time_of
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
@@ -458,17 +460,17 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             got = _retie(search, probe, forced, (ties, retried), diff, retie_budget, calls,
                          nested=retie > 1) if retie else None
             if got is None and retie > 1 and diff not in remeasured:
+                # where the retries found nothing: the durations, a key a pass off, and last,
+                # at the check asked for only (not a looser one before it), on a budget of
+                # its own, the decisions of the two minutes before (module doc)
                 remeasured.add(diff)
-                got = _remeasure(search, probe, calls[:len(forced)], revealed, diff)
+                got = _remeasure(search, probe, calls[:len(forced)], revealed, diff) or \
+                    rescan(search, probe, forced, calls, diff)
+                if got is None and search.final:
+                    got = _widen(search, probe, forced, revealed, calls, diff, max_runs)
+                    retie_budget += got[-1] if got is not None else 0
                 if got is not None:
                     _drop_after(ties, retried, got[0] - 1)
-                elif search.final:
-                    # the last resort, at the check asked for only (not a looser one before
-                    # it), on a budget of its own
-                    got = _widen(search, probe, forced, revealed, calls, diff, max_runs)
-                    if got is not None:
-                        _drop_after(ties, retried, got[0] - 1)
-                        retie_budget += got[-1]
             if got is None:
                 break
             i, values, flags, stay, (diff, result, calls), n = got

@@ -1,5 +1,7 @@
 """Measure a timing decision from the reference: the duration that dates the output it moves
-where the genuine tower shows that output (cleanroom.conform's search, module doc there).
+where the genuine tower shows that output (cleanroom.conform's search, module doc there);
+and where a key's click comes a key-loop pass off the genuine's, the duration that puts the
+loop's scan on the genuine's side of the press (``rescan``).
 
 ``search`` is the conform search (cleanroom.conform ``_Search``): its ``replay``, ``reference``
 lamps, motor and tones (``precise``), check (``tol``), session ``end``, clock ratio and press
@@ -14,7 +16,11 @@ from typing import Sequence
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
-__all__ = ["measure", "output_key", "time_of", "PRECISE", "SWEEP_POINTS", "SWEEP_STEPS"]
+from .choosers import is_timing_name
+from .params import param
+
+__all__ = ["measure", "rescan", "output_key", "time_of", "PRECISE", "SWEEP_POINTS",
+           "SWEEP_STEPS"]
 
 # how far after a timing decision the output it moves is looked for: a duration that delays
 # only a key loop shows first at the next key's click, which may come many seconds later
@@ -22,6 +28,7 @@ MEASURE_SPAN_S = 30.0
 MEASURE_PRESS_S = 1.0   # measure looks first up to this long after the next press
 SWEEP_POINTS = 9        # measure's sweep: options dated across the range at first,
 SWEEP_STEPS = 6         # then this many rounds of halving towards the nearest,
+RESCAN_SPAN_S = 20.0    # rescan moves the key loop by a duration taken this soon before
 SWEEP_CLOSE_S = 2e-4    # stopping once an output lands this close to the reference's
 PRECISE = ("lamp", "motor", "tone")     # outputs dated to the cycle (displays go by frames)
 
@@ -139,3 +146,67 @@ def _measure_within(search, forced: Sequence, dec, sweep: bool,
         best = min(misses, key=lambda o: (misses[o], abs(o)))
         return best if misses[best] <= tol.time_s else None
     return _NOTHING_MOVED
+
+
+def rescan(search, probe, forced: list, calls, diff: float):
+    """Where a key's click comes a key-loop pass off the recording's (the game's scans a
+    little before the press where the genuine's came just after it, or the other way): move
+    the loop by the time that puts the scan on the recording's side of the press, through
+    one of the last three durations taken before it (within ``RESCAN_SPAN_S``: a click
+    within the tolerance, a stray key's, may lie between; latest first; at the end of its range,
+    which key scan sees the key may be left to the scan's edge decision, ``key_scan_cycles``,
+    whose other option is tried too).  ``probe(choices, t0)`` replays and compares as the
+    search does (cleanroom.conform).  Return what the search's retries return (the index, the
+    values from it on, their revealed flags, False: the decisions after are settled again,
+    (difference, result, decisions), the replays taken), or None."""
+    k = bisect.bisect_right(search.presses, diff) - 1
+    if k < 0 or diff - search.presses[k] > 0.2:
+        return None
+    press = search.presses[k]
+    def click(evs) -> float | None:
+        return next((e["t"] for e in evs if e["type"] == "tone" and press < e["t"] < diff + 0.05
+                     and abs((e.get("freq_hz") or 0) - param("click_hz")) < 1), None)
+    ref = click(search.precise(press, diff + 0.05))
+    game = click(search.replay(forced, diff + 0.05, press)[0])
+    if ref is None or game is None:
+        return None
+    off = game - ref                            # the game's click less the recording's
+    if not 0.012 < abs(off) < 0.03:
+        return None
+    rate = NOMINAL_CLOCK_HZ * search.clock_ratio
+    shifts = [math.copysign(3 * param(f"tick_{kind}_s") - abs(off), off) * rate + margin
+              for kind in ("dark", "lit") for margin in ((12, 60) if off > 0 else (-12, -60))]
+    runs, best = 0, None
+    timed = [i for i in range(len(forced) - 1, -1, -1)
+             if is_timing_name(calls[i].name) and press - RESCAN_SPAN_S < calls[i].t < press][:3]
+    for i in timed:
+        dec = calls[i]
+        tail = [forced[j] for j in range(i + 1, len(forced)) if calls[j].t < press]
+        lo, hi = min(dec.options), max(dec.options)
+        for want in sorted({min(hi, max(lo, forced[i] + shift)) for shift in shifts}):
+            option = min(dec.options, key=lambda o: abs(o - want))
+            head = forced[:i] + [option] + tail
+            got = probe(head, dec.t)
+            runs += 1
+            cl = got[2]
+            if len(cl) > len(head) and cl[len(head)].name == "key_scan_cycles":
+                edge = head + [o for o in cl[len(head)].options if o != 0][:1]
+                got2 = probe(edge, dec.t)
+                runs += 1
+                if got2[0] > got[0]:
+                    head, got = edge, got2
+            if got[0] > diff + search.tol.time_s or got[1] is not None and got[1].conforms:
+                # on the recording's scan now: date the click exactly (a cycle per cycle)
+                now = click(search.replay(head, diff + 0.05, dec.t)[0])
+                exact = head[:i] + [min(dec.options, key=lambda o: abs(
+                    o - option + ((now or ref) - ref) * rate))] + head[i + 1:]
+                again = probe(exact, dec.t)
+                runs += 2
+                if again[0] >= got[0] - search.tol.time_s or \
+                        again[1] is not None and again[1].conforms:
+                    head, got = exact, again
+                if best is None or got[0] > best[4][0]:
+                    best = (i, head[i:], [True] * (len(head) - i), False, got, runs)
+        if best is not None:
+            return best[:-1] + (runs,)
+    return None
