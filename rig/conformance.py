@@ -23,6 +23,7 @@ import hashlib
 import io
 import json
 import os
+import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -145,7 +146,14 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
     doc); return its report (a rig.batch job: plain values in and out, no files)."""
     from cleanroom.conform import resolve, witness_of
 
-    result = resolve(script, events, tol, clock_ratio=clock_ratio, witness=witness)
+    try:
+        result = resolve(script, events, tol, clock_ratio=clock_ratio, witness=witness)
+    except Exception as exc:                # a defect: this session fails, the batch goes on
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        failed = (f"the resolver failed ({type(exc).__name__}: {exc}, "
+                  f"{os.path.basename(where.filename)}:{where.lineno}): a defect of towerlab")
+        return SessionReport(folder, f"{folder}: {failed}\n", False, 0, 0, 0, 0,
+                             difference=failed)
     lines = [f"{folder}: {fitted}"] if fitted else []
     lines.append(f"{folder}: {result.describe()}")
     if not result.conforms:

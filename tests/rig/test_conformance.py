@@ -174,3 +174,21 @@ def test_no_witnesses_keeps_nothing(tmp_path, monkeypatch):
     assert not list(tmp_path.rglob("*.json"))
     run("conform", "--reference", BAZAAR)
     assert len(list((tmp_path / "towerlab" / "witnesses").glob("*.json"))) == 1
+
+
+def test_a_session_the_resolver_fails_on_is_reported_and_the_others_still_run(monkeypatch):
+    import cleanroom.conform
+
+    real = cleanroom.conform.resolve
+
+    def failing(script, events, *args, **kwargs):
+        if any(e.get("text") == "P1" for e in events):      # level_select, not tower_test
+            raise TypeError("a defect")
+        return real(script, events, *args, **kwargs)
+    monkeypatch.setattr(cleanroom.conform, "resolve", failing)
+    code, text = run("conform", "--no-witnesses", "--reference", *FOLDERS)
+    assert code == 1
+    assert f"{FOLDERS[0]}: conforms (" in text
+    failed = [line for line in text.splitlines() if line.startswith(f"{FOLDERS[1]}: ")]
+    assert failed and "the resolver failed (TypeError: a defect" in failed[0]
+    assert text.splitlines()[-1].split()[:5] == ["2", "sessions", "1", "of", "2"]
