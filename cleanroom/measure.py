@@ -177,6 +177,8 @@ def rescan(search, probe, forced: list, calls, diff: float):
     shifts = [math.copysign(3 * param(f"tick_{kind}_s") - abs(off), off) * rate + margin
               for kind in ("dark", "lit") for margin in ((12, 60) if off > 0 else (-12, -60))]
     runs, best = 0, None
+    # the values the replay that stopped took (``forced`` may name options it could not take)
+    forced = [d.value for d in calls[:len(forced)]]
     timed = [i for i in range(len(forced) - 1, -1, -1)
              if is_timing_name(calls[i].name) and press - RESCAN_SPAN_S < calls[i].t < press][:3]
     for i in timed:
