@@ -153,9 +153,11 @@ def rescan(search, probe, forced: list, calls, diff: float):
     little before the press where the genuine's came just after it, or the other way): move
     the loop by the time that puts the scan on the recording's side of the press, through
     one of the last three durations taken before it (within ``RESCAN_SPAN_S``: a click
-    within the tolerance, a stray key's, may lie between; latest first; at the end of its range,
-    which key scan sees the key may be left to the scan's edge decision, ``key_scan_cycles``,
-    whose other option is tried too).  ``probe(choices, t0)`` replays and compares as the
+    within the tolerance, a stray key's, may lie between; latest first; at the end of its
+    range, which key scan sees the key may be left to the scan's edge decision,
+    ``key_scan_cycles``, whose other option is tried too).  Where the game did not take the
+    key at all and a decision was made as it closed (a stray key's, ignored or taken), that
+    decision takes its other option first.  ``probe(choices, t0)`` replays and compares as the
     search does (cleanroom.conform).  Return what the search's retries return (the index, the
     values from it on, their revealed flags, False: the decisions after are settled again,
     (difference, result, decisions), the replays taken), or None."""
@@ -166,8 +168,24 @@ def rescan(search, probe, forced: list, calls, diff: float):
     def click(evs) -> float | None:
         return next((e["t"] for e in evs if e["type"] == "tone" and press < e["t"] < diff + 0.05
                      and abs((e.get("freq_hz") or 0) - param("click_hz")) < 1), None)
+    # the values the replay that stopped took (``forced`` may name options it could not take)
+    forced = [d.value for d in calls[:len(forced)]]
     ref = click(search.precise(press, diff + 0.05))
     game = click(search.replay(forced, diff + 0.05, press)[0])
+    runs, best, taken = 1, None, None
+    if ref is not None and game is None:
+        # no click: the key was not taken; a decision made as it closed (a stray key's:
+        # ignored or taken) takes its other option, then the scan is put right as below
+        taken = next((j for j, d in enumerate(calls[:len(forced)])
+                      if abs(d.t - press) < 1e-6 and len(d.options) == 2), None)
+        if taken is None:
+            return None
+        forced = forced[:taken] + [o for o in calls[taken].options if o != forced[taken]]
+        got = probe(forced, press)
+        game = click(search.replay(forced, diff + 0.05, press)[0])
+        runs += 2
+        if got[0] > diff + search.tol.time_s or got[1] is not None and got[1].conforms:
+            return taken, forced[taken:], [True], False, got, runs
     if ref is None or game is None:
         return None
     off = game - ref                            # the game's click less the recording's
@@ -176,14 +194,12 @@ def rescan(search, probe, forced: list, calls, diff: float):
     rate = NOMINAL_CLOCK_HZ * search.clock_ratio
     shifts = [math.copysign(3 * param(f"tick_{kind}_s") - abs(off), off) * rate + margin
               for kind in ("dark", "lit") for margin in ((12, 60) if off > 0 else (-12, -60))]
-    runs, best = 0, None
-    # the values the replay that stopped took (``forced`` may name options it could not take)
-    forced = [d.value for d in calls[:len(forced)]]
     timed = [i for i in range(len(forced) - 1, -1, -1)
              if is_timing_name(calls[i].name) and press - RESCAN_SPAN_S < calls[i].t < press][:3]
     for i in timed:
         dec = calls[i]
-        tail = [forced[j] for j in range(i + 1, len(forced)) if calls[j].t < press]
+        tail = [forced[j] for j in range(i + 1, len(forced))
+                if calls[j].t < press or j == taken]
         lo, hi = min(dec.options), max(dec.options)
         for want in sorted({min(hi, max(lo, forced[i] + shift)) for shift in shifts}):
             option = min(dec.options, key=lambda o: abs(o - want))
