@@ -30,10 +30,11 @@ times ``max_runs``).  Where they find nothing: every duration before the differe
 measured again in turn (``_remeasure``: one kept at the game's own value because its outputs
 came within the tolerance may still set a later prompt's flash a phase off); where a key's
 click comes a key-loop pass off, a recent duration is moved by what puts the loop's scan on
-the recording's side of the press, then dated at the click (cleanroom.measure ``rescan``); and last, at the
-check asked for only, the decisions after each one of the two minutes before the difference
-are settled again, those the recording did not show first (``_widen``, on a budget of
-``max_runs``: a retreat's loss kept at 1 while later draws were settled to suit it).
+the recording's side of the press, then dated at the click (cleanroom.measure ``rescan``);
+and last, at the check asked for only, the decisions after each one of the two minutes
+before the difference are settled again, those the recording did not show first
+(``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
+settled to suit it).
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
 reference displays, as far as the reference shows it; decisions the reference never reveals
 keep their first option and are marked unrevealed.
@@ -446,7 +447,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
     diff, result, calls = probe(forced, 0.0)
     ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
     retried: set[int] = set()       # ties _retie tried with the decisions after them
-    remeasured: set[float] = set()  # differences _remeasure was tried at
+    resorted: set[float] = set()    # differences the last resorts were tried at
     retie_budget = first_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
     for k, dec in enumerate(calls[:len(head)]):
         if not is_timing(dec) and len(allowed(dec.options, dec.weights)[0]) > 1:
@@ -459,11 +460,11 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             # taken); a tie left behind may, now that the difference has moved past it
             got = _retie(search, probe, forced, (ties, retried), diff, retie_budget, calls,
                          nested=retie > 1) if retie else None
-            if got is None and retie > 1 and diff not in remeasured:
+            if got is None and retie > 1 and diff not in resorted:
                 # where the retries found nothing: the durations, a key a pass off, and last,
                 # at the check asked for only (not a looser one before it), on a budget of
                 # its own, the decisions of the two minutes before (module doc)
-                remeasured.add(diff)
+                resorted.add(diff)
                 got = _remeasure(search, probe, calls[:len(forced)], revealed, diff) or \
                     rescan(search, probe, forced, calls, diff)
                 if got is None and search.final:

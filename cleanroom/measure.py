@@ -165,9 +165,13 @@ def rescan(search, probe, forced: list, calls, diff: float):
     if k < 0 or diff - search.presses[k] > 0.2:
         return None
     press = search.presses[k]
+
     def click(evs) -> float | None:
         return next((e["t"] for e in evs if e["type"] == "tone" and press < e["t"] < diff + 0.05
                      and abs((e.get("freq_hz") or 0) - param("click_hz")) < 1), None)
+
+    def beyond(got, t: float) -> bool:          # a probe's result got further than ``t``
+        return got[0] > t or got[1] is not None and got[1].conforms
     # the values the replay that stopped took (``forced`` may name options it could not take)
     forced = [d.value for d in calls[:len(forced)]]
     ref = click(search.precise(press, diff + 0.05))
@@ -184,7 +188,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
         got = probe(forced, press)
         game = click(search.replay(forced, diff + 0.05, press)[0])
         runs += 2
-        if got[0] > diff + search.tol.time_s or got[1] is not None and got[1].conforms:
+        if beyond(got, diff + search.tol.time_s):
             return taken, forced[taken:], [True], False, got, runs
     if ref is None or game is None:
         return None
@@ -213,7 +217,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
                 runs += 1
                 if got2[0] > got[0]:
                     head, got = edge, got2
-            if got[0] > diff + search.tol.time_s or got[1] is not None and got[1].conforms:
+            if beyond(got, diff + search.tol.time_s):
                 # on the recording's scan now: date the click exactly (a cycle per cycle)
                 now = click(search.replay(head, diff + 0.05, dec.t)[0])
                 exact = head[:i] + [min(dec.options, key=lambda o: abs(
@@ -224,7 +228,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
                         again[1] is not None and again[1].conforms:
                     head, got = exact, again
                 if best is None or got[0] > best[4][0]:
-                    best = (i, head[i:], [True] * (len(head) - i), False, got, runs)
+                    best = (i, head[i:], [True] * (len(head) - i), False, got)
         if best is not None:
-            return best[:-1] + (runs,)
+            return best + (runs,)
     return None
