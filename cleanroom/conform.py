@@ -123,6 +123,7 @@ NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many
 NESTED_RUNS = 800       # and takes at most this many replays for each
 WIDE_SPAN_S = 120.0     # _widen, the last resort, goes back this far before a difference
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
+BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 
 
@@ -233,7 +234,8 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     (module doc: how they are resolved).  ``clock_ratio``: the recorded tower's clock over
     MAME's 425 kHz (a real tower's RC oscillator; e.g. from ``towerlab conform``'s fit).
     ``types``: the output types the reference observed (``compare``); ``tol``: default
-    ``CRITERION`` (the strict check).
+    ``CRITERION`` (the strict check).  ``max_runs``: the search's replays for each
+    ``BUDGET_SPAN_S`` (400 s) of the session (``_budget``).
 
     A check stricter than ``LOOSE`` searches at ``LOOSE`` first and checks the decisions it
     found at ``tol``: searched at one frame, a duration a frame off early in the session ties
@@ -304,6 +306,7 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
     decision not looked at by a difference is not tried option by option.  ``retie``: how a
     search that stops at a difference tries earlier decisions again (``_search``)."""
     tol, end = _defaults(script, reference, tol, end, clock_ratio)
+    max_runs = _budget(max_runs, end)
     watch = fast if watch is None else watch
     replayer = make_replayer(script, _Start(clock_ratio, watch=watch), _take, fast)
     measured: dict = {}
@@ -314,6 +317,15 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
         return _resolve_at(at, tol, max_runs)
     finally:
         replayer.close()
+
+
+def _budget(max_runs: int, end: float) -> int:
+    """Return the replays a search of a session of ``end`` seconds may take: ``max_runs``
+    for each ``BUDGET_SPAN_S`` of it, at least ``max_runs``.  The search spends its replays
+    decision by decision, and a session of half an hour has four times the decisions of one
+    of seven minutes: with one budget for any length it stopped, out of replays, at a draw
+    it had not tried (a count of brigands one off 24 minutes in)."""
+    return max(max_runs, math.ceil(max_runs * end / BUDGET_SPAN_S))
 
 
 def _resolve_at(at, tol: Tolerance, max_runs: int) -> Result:

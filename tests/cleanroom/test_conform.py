@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cleanroom.conform import (ConformError, Tolerance, check_witness, compare,
-                               load_reference, resolve, summarize, witness_of)
+from cleanroom.conform import (BUDGET_SPAN_S, ConformError, Tolerance, _budget,
+                               check_witness, compare, load_reference, resolve, summarize,
+                               witness_of)
 from cleanroom.game import is_timing_name
 from cleanroom.reference import wilson
 
@@ -250,6 +251,14 @@ def test_resolver_recovers_the_random_outcomes_of_a_session_it_has_never_seen():
     # search did not need (left at the game's own value) moved them by
     assert all((name, value) in [(n, v) for _, n, v in truth]
                for name, value in revealed if name != "battle_gold" and not is_timing_name(name))
+
+
+def test_the_search_has_its_budget_of_replays_for_each_400_s_of_a_session():
+    # a half-hour session has four times the decisions of a seven-minute one: with one
+    # budget for all lengths the search stopped, out of replays, at a draw it never tried
+    assert _budget(2000, 60.0) == 2000
+    assert _budget(2000, BUDGET_SPAN_S) == 2000
+    assert _budget(2000, 1800.0) == 9000
 
 
 def test_nothing_is_compared_inside_a_gap_of_the_reference(bazaar):
