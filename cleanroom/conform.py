@@ -124,6 +124,7 @@ NESTED_RUNS = 800       # and takes at most this many replays for each
 WIDE_SPAN_S = 120.0     # _widen, the last resort, goes back this far before a difference
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
+STEP_RUNS = 60          # and a search may take this many more for each decision it settles
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
 
 
@@ -162,7 +163,7 @@ class _Search:
         """Return (events, decisions) of the script replayed to ``until`` with ``forced``;
         ``t0``: the time of the first decision the caller may have changed."""
         rep = self.replayer.run(forced, until, t0)
-        return rep.events, _Calls(rep.calls, rep.used)
+        return rep.events, _Calls(rep.calls, rep.used, rep.looks)
 
     def compare(self, events: list[dict], h: float) -> Result:
         """Compare ``events`` (a replay to ``h``) with the reference up to ``h``; at the
@@ -321,10 +322,12 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
 
 def _budget(max_runs: int, end: float) -> int:
     """Return the replays a search of a session of ``end`` seconds may take: ``max_runs``
-    for each ``BUDGET_SPAN_S`` of it, at least ``max_runs``.  The search spends its replays
-    decision by decision, and a session of half an hour has four times the decisions of one
-    of seven minutes: with one budget for any length it stopped, out of replays, at a draw
-    it had not tried (a count of brigands one off 24 minutes in)."""
+    for each ``BUDGET_SPAN_S`` of it, at least ``max_runs``: what the retries of a stuck
+    search (``_retie``) and the last resorts may spend grows with the session, as the
+    decisions do (a session of half an hour has four times those of one of seven minutes).
+    Going forward a search also takes ``STEP_RUNS`` more for each decision it settles: with
+    one budget for any length it stopped, out of replays, at a draw it had not tried (a count
+    of brigands one off 24 minutes in, a riddle's key 17 minutes in)."""
     return max(max_runs, math.ceil(max_runs * end / BUDGET_SPAN_S))
 
 
@@ -458,13 +461,20 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
 
     diff, result, calls = probe(forced, 0.0)
     ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
-    retried: set[int] = set()       # ties _retie tried with the decisions after them
+    retried: dict[int, float] = {}  # ties _retie tried with the decisions after them: by when
     resorted: set[float] = set()    # differences the last resorts were tried at
     retie_budget = first_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
     for k, dec in enumerate(calls[:len(head)]):
         if not is_timing(dec) and len(allowed(dec.options, dec.weights)[0]) > 1:
             ties[k] = (dec.t, dec, "pair" if _may_pair(dec, k, diff, calls) else "best")
-    while not result.conforms and runs < max_runs:
+
+    def allowance() -> int:
+        # a decision settled going forward takes a bounded number of replays (its options, a
+        # duration's sweep): an allowance for each keeps a long session's search from
+        # stopping, out of replays, at a draw it never tried (``_budget``)
+        return max_runs + STEP_RUNS * (len(forced) - len(head))
+
+    while not result.conforms and runs < allowance():
         k = len(forced)
         if k >= len(calls) or calls[k].t > diff + tol.time_s:
             # stuck: a decision taken after the difference cannot explain it (one within the
@@ -562,7 +572,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             if calls.used[i] is None:
                 continue        # never looked at: every option conforms (cleanroom.watched)
             for option in _ranked(calls[i].options, calls[i].weights)[:8]:
-                if option == taken[i] or runs >= max_runs:
+                if option == taken[i] or runs >= allowance():
                     continue
                 runs += 1
                 if not probe(taken[:i] + [option] + taken[i + 1:], calls[i].t)[1].conforms:
@@ -578,13 +588,14 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
     return result
 
 
-def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff: float,
+def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff: float,
            budget: int, calls: "_Calls", nested: bool = True):
     """Try earlier decisions again where the search stopped at ``diff``.
 
     ``kept``: (index -> (the difference the option kept had, the decision, how it was kept:
     "tie" when every option had that difference, "pair" when a duration is taken with it,
-    else "best"); the indexes already tried with the decisions after them).  The search
+    else "best"); index -> the difference at which it was tried with the decisions after
+    it).  The search
     keeps each decision's option that gets furthest with the likeliest options after it,
     which a later decision can belie: a value the game reads at once may show only after a
     later draw is settled (a retreat's loss shows at the next WARRIOR count, after the next
@@ -594,8 +605,11 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
     another (a MOVE's LOST and PLAGUE turn the reel from the same click, each after its own
     time).
 
-    Latest first, each once: every option with the decisions after it as they were (a tie
-    only once the difference has moved past it), or with its own duration measured; then,
+    The one the game looked at last before the difference first (cleanroom.watched: the
+    riddle's key order, drawn as the game starts, is read at each visit to the Dark Tower),
+    each once, or again where the game has looked at it since: every option with the
+    decisions after it as they were (a tie only once the difference has moved past it), or
+    with its own duration measured; then,
     unless not ``nested``, each tie's likeliest other options with the decisions after it
     settled again by a search of their own; while fewer than ``budget`` replays were taken.
     A decision the game had not looked at by the difference (in the replay that logged
@@ -607,7 +621,12 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
     runs = 0
     # a decision not looked at by the difference: no option of it explains it (yet)
     unseen = {i for i in ties if i < len(calls) and _unseen(calls, i, diff)}
-    for i in sorted(set(ties) - unseen - retried, reverse=True):
+    def looked(i: int) -> float:
+        last = calls.last_look(i, diff + PROBE_MARGIN_S) if i < len(calls) else None
+        return ties[i][1].t if last is None else last
+
+    fresh = [i for i in set(ties) - unseen if i not in retried or looked(i) > retried[i]]
+    for i in sorted(fresh, key=lambda i: (looked(i), i), reverse=True):
         if runs >= budget:
             break
         tied, dec, kind = ties[i]
@@ -617,7 +636,7 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
             del ties[i]
             got, n = _best_paired(search, probe, dec, forced[:i])
         else:
-            retried.add(i)
+            retried[i] = diff + PROBE_MARGIN_S     # what this replay could show
             best, n, _ = _best_of(probe, dec, forced[:i], forced[i + 1:])
             got = ([best[1]], best[0], best[2], best[3])
         runs += n
@@ -627,7 +646,7 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, set], diff:
     # the decisions after one may have been settled to suit its option: settle them again
     # after each other likely option (a retreat's loss of 1, then a lost skirmish where a won
     # one left as many warriors)
-    again = [i for i in sorted(retried - unseen, reverse=True)
+    again = [i for i in sorted(retried.keys() - unseen, reverse=True)
              if nested and i in ties and ties[i][2] == "tie"]
     for i in again:
         got, n = _settle_after(search, probe, forced, i, ties.pop(i)[1], diff, budget - runs)
@@ -705,11 +724,12 @@ def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: 
     return first, values[first:], flags, False, (d, res, cl), runs
 
 
-def _drop_after(ties: dict, retried: set, i: int) -> None:
+def _drop_after(ties: dict, retried: dict, i: int) -> None:
     """Forget the decisions after ``i``: they were taken in another game."""
     for j in [j for j in ties if j > i]:
         del ties[j]
-    retried.difference_update([j for j in retried if j > i])
+    for j in [j for j in retried if j > i]:
+        del retried[j]
 
 
 def _best_paired(search: "_Search", probe, dec: Decision, head: list):

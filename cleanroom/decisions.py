@@ -4,6 +4,7 @@ game first looks at each (cleanroom.watched), and how the resolver (cleanroom.co
 options and tells a decision the game had not yet looked at."""
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -18,6 +19,8 @@ __all__ = ["Decision", "allowed", "ForcedChooser", "is_timing", "ranked", "Start
 # how far past a difference a partial replay runs (cleanroom.conform): a decision looked at
 # later than that cannot move what came before it
 PROBE_MARGIN_S = 2.0
+# the looks at a value a chooser keeps (``ForcedChooser.looks``) are at least this far apart
+LOOK_GAP_S = 1.0
 
 
 @dataclass
@@ -63,6 +66,8 @@ class ForcedChooser:
         # with a ``clock`` (the tower's time), values are handed out ``Watched``
         # (cleanroom.watched); without one each counts as looked at as it is taken
         self.used: list[float | None] = []
+        # and when it looked at it, the first look and later ones LOOK_GAP_S apart or more
+        self.looks: list[list[float]] = []
         self.clock: Callable[[], float] | None = None
 
     def choose(self, name: str, options: Sequence, weights, t: float):
@@ -78,12 +83,19 @@ class ForcedChooser:
         if self.clock is None or type(value) not in WATCHED_TYPES or is_timing_name(
                 self.calls[i].name):
             self.used.append(t)
+            self.looks.append([t])
             return value
         self.used.append(None)
+        seen: list[float] = []
+        self.looks.append(seen)
 
         def looked() -> None:
-            self.used[i] = self.clock()
-        return Watched(value, looked)
+            now = self.clock()
+            if not seen or now >= seen[-1] + LOOK_GAP_S:
+                if not seen:
+                    self.used[i] = now
+                seen.append(now)
+        return Watched(value, looked, every=True)
 
     @staticmethod
     def take(forced: Sequence, i: int, options: Sequence, weights):
@@ -129,11 +141,21 @@ def taken_value(forced: Sequence, i: int, dec: Decision):
 
 class Calls(list):
     """A replay's decisions, with ``used``: when the game first looked at each one's value
-    (None: not by the replay's end; cleanroom.watched)."""
+    (None: not by the replay's end; cleanroom.watched), and ``looks``: when it looked at each
+    (``ForcedChooser.looks``; where the replay did not keep them, each decision's ``used``)."""
 
-    def __init__(self, calls: Sequence, used: Sequence):
+    def __init__(self, calls: Sequence, used: Sequence, looks: Sequence | None = None):
         super().__init__(calls)
         self.used = list(used)
+        self.looks = list(looks) if looks is not None else \
+            [[u] if u is not None else [] for u in self.used]
+
+    def last_look(self, i: int, before: float) -> float | None:
+        """Return the last time the game looked at decision ``i``'s value by ``before``
+        (None: not by then)."""
+        looks = self.looks[i] if i < len(self.looks) else []
+        k = bisect.bisect_right(looks, before)
+        return looks[k - 1] if k else None
 
 
 def unseen(calls: Calls, i: int, before: float) -> bool:

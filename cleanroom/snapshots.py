@@ -120,6 +120,8 @@ class Replay:
     # when the game first looked at each decision's value, up to ``until`` (None: not by
     # then; the chooser's ``used``, cleanroom.watched)
     used: list
+    # when it looked at each (the chooser's ``looks``; None: not kept)
+    looks: list | None = None
 
 
 def can_fork() -> bool:
@@ -156,7 +158,7 @@ class PowerOnReplayer:
         tower, chooser = self.start(list(forced))
         events = run_script(tower, self.script, until=until)
         tower.close()
-        return Replay(events, chooser.calls, _used(chooser))
+        return Replay(events, chooser.calls, _used(chooser), _looks(chooser))
 
     def close(self) -> None:
         """Nothing to release."""
@@ -189,6 +191,13 @@ def _used(chooser) -> list:
     a chooser without one: each as it was taken)."""
     used = getattr(chooser, "used", None)
     return list(used) if used is not None else [d.t for d in chooser.calls]
+
+
+def _looks(chooser) -> list | None:
+    """Return when the game looked at each of ``chooser``'s decisions (its ``looks``, copied;
+    None for a chooser without them)."""
+    looks = getattr(chooser, "looks", None)
+    return [list(x) for x in looks] if looks is not None else None
 
 
 def _emitted(tower) -> list[dict]:
@@ -363,7 +372,8 @@ def _play(proc: _Process, script: Script, start: Start, forced, kind: str, arg) 
         if proc.kind != "run":
             raise ReplayProcessError("the script ended before the step of a saved state")
         _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser)))
+                          proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser),
+                          _looks(proxy.chooser)))
     except BaseException as exc:       # noqa: BLE001 - every failure goes to the caller
         status = 1
         try:
@@ -604,9 +614,9 @@ class ForkReplayer:
             return self._here.run(forced, until)
         if spawn:
             node = self._spawn(node, forced, (step, at if at > prev else None))
-        _, now, (keep, new), calls, used = self._ask(node, ("run", forced, until),
-                                                     f"a replay to {until:.3f} s")
-        return Replay(_events(node, keep, new, now), node.calls + calls, used)
+        _, now, (keep, new), calls, used, looks = self._ask(node, ("run", forced, until),
+                                                            f"a replay to {until:.3f} s")
+        return Replay(_events(node, keep, new, now), node.calls + calls, used, looks)
 
     def close(self) -> None:
         """End this replayer's nodes (they read end of file)."""

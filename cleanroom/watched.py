@@ -1,4 +1,4 @@
-"""A decision's value that notes when the game first looks at it.
+"""A decision's value that notes when the game looks at it.
 
 The resolver (cleanroom.conform) tries every option of a random decision and keeps the one whose
 replay differs from the reference latest.  Many decisions are drawn long before anything shows
@@ -17,6 +17,11 @@ plain value.  What does not go through a method is ``is``, ``type()``, ``isinsta
 test_watched.py resolves sessions with and without the wrapper and gets the same results,
 decision for decision).  Only plain ints, strings and tuples are wrapped (a ``bool`` cannot be
 told from its wrapper by ``is``, and floats are durations used at once).
+
+The chooser asks to be called at every look and keeps the later looks too, a second apart at
+least (``ForcedChooser.looks``): a value the game reads again long after it was drawn (the
+riddle's key order, at each visit to the Dark Tower) is what a difference just after such a
+reading most likely turns on (cleanroom.conform ``_retie`` tries those first).
 
 Outputs before the first look are the same for every option, and the comparison's verdict
 before a time depends only on the outputs up to 2 s after it (cleanroom.conform
@@ -37,18 +42,21 @@ WATCHED_TYPES = (int, str, tuple)
 
 
 class Watched:
-    """``value``, calling ``on_use()`` once, the first time anything is done with it."""
+    """``value``, calling ``on_use()`` once, the first time anything is done with it (or, if
+    ``every``, each time)."""
 
-    __slots__ = ("_value", "_on_use")
+    __slots__ = ("_value", "_on_use", "_every")
 
-    def __init__(self, value: Any, on_use: Callable[[], None]):
+    def __init__(self, value: Any, on_use: Callable[[], None], every: bool = False):
         object.__setattr__(self, "_value", value)
         object.__setattr__(self, "_on_use", on_use)
+        object.__setattr__(self, "_every", every)
 
     def _look(self) -> Any:
         on_use = object.__getattribute__(self, "_on_use")
         if on_use is not None:
-            object.__setattr__(self, "_on_use", None)
+            if not object.__getattribute__(self, "_every"):
+                object.__setattr__(self, "_on_use", None)
             on_use()
         return object.__getattribute__(self, "_value")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from captures.tower import run_script
 from cleanroom import conform
 from cleanroom.conform import ForcedChooser, load_reference
+from cleanroom.decisions import Calls
 from cleanroom.tower import CleanroomTower
 from cleanroom.watched import Watched, plain
 
@@ -77,6 +78,19 @@ def test_a_haggle_is_looked_at_as_it_is_drawn():
     chooser = _replay("captures/level4_bazaar", 70.0)
     haggles = [(d.t, u) for d, u in zip(chooser.calls, chooser.used) if d.name == "haggle"]
     assert haggles and all(u == t for t, u in haggles)
+
+
+def test_a_chooser_notes_every_look_a_second_apart_and_the_last_before_a_time():
+    now = [0.0]
+    chooser = ForcedChooser([])
+    chooser.clock = lambda: now[0]
+    order = chooser.choose("riddle", [("GOLD KEY", "BRASS KEY", "SILVER KEY")], None, 0.0)
+    for now[0] in (5.0, 5.4, 6.2, 40.0):        # a visit to the Dark Tower, then another
+        assert order[1] == "BRASS KEY"
+    assert chooser.used == [5.0] and chooser.looks == [[5.0, 6.2, 40.0]]
+    calls = Calls(chooser.calls, chooser.used, chooser.looks)
+    assert (calls.last_look(0, 4.0), calls.last_look(0, 30.0), calls.last_look(0, 99.0)) == \
+        (None, 6.2, 40.0)
 
 
 def test_a_chooser_without_a_clock_hands_out_plain_values_looked_at_as_taken():
