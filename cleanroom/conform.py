@@ -20,13 +20,15 @@ The search is greedy: each decision keeps the option that gets furthest with the
 options after it.  A later decision can belie that choice (a retreat's loss is read at once but
 shows only at the next WARRIOR count; a PLAGUE turns the reel after another time than a LOST).
 So when the search stops at a difference that no later decision explains, it tries earlier
-decisions again, latest first, once each (``_retie``): every option with the decisions after it
+decisions again (``_retie``), the one the game looked at last before the difference first (a
+riddle's key order is drawn as the game starts and read at each visit to the Dark Tower), each
+once, or again where the game has looked at it since: every option with the decisions after it
 as they were, or, for one taken with a duration, with that duration and those after it measured
 for the option; then the decisions whose options all differed at the same time, with each
 other likely option and the decisions after it settled again by a search of their own.  A
 decision the game had not looked at by the difference is not tried.  What gets further is kept
 and the search goes on from it; the retries have their own budget of replays (``RETIE_SHARE``
-times ``max_runs``).  Where they find nothing: every duration before the difference is
+times ``max_runs``, for each 400 s of the session: ``_budget``).  Where they find nothing: every duration before the difference is
 measured again in turn (``_remeasure``: one kept at the game's own value because its outputs
 came within the tolerance may still set a later prompt's flash a phase off); where a key's
 click comes a key-loop pass off, a recent duration is moved by what puts the loop's scan on
