@@ -28,12 +28,13 @@ for the option; then the decisions whose options all differed at the same time, 
 other likely option and the decisions after it settled again by a search of their own.  A
 decision the game had not looked at by the difference is not tried.  What gets further is kept
 and the search goes on from it; the retries have their own budget of replays (``RETIE_SHARE``
-times ``max_runs``, for each 400 s of the session: ``_budget``).  Where they find nothing: every duration before the difference is
-measured again in turn (``_remeasure``: one kept at the game's own value because its outputs
-came within the tolerance may still set a later prompt's flash a phase off); where a key's
+times ``max_runs``, for each 400 s of the session: ``_budget``).  Where they find nothing:
+every duration before the difference is measured again in turn (``_remeasure``: one kept at
+the game's own value because its outputs came within the tolerance may still set a later
+prompt's flash a phase off); where a key's
 click comes a key-loop pass off, a recent duration is moved by what puts the loop's scan on
 the recording's side of the press, then dated at the click (cleanroom.measure ``rescan``);
-and last, at the check asked for only, the decisions after each one of the two minutes
+and last, at the check asked for only, the decisions after each one of the four minutes
 before the difference are settled again, those the recording did not show first
 (``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
 settled to suit it).
@@ -123,7 +124,7 @@ __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summari
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
 NESTED_RUNS = 800       # and takes at most this many replays for each
-WIDE_SPAN_S = 120.0     # _widen, the last resort, goes back this far before a difference
+WIDE_SPAN_S = 240.0     # _widen, the last resort, goes back this far before a difference
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
 STEP_RUNS = 60          # and a search may take this many more for each decision it settles
@@ -487,7 +488,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             if got is None and retie > 1 and diff not in resorted:
                 # where the retries found nothing: the durations, a key a pass off, and last,
                 # at the check asked for only (not a looser one before it), on a budget of
-                # its own, the decisions of the two minutes before (module doc)
+                # its own, the decisions of the four minutes before (module doc)
                 resorted.add(diff)
                 got = _remeasure(search, probe, calls[:len(forced)], revealed, diff) or \
                     rescan(search, probe, forced, calls, diff)
@@ -688,7 +689,9 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
     """The last resort where nothing else got further: settle again the decisions after each
     one taken less than ``WIDE_SPAN_S`` before ``diff``, ties or not, retried or not, those
     the recording did not show first (latest first, then the others): a retreat's loss kept
-    at 1 while later skirmishes were settled to suit it shows only at a count a minute on.
+    at 1 while later skirmishes were settled to suit it shows only at a count a minute on;
+    one kept at 1 where a sanctuary's warriors made up for it, at a gold total capped by the
+    warriors, almost three minutes on.
     Return what ``_retie`` returns for the first that gets a frame further, or None."""
     recent = [i for i in range(len(forced) - 1, -1, -1)
               if calls[i].t > diff - WIDE_SPAN_S and not is_timing(calls[i])
