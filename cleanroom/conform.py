@@ -31,9 +31,9 @@ and the search goes on from it; the retries have their own budget of replays (``
 times ``max_runs``, for each 400 s of the session: ``_budget``).  Where they find nothing:
 every duration before the difference is measured again in turn (``_remeasure``: one kept at
 the game's own value because its outputs came within the tolerance may still set a later
-prompt's flash a phase off); where a key's
-click comes a key-loop pass off, a recent duration is moved by what puts the loop's scan on
-the recording's side of the press, then dated at the click (cleanroom.measure ``rescan``);
+prompt's flash a phase off); where a key's click comes a key-loop pass off, a recent
+duration is moved by what puts the loop's scan on the recording's side of the press, then
+dated at the click (cleanroom.measure ``rescan``);
 and last, at the check asked for only, the decisions after each one of the four minutes
 before the difference are settled again, those the recording did not show first
 (``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
@@ -598,23 +598,22 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff
     ``kept``: (index -> (the difference the option kept had, the decision, how it was kept:
     "tie" when every option had that difference, "pair" when a duration is taken with it,
     else "best"); index -> the difference at which it was tried with the decisions after
-    it).  The search
-    keeps each decision's option that gets furthest with the likeliest options after it,
-    which a later decision can belie: a value the game reads at once may show only after a
-    later draw is settled (a retreat's loss shows at the next WARRIOR count, after the next
-    MOVE's draw; a loss of 2 with as many brigands as warriors and one of 1 with a brigand
-    fewer show the same until the next skirmish), and where every option's outputs came at
-    another time than the recording's, the duration measured for the one kept may not suit
-    another (a MOVE's LOST and PLAGUE turn the reel from the same click, each after its own
-    time).
+    it).  The search keeps each decision's option that gets furthest with the likeliest
+    options after it, which a later decision can belie: a value the game reads at once may
+    show only after a later draw is settled (a retreat's loss shows at the next WARRIOR
+    count, after the next MOVE's draw; a loss of 2 with as many brigands as warriors and one
+    of 1 with a brigand fewer show the same until the next skirmish), and where every
+    option's outputs came at another time than the recording's, the duration measured for
+    the one kept may not suit another (a MOVE's LOST and PLAGUE turn the reel from the same
+    click, each after its own time).
 
     The one the game looked at last before the difference first (cleanroom.watched: the
     riddle's key order, drawn as the game starts, is read at each visit to the Dark Tower),
     each once, or again where the game has looked at it since: every option with the
     decisions after it as they were (a tie only once the difference has moved past it), or
-    with its own duration measured; then,
-    unless not ``nested``, each tie's likeliest other options with the decisions after it
-    settled again by a search of their own; while fewer than ``budget`` replays were taken.
+    with its own duration measured; then, unless not ``nested``, each tie's likeliest other
+    options with the decisions after it settled again by a search of their own; while fewer
+    than ``budget`` replays were taken.
     A decision the game had not looked at by the difference (in the replay that logged
     ``calls``) is not tried.  Return (index, the values from it on and their revealed flags,
     whether the decisions after it stay as they were, (difference, result, decisions),
@@ -624,12 +623,11 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff
     runs = 0
     # a decision not looked at by the difference: no option of it explains it (yet)
     unseen = {i for i in ties if i < len(calls) and _unseen(calls, i, diff)}
-    def looked(i: int) -> float:
-        last = calls.last_look(i, diff + PROBE_MARGIN_S) if i < len(calls) else None
-        return ties[i][1].t if last is None else last
-
-    fresh = [i for i in set(ties) - unseen if i not in retried or looked(i) > retried[i]]
-    for i in sorted(fresh, key=lambda i: (looked(i), i), reverse=True):
+    # when the game last looked at each by what the difference's replay showed
+    looked = {i: calls.last_look(i, diff + PROBE_MARGIN_S) for i in set(ties) - unseen}
+    looked = {i: ties[i][1].t if t is None else t for i, t in looked.items()}
+    fresh = [i for i in looked if i not in retried or looked[i] > retried[i]]
+    for i in sorted(fresh, key=lambda i: (looked[i], i), reverse=True):
         if runs >= budget:
             break
         tied, dec, kind = ties[i]

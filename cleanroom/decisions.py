@@ -62,13 +62,17 @@ class ForcedChooser:
     def __init__(self, forced: Sequence = ()):
         self.forced = list(forced)
         self.calls: list[Decision] = []
-        # when the game first looked at each decision's value (tower time; None: not yet):
-        # with a ``clock`` (the tower's time), values are handed out ``Watched``
-        # (cleanroom.watched); without one each counts as looked at as it is taken
-        self.used: list[float | None] = []
-        # and when it looked at it, the first look and later ones LOOK_GAP_S apart or more
+        # when the game looked at each decision's value (tower time), the first look and
+        # later ones LOOK_GAP_S apart or more: with a ``clock`` (the tower's time), values
+        # are handed out ``Watched`` (cleanroom.watched); without one each counts as looked
+        # at as it is taken
         self.looks: list[list[float]] = []
         self.clock: Callable[[], float] | None = None
+
+    @property
+    def used(self) -> list[float | None]:
+        """When the game first looked at each decision's value (None: not yet)."""
+        return [seen[0] if seen else None for seen in self.looks]
 
     def choose(self, name: str, options: Sequence, weights, t: float):
         """Return the forced value for this decision if the rules allow it, else the likeliest."""
@@ -79,21 +83,16 @@ class ForcedChooser:
 
     def _hand(self, value, t: float):
         """Note the decision just logged and return its value as the game gets it."""
-        i = len(self.used)
         if self.clock is None or type(value) not in WATCHED_TYPES or is_timing_name(
-                self.calls[i].name):
-            self.used.append(t)
+                self.calls[-1].name):
             self.looks.append([t])
             return value
-        self.used.append(None)
         seen: list[float] = []
         self.looks.append(seen)
 
         def looked() -> None:
             now = self.clock()
             if not seen or now >= seen[-1] + LOOK_GAP_S:
-                if not seen:
-                    self.used[i] = now
                 seen.append(now)
         return Watched(value, looked, every=True)
 
