@@ -29,6 +29,13 @@ itself.  ``ForkReplayer.run(forced, until, t0)`` picks the latest node whose dec
 are those ``forced`` gives (the chooser's own rule, ``take``), makes a node just before ``t0``
 (where the caller's first changed decision is taken) when none is near, and runs from it.
 
+A run that has answered waits at its ``until``: when the next request has the same forced
+decisions and a later time (a probe doubling its span, cleanroom.conform ``_probe``), it
+goes on from there instead of a new run starting over from its node, and any other request
+ends it first (its node waits for it).  A fork costs about as much as 15 s of game in a run,
+and going on is the same game as a run asked for the later time, as a node's pause inside an
+advance is.
+
 The nodes descend from one *server* per process, a fresh interpreter with only the game
 loaded (``python -c``, started on first use, ended at exit or by ``shutdown``): a fork copies
 page tables, and copying a small process is several times cheaper than copying the caller
@@ -171,10 +178,6 @@ class PowerOnReplayer:
 
 
 # ---- the tree's side ---------------------------------------------------------------------
-class _Stop(Exception):
-    """A run reached its ``until``: the script's next step comes after it."""
-
-
 class _Process:
     """What one process of the tree is doing: the state copied at each fork."""
 
@@ -233,12 +236,13 @@ class _Proxy:
         return self.tower.now
 
     def _gate(self) -> None:
-        """Stop before a step after ``until`` as run_script does: advance to it, no more."""
-        i = self.done
-        if self.until is not None and (i >= len(self.times) or self.times[i] > self.until):
+        """Stop before a step after ``until`` as run_script does: advance to it, no more;
+        answer there, and go on if the caller asks for more (``_more``)."""
+        while self.until is not None and (self.done >= len(self.times) or
+                                          self.times[self.done] > self.until):
             if self.until > self.tower.now:
                 self.tower.advance(self.until - self.tower.now)
-            raise _Stop
+            _more(self)
 
     def advance(self, seconds: float) -> None:
         target = self.tower.now + seconds
@@ -365,15 +369,9 @@ def _play(proc: _Process, script: Script, start: Start, forced, kind: str, arg) 
         tower, chooser = start(list(forced))
         proxy = _Proxy(tower, chooser, [t for t, _, _ in timeline(script)], proc)
         _aim(proxy, kind, arg)
-        try:
-            run_script(proxy, script, until=math.inf)
-        except _Stop:
-            pass
-        if proc.kind != "run":
-            raise ReplayProcessError("the script ended before the step of a saved state")
-        _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser),
-                          _looks(proxy.chooser)))
+        # a run ends in its gate (``_more``): its last advance is past every step
+        run_script(proxy, script, until=math.inf)
+        raise ReplayProcessError("the script ended before the step of a saved state")
     except BaseException as exc:       # noqa: BLE001 - every failure goes to the caller
         status = 1
         try:
@@ -382,6 +380,23 @@ def _play(proc: _Process, script: Script, start: Start, forced, kind: str, arg) 
             pass
     finally:
         os._exit(status)
+
+
+def _more(proxy: _Proxy) -> None:
+    """A run at its ``until``: answer, then wait for the caller, who may ask it to go on to a
+    later time (``("more", until)``: return with the new ``until``) or close the socket (end
+    this process).  The events and decisions after more are those of a run asked for with
+    the later time: the game goes on from where it stands, as a node does."""
+    proc = proxy.proc
+    _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
+                      proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser),
+                      _looks(proxy.chooser)))
+    msg, fds = _recv(proc.sock)
+    for fd in fds:
+        os.close(fd)
+    if msg is None or msg[0] != "more" or not msg[1] > proxy.until:
+        os._exit(0)
+    proxy.until = msg[1]
 
 
 def _reap(wait: bool = False) -> None:
@@ -555,6 +570,15 @@ class _Node:
     used: int = 0
 
 
+@dataclass
+class _Going:
+    """The last run, kept waiting at its ``until`` in case it is asked to go on."""
+    sock: socket.socket
+    forced: list
+    until: float
+    node: _Node
+
+
 def _events(node: _Node, keep: int, new: list[dict], now: float) -> list[dict]:
     """Return a run's events in time order from its node's ``keep`` first events and its
     ``new`` ones: the node's in the order it holds them up to the first time a new one (or
@@ -580,6 +604,7 @@ class ForkReplayer:
         self._nodes: list[_Node] = []
         self._kept: dict[tuple, Replay] = {}
         self._socks: list[socket.socket] = []
+        self._going: _Going | None = None     # the last run, waiting to go on (``_more``)
         weakref.finalize(self, _close_all, self._socks)
         _REPLAYERS.add(self)
 
@@ -600,6 +625,12 @@ class ForkReplayer:
         return replay
 
     def _run(self, forced: list, until: float, t0: float) -> Replay:
+        going = self._going
+        if going is not None and going.forced == forced and until > going.until:
+            # the last run, with the same decisions, goes on from where it stopped: no new
+            # process, and only the game time after it (a probe doubling its span)
+            return self._go_on(until)
+        self._stop_going()          # its node waits for it: before any other request
         node = self._nearest(forced, until)
         # a node just before t0: once the steps before t0 are performed, NODE_LEAD_S before
         # t0 if the last of them is further back (a long stretch of play without a press)
@@ -614,12 +645,60 @@ class ForkReplayer:
             return self._here.run(forced, until)
         if spawn:
             node = self._spawn(node, forced, (step, at if at > prev else None))
-        _, now, (keep, new), calls, used, looks = self._ask(node, ("run", forced, until),
-                                                            f"a replay to {until:.3f} s")
+        mine, theirs = socket.socketpair()
+        try:
+            try:
+                self._request(node, ("run", forced, until), theirs)
+            finally:
+                theirs.close()
+            answer = self._answer(mine, f"a replay to {until:.3f} s")
+        except BaseException:
+            mine.close()
+            raise
+        if node.sock is None:
+            mine.close()        # the server waits for it, and every replayer asks the server
+        else:
+            self._going = _Going(mine, forced, until, node)
+            self._socks.append(mine)
+        return self._replay(node, answer)
+
+    def _go_on(self, until: float) -> Replay:
+        """Ask the run kept going to go on to ``until`` (later than where it stands)."""
+        going = self._going
+        try:
+            _send(going.sock, ("more", until))
+            answer = self._answer(going.sock, f"a replay going on to {until:.3f} s")
+        except OSError as exc:
+            self._stop_going()
+            raise ReplayProcessError(f"a replay going on to {until:.3f} s is gone "
+                                     f"({exc})") from None
+        except BaseException:
+            self._stop_going()
+            raise
+        going.until = until
+        return self._replay(going.node, answer)
+
+    def _stop_going(self) -> None:
+        """End the run kept going (it reads end of file); its node goes back to listening."""
+        going, self._going = self._going, None
+        if going is not None:
+            going.sock.close()
+            if going.sock in self._socks:
+                self._socks.remove(going.sock)
+
+    @staticmethod
+    def _replay(node: _Node, answer) -> Replay:
+        _, now, (keep, new), calls, used, looks = answer
         return Replay(_events(node, keep, new, now), node.calls + calls, used, looks)
 
+    def _answer(self, sock: socket.socket, what: str):
+        answer, _ = _recv(sock)
+        self._check(answer, what)
+        return answer
+
     def close(self) -> None:
-        """End this replayer's nodes (they read end of file)."""
+        """End this replayer's nodes and the run kept going (they read end of file)."""
+        self._going = None
         _close_all(self._socks)
         self._nodes.clear()
         self._kept.clear()
@@ -699,19 +778,6 @@ class ForkReplayer:
         except OSError as exc:
             raise ReplayProcessError(f"a saved game state at {node.t:.3f} s is gone "
                                      f"({exc})") from None
-
-    def _ask(self, node: _Node, msg, what: str) -> tuple:
-        mine, theirs = socket.socketpair()
-        try:
-            try:
-                self._request(node, msg, theirs)
-            finally:
-                theirs.close()
-            answer, _ = _recv(mine)
-        finally:
-            mine.close()
-        self._check(answer, what)
-        return answer
 
     @staticmethod
     def _check(msg, what: str) -> None:

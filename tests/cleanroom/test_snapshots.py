@@ -86,6 +86,43 @@ def test_few_saved_states_give_the_same_runs(session):
             _same(fast.run(forced, t0 + 30, t0), reference.run(forced, t0 + 30))
 
 
+def test_a_run_asked_to_go_on_is_the_run_to_the_later_time(session):
+    # the last run waits at its end; asked again with the same decisions and a later time,
+    # it goes on from there (no new process): the events and decisions of a run to that time
+    script, reference, taken = session
+    steps = [t for t, _, _ in snapshots.timeline(script) if t > 150][:2]
+    for untils in ([151.0, 152.5, 171.0, 230.0], [steps[0], steps[0] + 1e-9, steps[1]],
+                   [steps[0] - 1e-9, steps[0], 283.4]):
+        with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+            for until in untils:
+                _same(fast.run(taken, until, 140.0), reference.run(taken, until))
+                assert fast._going is not None and fast._going.until == until
+            # another request ends the waiting run first; an earlier time is a new run
+            _same(fast.run(taken, 145.0, 140.0), reference.run(taken, 145.0))
+
+
+def test_a_run_waiting_to_go_on_holds_up_no_other_replayer(session):
+    # replayers share the process's server; a run waiting on a node holds up only its node
+    script, reference, taken = session
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as one, \
+            ForkReplayer(script, conform._Start(1.0), conform._take) as two:
+        one.run(taken, 170.0, 150.0)
+        assert one._going is not None
+        _same(two.run(taken, 190.0, 120.0), reference.run(taken, 190.0))
+        _same(one.run(taken, 200.0, 150.0), reference.run(taken, 200.0))
+
+
+def test_a_run_that_fails_while_going_on_is_reported(session):
+    script, _, _ = session
+    fifth = PowerOnReplayer(script, _Trouble("raise")).run([], 300.0).calls[4].t
+    with ForkReplayer(script, _Trouble("raise"), conform._take) as fast:
+        fast.run(["fail"], fifth - 0.5, fifth - 1.0)
+        with pytest.raises(ValueError, match="decision .* no good"):
+            fast.run(["fail"], fifth + 5.0, fifth - 1.0)
+        assert fast._going is None
+        assert fast.run([], fifth + 5.0, fifth - 1.0).events     # the others still answer
+
+
 class _Trouble(conform._Start):
     """Start a tower whose chooser fails at its fifth decision: raises, or ends the
     process (``how``)."""
