@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
+from operator import itemgetter
 
 __all__ = ["EventLog", "EventList"]
 
@@ -102,6 +103,9 @@ class EventLog:
         self.slots = tuple(slots)
         self._rank = {kind: i for i, kind in enumerate(first)}
         self._last_rank = len(self._rank)
+        # with no types ranked first every rank is the same: sorting by the time alone gives
+        # the order ``key`` gives (a stable sort keeps ties as they came), for less
+        self._sort_key = self.key if self._rank else itemgetter("t")
         self._all: dict[str, list[dict]] = {s: [] for s in self.slots}
         self._pending: dict[str, list[dict]] = {s: [] for s in self.slots}
         self._settled: list[dict] = []
@@ -125,7 +129,8 @@ class EventLog:
             return
         self._all[slot].extend(new)
         self._pending[slot].extend(new)
-        if not self._stale and any(e["t"] < self._watermark for e in new):
+        if not self._stale and self._watermark > float("-inf") and \
+                any(e["t"] < self._watermark for e in new):     # none is before -inf
             self._stale = True
 
     def settle(self, watermark: float) -> None:
@@ -141,7 +146,7 @@ class EventLog:
                 batch += [e for e in pending if e["t"] < watermark]
                 self._pending[slot] = [e for e in pending if e["t"] >= watermark]
         if len(batch) > 1:
-            batch.sort(key=self.key)
+            batch.sort(key=self._sort_key)
         self._settled += batch
         self._watermark = watermark
 
@@ -161,12 +166,12 @@ class EventLog:
                 tail += more
         if tail:
             tail = [e for e in tail if e["t"] <= upto]
-            tail.sort(key=self.key)
+            tail.sort(key=self._sort_key)
         return EventList(self._settled, len(self._settled), tail)
 
     def _merge_all(self, upto: float, provisional: dict[str, list[dict]]) -> EventList:
         every = [e for s in self.slots for e in self._all[s] + provisional.get(s, [])]
-        merged = sorted((e for e in every if e["t"] <= upto), key=self.key)
+        merged = sorted((e for e in every if e["t"] <= upto), key=self._sort_key)
         return EventList(merged, 0, merged)
 
     def _rebuild(self) -> None:

@@ -62,9 +62,7 @@ class EventError(ValueError):
 
 def make_event(t: float, type: str, **fields: Any) -> dict:
     """Build an event dict with ``t`` (seconds) and ``type`` first, then the fields."""
-    ev = {"t": round(float(t), 6), "type": type}
-    ev.update(fields)
-    return ev
+    return {"t": round(float(t), 6), "type": type, **fields}
 
 
 def validate_event(ev: Any, where: str = "event") -> dict:

@@ -38,10 +38,9 @@ import math
 from typing import Callable, Generator
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
-from captures.events import make_event
 from captures.script import BUTTONS
 
-from .params import SOUNDS, param
+from .params import SOUNDS, Sound, param
 from .reel import Reel, sensor_lit, stop_position
 from .ticks import _EPS, TickClock
 from .watched import Watched, plain
@@ -60,8 +59,57 @@ def _frame_ceil(t: float) -> float:
     return math.ceil(t * 60 - 1e-3) / 60
 
 
+def _tone_fields(freq_hz: float | None, dur_s: float, cue: str | None,
+                 clock_ratio: float) -> tuple[dict, float]:
+    """Return a tone's event fields on a tower of ``clock_ratio`` and its length (s)."""
+    k = clock_ratio
+    if freq_hz is not None:
+        freq_hz = round(freq_hz * k, 1)
+    dur_s = dur_s / k
+    fields = {"freq_hz": freq_hz, "dur_s": round(dur_s, 4),
+              "pulses": max(1, round((freq_hz or 0) * dur_s))}
+    if cue:
+        fields["cue"] = cue
+    return fields, dur_s
+
+
+# _cue_tones's answers: (cue name, clock ratio) -> (the cue's Sound, its notes)
+_CUE_TONES: dict[tuple[str, float], tuple[Sound, list[tuple[float, dict]]]] = {}
+
+
+def _cue_tones(snd: Sound, name: str, clock_ratio: float) -> list[tuple[float, dict]]:
+    """Return the notes of sound cue ``snd`` (named ``name``) as (offset from its start in s
+    on a tower of ``clock_ratio``, the tone's event fields), as ``Engine.tone`` works them
+    out.  They depend on nothing else, so each cue is worked out once per clock ratio (and
+    again if its Sound is replaced); a name that is not a plain string (a decision's value,
+    cleanroom.watched) is worked out each time.  The fields are never changed: a tone's
+    event is a new dict made from them."""
+    plain_name = type(name) is str
+    made = _CUE_TONES.get((name, clock_ratio)) if plain_name else None
+    if made is not None and made[0] is snd:
+        return made[1]
+    notes = [(off / clock_ratio, _tone_fields(freq, dur, name, clock_ratio)[0])
+             for off, freq, dur in snd.notes]
+    if plain_name:
+        _CUE_TONES[name, clock_ratio] = (snd, notes)
+    return notes
+
+
 class Engine(TickClock):
     """Hold tower time, the outputs and one running flow; advance them together."""
+
+    # Every attribute is a slot (those TickClock's methods share too, all set in __init__):
+    # the clock reads them at every step, and a slot is read faster than one of these many
+    # entries of an instance dict (a replay about 5 % sooner).
+    __slots__ = (
+        "clock_ratio", "_factory", "now", "events", "reel", "powered", "held", "pressed_since",
+        "_flow", "_wake", "_wait_keys", "_key_value", "_reel_target", "_lit_run", "_ftext",
+        "_fstate", "_toggled_at", "_fpending", "_ticks", "_tk_t", "_lit", "_scan_mode",
+        "_mode_pending", "_click_lag", "_entry_hint", "_in_loop", "_loop_ticks0",
+        "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks", "_bit_at_key",
+        "_tones", "_tones_end", "_disp", "_lamps", "_last_card", "_next_tick",
+        "_reel_tick_s", "_flash_ticks", "_scan_ticks", "_frame_s", "_toggle_extra_cycles",
+        "_tick_lens", "decide")
 
     def __init__(self, flow_factory: Callable[["Engine"], Flow], clock_ratio: float = 1.0):
         """Make an engine for the flows ``flow_factory`` makes at each power-on.
@@ -105,10 +153,20 @@ class Engine(TickClock):
         self._taken_ticks: float | None = None  # tick count at the scan that took the key
         self._bit_at_key: bool | None = None    # the flash bit when the last key was seen
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
+        self._tones_end = -math.inf         # the latest end in _tones (set with it)
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
         self._last_card: int | None = None
         self._next_tick = 1
+        # The parameters the clock reads at every step, read once for the game: cleanroom.params
+        # holds fixed values (nothing changes PARAMS while a game runs; a test that patched
+        # one would make its tower after), so these are the numbers param() would answer.
+        self._reel_tick_s = param("reel_tick_s")
+        self._flash_ticks = param("flash_ticks")
+        self._scan_ticks = param("scan_ticks")
+        self._frame_s = param("frame_s")
+        self._toggle_extra_cycles = param("toggle_extra_cycles")
+        self._tick_lens: dict[tuple, float] = {}    # TickClock._tick_len's answers
         # asks the game's chooser for a decision: (name, options, weights) -> option
         self.decide: Callable[[str, list, list | None], object] | None = None
 
@@ -116,27 +174,37 @@ class Engine(TickClock):
     def emit(self, t: float, type: str, **fields) -> None:
         """Record an event at ``t`` seconds (a decision's value in it is looked at now:
         cleanroom.watched)."""
-        if any(v.__class__ is Watched for v in fields.values()):
-            fields = {k: plain(v) for k, v in fields.items()}
-        self.events.append(make_event(t, type, **fields))
+        for v in fields.values():
+            if v.__class__ is Watched:
+                fields = {k: plain(v) for k, v in fields.items()}
+                break
+        # make_event's dict, made here at once (the game makes thousands)
+        self.events.append({"t": round(float(t), 6), "type": type, **fields})
 
     def _put_display(self, t: float, text: str) -> None:
-        text = plain(text)
+        if type(text) is Watched:       # plain(text), without a call for a plain one
+            text = plain(text)
         t = round(self._frame_of_change(t, text), 6)
-        if self._disp and t < self._disp[-1]["t"]:
-            t = self._disp[-1]["t"]     # changes stay in order: the later one wins the frame
-        if self._disp and abs(self._disp[-1]["t"] - t) < 1e-6:
-            # Two changes inside one 1/60 s frame: the decoder reports only the later one.
-            ev = self._disp.pop()
-            for i in range(len(self.events) - 1, -1, -1):
-                if self.events[i] is ev:
-                    del self.events[i]
-                    break
-        shown = self._disp[-1]["text"] if self._disp else None
+        disp = self._disp
+        if disp:
+            last = disp[-1]
+            if t < last["t"]:
+                t = last["t"]       # changes stay in order: the later one wins the frame
+            if abs(last["t"] - t) < 1e-6:
+                # Two changes inside one 1/60 s frame: the decoder reports only the later one.
+                disp.pop()
+                events = self.events
+                for i in range(len(events) - 1, -1, -1):
+                    if events[i] is last:
+                        del events[i]
+                        break
+        shown = disp[-1]["text"] if disp else None
         if text != shown:
-            ev = make_event(t, "display", text=text)
+            # make_event's dict: t is rounded to the microsecond already, as it would round
+            # it (rounding a rounded time again gives the same float)
+            ev = {"t": t, "type": "display", "text": text}
             self.events.append(ev)
-            self._disp.append(ev)
+            disp.append(ev)
 
     def _frame_of_change(self, t: float, text: str) -> float:
         """Return the 1/60 s window start at which the decoder reports a change to ``text`` at
@@ -144,7 +212,7 @@ class Engine(TickClock):
         window where it is driven for more than 2 % of it, a blank from the first window where
         the old text is not, and a text replacing another in the window where it is driven
         longer."""
-        frame = param("frame_s")
+        frame = self._frame_s
         w = math.floor(t / frame + 1e-9) * frame
         into = (t - w) / frame
         shown = self._disp[-1]["text"] if self._disp else "  "
@@ -227,14 +295,7 @@ class Engine(TickClock):
              cue: str | None = None, pause: bool = True) -> None:
         """Sound a tone (``freq_hz`` None = a click) for ``dur_s`` seconds; the tick clock
         stands still meanwhile (unless not ``pause``)."""
-        k = self.clock_ratio
-        if freq_hz is not None:
-            freq_hz = round(freq_hz * k, 1)
-        dur_s = dur_s / k
-        fields = {"freq_hz": freq_hz, "dur_s": round(dur_s, 4),
-                  "pulses": max(1, round((freq_hz or 0) * dur_s))}
-        if cue:
-            fields["cue"] = cue
+        fields, dur_s = _tone_fields(freq_hz, dur_s, cue, self.clock_ratio)
         t = self.now if at is None else at
         self.emit(t, "tone", **fields)
         if pause:
@@ -257,8 +318,16 @@ class Engine(TickClock):
         t0 = self.now if at is None else at
         if name in param("flash_toggling_cues"):
             self.force_toggle()
-        for off, freq, dur in snd.notes:
-            self.tone(freq, dur, at=t0 + off / self.clock_ratio, cue=name, pause=False)
+        notes = _cue_tones(snd, name, self.clock_ratio)
+        if type(name) is str:
+            # tone(..., pause=False) each, with emit's dict made here at once: the fields
+            # hold plain values, none a decision's to look at
+            events = self.events
+            for off_s, fields in notes:
+                events.append({"t": round(float(t0 + off_s), 6), "type": "tone", **fields})
+        else:
+            for off_s, fields in notes:
+                self.emit(t0 + off_s, "tone", **fields)
         # no ticks between a cue's notes either: the tune routine holds the chip throughout
         off, _, dur = snd.notes[-1]
         self._pause(t0, t0 + (off + dur - early) / self.clock_ratio)
@@ -344,32 +413,84 @@ class Engine(TickClock):
         if not seconds >= 0 or seconds == float("inf"):
             raise EngineError(f"advance: {seconds!r} must be a finite number of seconds >= 0")
         end = self.now + seconds
-        tick_s = param("reel_tick_s")
+        tick_s = self._reel_tick_s
+        reel = self.reel
         while True:
-            cands = [end]
-            if self._wake is not None:
-                cands.append(self._wake)
-            if self.reel.running:
-                cands.append(self._next_tick * tick_s)
-            toggle = self._next_toggle() if self.powered else None
-            if toggle is not None:
-                cands.append(toggle)
-            if self._fpending is not None:
-                cands.append(self._fpending[0])
-            col_at = (self._time_at_ticks(self._mode_pending[0])
-                      if self._mode_pending is not None and self._in_loop else None)
-            if col_at is not None:
-                cands.append(col_at)
-            take_at = (self._time_at_ticks(self._take_ticks)
-                       if self._take_ticks is not None and self._in_loop else None)
-            if take_at is not None:
-                cands.append(take_at)
-            t = min(cands)
+            # The next thing due, the earliest of: the end, a flashing text that starts
+            # later, the flash timer's toggle, the next scan's key mode, the scan that takes
+            # a key, the flow's wake, the reel's step (of equal times, the first handled
+            # below goes first).  Outside the key-wait loop the tick clock stands still: no
+            # toggle, mode or take is due (at inf), so none is looked at.
+            t = end
+            fpending = self._fpending
+            if fpending is not None and fpending[0] < t:
+                t = fpending[0]
+            toggle = col_at = take_at = None
+            if self._in_loop:
+                # when the tick count reaches each target (the next phase boundary, the
+                # next scan, the taking scan): the ticks left at this tick's length after
+                # tk_t, the tones skipped (_run_until); the tick's length and the clock's
+                # state are read once for the three (``left if left > 0.0 else 0.0`` is
+                # ``max(0.0, left)``, with no call)
+                clock_s = self._tick_lens.get((self._lit, self._scan_mode, self.clock_ratio))
+                if clock_s is None:
+                    clock_s = self._tick_len(self._lit, self._scan_mode)
+                if clock_s != math.inf:
+                    ticks, tk_t = self._ticks, self._tk_t
+                    # with every tone over by tk_t, _run_until(tk_t, s) is tk_t + s
+                    run_until = self._run_until if self._tones_end > tk_t else None
+                    if self.powered:
+                        n = self._flash_ticks
+                        left = (math.floor(ticks / n + 1e-9) + 1) * n - ticks
+                        left = left if left > 0.0 else 0.0
+                        toggle = run_until(tk_t, left * clock_s) if run_until \
+                            else tk_t + left * clock_s
+                        if toggle < t:
+                            t = toggle
+                    if self._mode_pending is not None:
+                        left = self._mode_pending[0] - ticks
+                        left = left if left > 0.0 else 0.0
+                        col_at = run_until(tk_t, left * clock_s) if run_until \
+                            else tk_t + left * clock_s
+                        if col_at < t:
+                            t = col_at
+                    if self._take_ticks is not None:
+                        left = self._take_ticks - ticks
+                        left = left if left > 0.0 else 0.0
+                        take_at = run_until(tk_t, left * clock_s) if run_until \
+                            else tk_t + left * clock_s
+                        if take_at < t:
+                            t = take_at
+            others = t      # the earliest but the wake and the reel's step
+            wake = self._wake
+            if wake is not None and wake < t:
+                t = wake
+            reel_at = None
+            if reel.running:
+                reel_at = self._next_tick * tick_s
+                if reel_at < t:
+                    t = reel_at
             if t > end + _EPS:
                 break
-            self.now = max(self.now, t)
-            if self.reel.running and abs(t - self._next_tick * tick_s) < _EPS:
+            if t > self.now:
+                self.now = t
+            if reel_at is not None and abs(t - reel_at) < _EPS:
                 self._tick()
+                # the reel's next steps, while nothing else is due first: a step changes
+                # only the reel and the wake, so the other times found above stand
+                while reel.running:
+                    reel_at = self._next_tick * tick_s
+                    t = others
+                    wake = self._wake
+                    if wake is not None and wake < t:
+                        t = wake
+                    if reel_at < t:
+                        t = reel_at
+                    if not abs(t - reel_at) < _EPS:
+                        break
+                    if t > self.now:
+                        self.now = t
+                    self._tick()
                 continue
             if toggle is not None and abs(t - toggle) < _EPS:
                 self._toggle(t)
@@ -385,12 +506,12 @@ class Engine(TickClock):
                 self._taken_ticks, self._take_ticks = self._take_ticks, None
                 self._wake = t + self._take_click_s
                 continue
-            if self._fpending is not None and abs(t - self._fpending[0]) < _EPS:
-                _, text, restart = self._fpending
+            if fpending is not None and abs(t - fpending[0]) < _EPS:
+                _, text, restart = fpending
                 self._sync_ticks(t)
                 self.flash(text, at=t, restart=restart)
                 continue
-            if self._wake is not None and abs(t - self._wake) < _EPS:
+            if wake is not None and abs(t - wake) < _EPS:
                 self._sync_ticks(t)
                 if self._taken_ticks is not None:
                     # the loop ends at the scan that took the key: a whole number of ticks
@@ -399,7 +520,7 @@ class Engine(TickClock):
                     self._taken_ticks = None
                     # a toggle due at the take's last refresh (the count stopped at it and
                     # it was not made yet) happens before the flow goes on
-                    n = param("flash_ticks")
+                    n = self._flash_ticks
                     if abs(self._ticks - round(self._ticks / n) * n) < 1e-9 and \
                             self._toggled_at != self._ticks:
                         self._toggle(t)
@@ -415,21 +536,22 @@ class Engine(TickClock):
         self.now = end
 
     def _tick(self) -> None:
-        t = self._next_tick * param("reel_tick_s")
+        t = self._next_tick * self._reel_tick_s
         self._next_tick += 1
-        if not self.reel.tick():
+        reel = self.reel
+        if not reel.tick():
             return
-        pos = self.reel.pos
-        if self.reel.card != self._last_card:
-            self._last_card = self.reel.card
-            self.emit(_frame_ceil(t + 1e-6), "reel", card_pos=self.reel.card)
+        pos = reel.pos
+        card = reel.card
+        if card != self._last_card:
+            self._last_card = card
+            self.emit(_frame_ceil(t + 1e-6), "reel", card_pos=card)
         target = self._reel_target
         if target is None:
             return
-        lit = sensor_lit(pos)
         stop = False
         if target == "index":
-            if lit:
+            if sensor_lit(pos):
                 self._lit_run += 1
             else:
                 stop = self._lit_run >= 8

@@ -63,6 +63,23 @@ def notes_length(cue: str) -> float:
     return snd.length - snd.tail_s
 
 
+# a timing decision's options for each cycle range (``_think_options``): a few ranges, each
+# asked for many times per game, and sorting hundreds of options each time was a tenth of a
+# replay's time
+_THINK_OPTIONS: dict[tuple[int, int], tuple[int, ...]] = {}
+
+
+def _think_options(start: int, stop: int) -> tuple[int, ...]:
+    """Return the cycle counts ``start``, ``start`` + 6, ... below ``stop`` (one instruction
+    apart), the shortest first (a pure function of its ints, so kept once made)."""
+    options = _THINK_OPTIONS.get((start, stop))
+    if options is None:
+        options = tuple(sorted(range(start, stop, INSTRUCTION_CYCLES),
+                               key=lambda c: (abs(c), c)))
+        _THINK_OPTIONS[start, stop] = options
+    return options
+
+
 class Stage:
     """The tower's outputs with their timing, the decisions, and the table of the game."""
 
@@ -134,9 +151,8 @@ class Stage:
         sleep)."""
         if lo is None:
             lo, hi = param(name)
-        step = INSTRUCTION_CYCLES
-        options = sorted(range(lo - lo % step, hi + 1, step), key=lambda c: (abs(c), c))
-        return self.choose(name, options) / NOMINAL_CLOCK_HZ
+        return self.choose(name, _think_options(lo - lo % INSTRUCTION_CYCLES, hi + 1)) \
+            / NOMINAL_CLOCK_HZ
 
     # ---- time, sound, prompts ------------------------------------------------------------
     def sleep(self, s: float):

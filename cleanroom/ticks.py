@@ -26,6 +26,8 @@ _EPS = 1e-9
 class TickClock:
     """The flash timer's and the key scans' tick count, and the tones that stop it."""
 
+    __slots__ = ()      # the state is the engine's (its slots)
+
     # ---- the tick clock ----------------------------------------------------------------
     def _tick_s(self) -> float:
         """Return the length of a flash-timer tick now (inf outside the key-wait loop: the
@@ -38,13 +40,19 @@ class TickClock:
         """Return a tick's length with a digit lit or not in a loop pass of key mode ``mode``
         (_next_mode: None, no key seen; a key newly seen or still held in a column; a key
         just seen open)."""
-        t = param("tick_lit_s" if lit else "tick_dark_s")
-        if mode is not None and mode[0] != "entry":
-            kind, col = mode
-            cut = (param("release_pass_cut_cycles") if kind == "release"
-                   else param(f"{kind}_key_pass_cut_cycles")[col])
-            t -= cut / 3 / NOMINAL_CLOCK_HZ
-        return t / self.clock_ratio
+        # a function of its arguments, the clock ratio and fixed parameters (the engine's
+        # cache of them): worked out once per combination, a handful in a game
+        key = (lit, mode, self.clock_ratio)
+        t = self._tick_lens.get(key)
+        if t is None:
+            t = param("tick_lit_s" if lit else "tick_dark_s")
+            if mode is not None and mode[0] != "entry":
+                kind, col = mode
+                cut = (param("release_pass_cut_cycles") if kind == "release"
+                       else param(f"{kind}_key_pass_cut_cycles")[col])
+                t -= cut / 3 / NOMINAL_CLOCK_HZ
+            t = self._tick_lens[key] = t / self.clock_ratio
+        return t
 
     def _next_mode(self, mode: tuple | None) -> tuple | None:
         """Return the key mode of the loop pass that a key scan now begins, after a pass of
@@ -62,13 +70,14 @@ class TickClock:
     def _held_col(self) -> int | None:
         """Return the column where a key scan now stops: it strobes R2, R1, R0 in turn and
         stops at the first column with a closed key (None: no key held)."""
-        cols = [KEY_MATRIX[b][0] for b in self.held]
-        return max(cols) if cols else None
+        if not self.held:
+            return None
+        return max(KEY_MATRIX[b][0] for b in self.held)
 
     def _next_scan_ticks(self) -> float:
         """Return the tick count of the next key scan (every ``scan_ticks`` from the loop's
         entry)."""
-        k = param("scan_ticks")
+        k = self._scan_ticks
         base = self._loop_ticks0 - self._scan_lead
         return base + (math.floor((self._ticks - base) / k + 1e-9) + 1) * k
 
@@ -107,28 +116,25 @@ class TickClock:
         return max(0.0, run)
 
     def _sync_ticks(self, t: float) -> None:
-        if t > self._tk_t:
-            tick_s = self._tick_s()
-            if tick_s != math.inf:
-                self._ticks += self._running_between(self._tk_t, t) / tick_s
+        tk_t = self._tk_t
+        if t > tk_t:
+            if self._in_loop:       # else the timer stands still (_tick_s: inf)
+                tick_s = self._tick_lens.get((self._lit, self._scan_mode, self.clock_ratio))
+                if tick_s is None:
+                    tick_s = self._tick_len(self._lit, self._scan_mode)
+                if tick_s != math.inf:
+                    # with every tone over by tk_t, _running_between(tk_t, t) is t - tk_t
+                    run = (self._running_between(tk_t, t) if self._tones_end > tk_t
+                           else max(0.0, t - tk_t))
+                    self._ticks += run / tick_s
             self._tk_t = t
-        n = param("flash_ticks")
-        # the toggle itself is handled in advance(); never run past it here
-        self._ticks = min(self._ticks, (math.floor(self._ticks / n + 1e-9) + 1) * n)
-
-    def _time_at_ticks(self, target: float) -> float:
-        """Return when the tick count reaches ``target`` (within the current flash phase);
-        inf when the timer stands still (outside the key-wait loop)."""
-        left = max(0.0, target - self._ticks)
-        tick_s = self._tick_s()
-        if tick_s == math.inf:
-            return math.inf
-        return self._run_until(self._tk_t, left * tick_s)
-
-    def _next_toggle(self) -> float:
-        n = param("flash_ticks")
-        boundary = (math.floor(self._ticks / n + 1e-9) + 1) * n
-        return self._time_at_ticks(boundary)
+        n = self._flash_ticks
+        # the toggle itself is handled in advance(); never run past it here (min(ticks,
+        # boundary): the boundary only when below)
+        ticks = self._ticks
+        boundary = (math.floor(ticks / n + 1e-9) + 1) * n
+        if boundary < ticks:
+            self._ticks = boundary
 
     def force_toggle(self) -> None:
         """Start the flash timer's next phase now with the bit the other way from what it was
@@ -142,19 +148,24 @@ class TickClock:
         self._toggle(self.now)
 
     def _toggle(self, t: float) -> None:
-        n = param("flash_ticks")
+        n = self._flash_ticks
         self._ticks = (math.floor(self._ticks / n + 1e-9) + 1) * n
         self._toggled_at = self._ticks
         self._tk_t = t
         self._fstate = not self._fstate
-        # the toggle's own work: the next ticks come that much later
-        self._pause(t, t + self._toggle_extra_s())
-        if self._ftext is not None:
-            self._put_display(t, self._ftext if self._fstate else "  ")
-            self._lit = self._fstate and bool(self._ftext.strip())
+        # the toggle's own work: the next ticks come that much later (_pause: the count is
+        # at ``t`` and on a phase boundary now, where syncing it to a time not after ``t``
+        # leaves it as it is)
+        if self.now > t:
+            self._sync_ticks(self.now)
+        self._add_pause(t, t + self._toggle_extra_s())
+        text = self._ftext
+        if text is not None:
+            self._put_display(t, text if self._fstate else "  ")
+            self._lit = self._fstate and bool(text.strip())
 
     def _toggle_extra_s(self) -> float:
-        return param("toggle_extra_cycles") / NOMINAL_CLOCK_HZ / self.clock_ratio
+        return self._toggle_extra_cycles / NOMINAL_CLOCK_HZ / self.clock_ratio
 
     # ---- the key-wait loop's scans ------------------------------------------------------
     def _key_seen(self, t: float) -> None:
@@ -200,7 +211,7 @@ class TickClock:
             first += k
         target = first + k * (param("debounce_scans") - 1)
         # the timer's bit at the genuine's taking scan (what a forced toggle inverts)
-        n = param("flash_ticks")
+        n = self._flash_ticks
         seen = target - param("toggle_bit_before_take_ticks")
         crossed = math.floor(seen / n + 1e-9) - math.floor(self._ticks / n + 1e-9)
         self._bit_at_key = self._fstate ^ (crossed % 2 == 1)
@@ -214,8 +225,27 @@ class TickClock:
     def _pause(self, a: float, b: float) -> None:
         """Record that the tick clock stops from ``a`` to ``b`` (a tone or a whole cue)."""
         self._sync_ticks(self.now)
-        spans = [(x, y) for x, y in self._tones if y >= self._tk_t - 1.0]
-        spans.append((a, b))
+        self._add_pause(a, b)
+
+    def _add_pause(self, a: float, b: float) -> None:
+        """Add the span ``a`` to ``b`` to ``_tones`` (the tick count synced to now), merged
+        with those it touches; drop the spans that ended a second before the count's time.
+
+        ``_tones`` is always sorted with each span starting more than ``_EPS`` after the one
+        before it ends (what the merge below makes; dropping spans or cutting their ends,
+        ``_first_scan_at``, keeps it so)."""
+        since = self._tk_t - 1.0
+        spans = [span for span in self._tones if span[1] >= since]
+        new = (a, b)
+        if not spans or (new >= spans[-1] and a > spans[-1][1] + _EPS):
+            # the usual case, a span after all the others: the sort and the merge would
+            # leave the list as it is, with the span at its end (and the latest end among
+            # the spans kept is the latest of all, if any is kept)
+            end = self._tones_end if spans and self._tones_end > b else b
+            spans.append(new)
+            self._tones, self._tones_end = spans, end
+            return
+        spans.append(new)
         spans.sort()
         merged: list[tuple[float, float]] = []
         for x, y in spans:
@@ -224,6 +254,7 @@ class TickClock:
             else:
                 merged.append((x, y))
         self._tones = merged
+        self._tones_end = max(y for _, y in merged)
 
     def first_scan_after(self, cycles: float) -> None:
         """A key loop that begins now has its first key scan ``cycles`` (at 425 kHz, the
@@ -257,3 +288,4 @@ class TickClock:
         if shift > 0:
             # nothing sounded in the time taken as the loop's: the tones before it are done
             self._tones = [(a, min(b, self._tk_t)) for a, b in self._tones if a < self._tk_t]
+            self._tones_end = max((b for _, b in self._tones), default=-math.inf)
