@@ -106,11 +106,13 @@ MAX_NODES = 12
 KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)
 # Costs that choose between a run from a node and a replay from power-on here (measured on
 # the development machine, a 2-core VM where a page fault costs some microseconds): a run in a
-# forked process costs about 3 ms more than its game time, which runs about half as fast
-# again there as here (its first write to each page copies the page).
-FORK_S = 3e-3
-HERE_S_PER_S = 0.07e-3          # processor seconds per game second, replaying here
-CHILD_S_PER_S = 0.12e-3         # the same in a forked run
+# forked process costs about 2.2 ms more than its game time (the fork, and the few hundred
+# pages its first writes copy), and its game runs four to five times slower there than here
+# (each first write to a page copies it: a 20 s run writes to some hundreds of pages); here
+# the game takes about 22 us per game second (benchmarks/game_speed.py).
+FORK_S = 2.2e-3
+HERE_S_PER_S = 0.022e-3         # processor seconds per game second, replaying here
+CHILD_S_PER_S = 0.10e-3         # the same in a forked run
 SERVER_START_S = 120.0  # a server that has not said hello by then is not coming
 
 

@@ -2,6 +2,7 @@
 events in the same order and the same decisions, whatever the node they start from."""
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -16,6 +17,13 @@ pytestmark = pytest.mark.skipif(not snapshots.can_fork(), reason="saved states n
                                 "(POSIX); the portable path is the reference itself")
 
 SESSION = Path(__file__).resolve().parents[1] / "data" / "corpus" / "l1_p1_s01"
+
+
+@pytest.fixture(autouse=True)
+def every_run_forks(monkeypatch):
+    # a replayer replays short runs early in a session from power-on in its own process,
+    # where that costs less than a fork (``FORK_S``...): these tests are about the forks
+    monkeypatch.setattr(snapshots, "HERE_S_PER_S", math.inf)
 
 
 @pytest.fixture(scope="module")
@@ -110,6 +118,15 @@ def test_a_run_waiting_to_go_on_holds_up_no_other_replayer(session):
         assert one._going is not None
         _same(two.run(taken, 190.0, 120.0), reference.run(taken, 190.0))
         _same(one.run(taken, 200.0, 150.0), reference.run(taken, 200.0))
+
+
+def test_a_short_run_early_in_a_session_is_replayed_from_power_on_here(session,
+                                                                         monkeypatch):
+    script, reference, taken = session
+    monkeypatch.setattr(snapshots, "HERE_S_PER_S", 0.0)
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        _same(fast.run(taken, 150.0, 140.0), reference.run(taken, 150.0))
+        assert fast._nodes == [] and fast._going is None
 
 
 def test_a_run_that_fails_while_going_on_is_reported(session):
