@@ -409,20 +409,25 @@ class _AligningChooser(ForcedChooser):
         return self._hand(value, t)
 
 
-def _measure_all(search: "_Search", decisions: list) -> list | None:
+def _measure_all(search: "_Search", decisions: list, settled: int = 0) -> list | None:
     """Return the decisions' values with every timing decision measured again in turn
     (cleanroom.measure at the search's check, after the decisions before it as they now stand), or
     None when none changes: the search measured some of them before the decisions before them
     were settled, and left the others at the game's own value.  After a change the decisions
     after it are replayed and matched by name (``_AligningChooser``: a moved duration can add
-    or remove a key at a scan's edge, which would shift every later value)."""
+    or remove a key at a scan's edge, which would shift every later value).  The first
+    ``settled`` decisions were settled by the search: a duration among them is measured with
+    the draws that follow it up to the next duration as they were settled (``_tail``), not
+    at their likeliest options (a turn's pause measured at the next MOVE's click where a
+    stray key, settled as taken, clicks first)."""
     calls = list(decisions)
     changed = False
     k = 0
     while k < len(calls):
         if is_timing(calls[k]):
             values = [d.value for d in calls[:k]]
-            option = measure(search, values, calls[k])
+            option = measure(search, values, calls[k],
+                             tail=_tail(calls, k, settled) if k < settled else ())
             if option is not None and option != calls[k].value:
                 chooser = _AligningChooser(values + [option], calls[k + 1:])
                 tower = CleanroomTower(chooser=chooser, clock_ratio=search.clock_ratio)
@@ -432,6 +437,17 @@ def _measure_all(search: "_Search", decisions: list) -> list | None:
                 changed = True
         k += 1
     return [d.value for d in calls] if changed else None
+
+
+def _tail(calls: list, k: int, settled: int) -> list:
+    """Return the values of the draws after duration ``k`` up to the next duration (and
+    before ``settled``): what its measurement replays with (``_measure_all``)."""
+    tail = []
+    for d in calls[k + 1:settled]:
+        if is_timing(d):
+            break
+        tail.append(d.value)
+    return tail
 
 
 def _stricter(a: Tolerance, b: Tolerance) -> bool:
@@ -709,11 +725,16 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
 
 def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: float):
     """Where the retries found nothing: measure every duration before ``diff`` again in turn
-    (``_measure_all``).  The search keeps a duration's own value when its outputs come within
-    the time tolerance; the flash timer's phase, and so the time of a later prompt, follows
-    the exact value (a retreat's lamp 7 ms early).  Return what ``_retie`` returns, the
-    decisions after the first changed settled again, or None if it gets no further."""
-    values = _measure_all(search, decisions)
+    (``_measure_all``, with the draws after each as the search settled them).  The search
+    keeps a duration's own value when its outputs come within the time tolerance; the flash
+    timer's phase, and so the time of a later prompt, follows the exact value (a retreat's
+    lamp 7 ms early); and a duration measured before the draw after it was settled may be
+    measured at another output (a turn's pause at the MOVE's click where the stray key
+    before it clicks).  Return what ``_retie`` returns, the decisions after the first changed
+    settled again (by a search of their own when the values measured do not get further
+    as they are: the exact duration may bring a decision of its own, a reel's step at its
+    edge), or None if it gets no further."""
+    values = _measure_all(search, decisions, settled=len(decisions))
     if values is None:
         return None
     values = values[:len(decisions)]
@@ -722,7 +743,23 @@ def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: 
     d, res, cl = probe(values, decisions[first].t if first < len(decisions) else diff)
     runs = 4 * sum(1 for x in decisions if is_timing(x)) + 1
     if d <= diff and not res.conforms:
-        return None
+        if first >= len(decisions):
+            return None
+        # the durations as measured, each with the draws after it as they were settled,
+        # are kept: the draws after the last of them are settled again
+        last = max(i for i, (a, b) in enumerate(zip(values, decisions)) if a != b.value)
+        spent: list = []
+        again = _search(search, NESTED_RUNS, count=False, head=values[:last + 1],
+                        head_revealed=[r or a != b.value for a, b, r in
+                                       zip(values, decisions, revealed)][:last + 1],
+                        retie=1, spent=spent)
+        runs += 1 + sum(spent)
+        if not (again.diff_time > diff or again.conforms):
+            return None
+        settled = [x for x in again.decisions if x.t < again.diff_time or x.t <= decisions[first].t]
+        d, res, cl = probe([x.value for x in settled], decisions[first].t)
+        return (first, [x.value for x in settled[first:]], [x.revealed for x in settled[first:]],
+                False, (d, res, cl), runs)
     flags = [r or a != b.value for a, b, r in zip(values, decisions, revealed)][first:]
     return first, values[first:], flags, False, (d, res, cl), runs
 

@@ -45,10 +45,12 @@ def time_of(e: dict) -> float:
     return e["t"]
 
 
-def measure(search, forced: Sequence, dec, sweep: bool = False):
+def measure(search, forced: Sequence, dec, sweep: bool = False, tail: Sequence = ()):
     """Return the option of timing decision ``dec`` (the next after ``forced``) that dates
     the first output it moves where the reference shows that output, or None when no output
-    moves within ``MEASURE_SPAN_S`` or the reference shows none near it.
+    moves within ``MEASURE_SPAN_S`` or the reference shows none near it.  ``tail``: the
+    values of the decisions after ``dec`` the replays take (by default their likeliest
+    options: a stray key ignored, where one taken clicks and moves the loop's scans).
 
     Two replays, with the shortest and the longest option, find that output.  It moves with
     the option, a cycle per cycle (the time goes to a sleep), except where a key scan takes
@@ -74,7 +76,7 @@ def measure(search, forced: Sequence, dec, sweep: bool = False):
     if k < len(search.presses) and search.presses[k] + MEASURE_PRESS_S < until:
         spans.insert(0, search.presses[k] + MEASURE_PRESS_S)
     for span_end in spans:
-        found = _measure_within(search, forced, dec, sweep, span_end)
+        found = _measure_within(search, forced, dec, sweep, span_end, tuple(tail))
         if found is not _NOTHING_MOVED:
             return found
     return None
@@ -84,7 +86,7 @@ _NOTHING_MOVED = object()
 
 
 def _measure_within(search, forced: Sequence, dec, sweep: bool,
-                    until: float):
+                    until: float, tail: tuple = ()):
     """``measure`` with the replays cut at ``until``; ``_NOTHING_MOVED`` when no output the
     two ends show by then moves."""
     lo, hi = min(dec.options), max(dec.options)
@@ -95,10 +97,10 @@ def _measure_within(search, forced: Sequence, dec, sweep: bool,
 
     def outputs(option) -> list[dict]:
         # events are dated to the microsecond: one taken at the decision may print before it
-        key = (tuple(forced), option, until, dec.t)
+        key = (tuple(forced), option, until, dec.t) + ((tail,) if tail else ())
         got = search.measured.get(key)
         if got is None:
-            events = search.replay(list(forced) + [option], until, dec.t)[0]
+            events = search.replay(list(forced) + [option] + list(tail), until, dec.t)[0]
             first = bisect.bisect_left(events, dec.t - 1e-5, key=time_of)   # time order
             got = search.measured[key] = [e for e in events[first:]
                                           if e["t"] <= until and e["type"] in PRECISE]

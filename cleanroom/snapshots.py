@@ -32,7 +32,7 @@ are those ``forced`` gives (the chooser's own rule, ``take``), makes a node just
 A run that has answered waits at its ``until``: when the next request has the same forced
 decisions and a later time (a probe doubling its span, cleanroom.conform ``_probe``), it
 goes on from there instead of a new run starting over from its node, and any other request
-ends it first (its node waits for it).  A fork costs about as much as 15 s of game in a run,
+ends it first (its node waits for it).  A fork costs about as much as 20 s of game in a run,
 and going on is the same game as a run asked for the later time, as a node's pause inside an
 advance is.
 
