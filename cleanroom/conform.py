@@ -100,17 +100,16 @@ from typing import Mapping, Sequence
 
 from captures.script import Press, Script
 from captures.tolerance import Difference, Tolerance
-from captures.tower import run_script
 
 from .decisions import PROBE_MARGIN_S, Decision, ForcedChooser, allowed, is_timing
 from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
 from .decisions import taken_value as _take, unseen as _unseen
-from .measure import PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, rescan, time_of
+from .measure import (PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, measure_all, rescan,
+                      time_of)
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
 from .snapshots import make_replayer
-from .tower import CleanroomTower
 
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
@@ -349,7 +348,7 @@ def _resolve_at(at, tol: Tolerance, max_runs: int) -> Result:
         # the looser search leaves a duration it did not need at the game's own value, a
         # little off, and measured others before the decisions before them were settled; a
         # frame is less forgiving: measure every duration again now
-        values = _measure_all(strict, loose.decisions)
+        values = measure_all(strict, loose.decisions)
         if values is not None:
             ev2, calls2 = strict.replay(values, end)
             calls2 = [replace(d) for d in calls2]
@@ -376,78 +375,6 @@ def _resolve_at(at, tol: Tolerance, max_runs: int) -> Result:
     checked.decisions = list(calls)
     _count_items(checked, strict)
     return checked
-
-
-class _AligningChooser(ForcedChooser):
-    """Force ``forced`` first, then take the earlier replay's ``later`` decisions in order,
-    matched by name: a decision whose name is not the next one's (a key or a reel turn at the
-    edge of a scan or a step, which a moved duration can add or remove) takes its likeliest
-    option, and an earlier one that did not come again is passed over."""
-
-    EDGES = ("key_scan_cycles", "reel_step_cycles")
-
-    def __init__(self, forced: Sequence, later: Sequence[Decision]):
-        super().__init__(forced)
-        self.later = list(later)
-        self._j = 0
-
-    def choose(self, name: str, options: Sequence, weights, t: float):
-        """Return the forced value, else the next earlier decision's of the same name."""
-        if len(self.calls) < len(self.forced):
-            return super().choose(name, options, weights, t)
-        while (self._j < len(self.later) and self.later[self._j].name != name
-               and self.later[self._j].name in self.EDGES):
-            self._j += 1
-        value = None
-        if self._j < len(self.later) and self.later[self._j].name == name:
-            value = self.later[self._j].value
-            self._j += 1
-        options, weights = allowed(options, weights)
-        if value not in options:
-            value = _ranked(options, weights)[0]
-        self.calls.append(Decision(t, name, options, value, False, weights))
-        return self._hand(value, t)
-
-
-def _measure_all(search: "_Search", decisions: list, settled: int = 0) -> list | None:
-    """Return the decisions' values with every timing decision measured again in turn
-    (cleanroom.measure at the search's check, after the decisions before it as they now stand), or
-    None when none changes: the search measured some of them before the decisions before them
-    were settled, and left the others at the game's own value.  After a change the decisions
-    after it are replayed and matched by name (``_AligningChooser``: a moved duration can add
-    or remove a key at a scan's edge, which would shift every later value).  The first
-    ``settled`` decisions were settled by the search: a duration among them is measured with
-    the draws that follow it up to the next duration as they were settled (``_tail``), not
-    at their likeliest options (a turn's pause measured at the next MOVE's click where a
-    stray key, settled as taken, clicks first)."""
-    calls = list(decisions)
-    changed = False
-    k = 0
-    while k < len(calls):
-        if is_timing(calls[k]):
-            values = [d.value for d in calls[:k]]
-            option = measure(search, values, calls[k],
-                             tail=_tail(calls, k, settled) if k < settled else ())
-            if option is not None and option != calls[k].value:
-                chooser = _AligningChooser(values + [option], calls[k + 1:])
-                tower = CleanroomTower(chooser=chooser, clock_ratio=search.clock_ratio)
-                run_script(tower, search.script, until=search.end)
-                tower.close()
-                calls = chooser.calls
-                changed = True
-        k += 1
-    return [d.value for d in calls] if changed else None
-
-
-def _tail(calls: list, k: int, settled: int) -> list:
-    """Return the values of the draws after duration ``k`` up to the next duration (and
-    before ``settled``): what its measurement replays with (``_measure_all``)."""
-    tail = []
-    for d in calls[k + 1:settled]:
-        if is_timing(d):
-            break
-        tail.append(d.value)
-    return tail
 
 
 def _stricter(a: Tolerance, b: Tolerance) -> bool:
@@ -725,16 +652,16 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
 
 def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: float):
     """Where the retries found nothing: measure every duration before ``diff`` again in turn
-    (``_measure_all``, with the draws after each as the search settled them).  The search
-    keeps a duration's own value when its outputs come within the time tolerance; the flash
-    timer's phase, and so the time of a later prompt, follows the exact value (a retreat's
-    lamp 7 ms early); and a duration measured before the draw after it was settled may be
-    measured at another output (a turn's pause at the MOVE's click where the stray key
-    before it clicks).  Return what ``_retie`` returns, the decisions after the first changed
-    settled again (by a search of their own when the values measured do not get further
-    as they are: the exact duration may bring a decision of its own, a reel's step at its
-    edge), or None if it gets no further."""
-    values = _measure_all(search, decisions, settled=len(decisions))
+    (cleanroom.measure ``measure_all``, with the draws after each as the search settled
+    them).  The search keeps a duration's own value when its outputs come within the time
+    tolerance; the flash timer's phase, and so the time of a later prompt, follows the
+    exact value (a retreat's lamp 7 ms early); and a duration measured before the draw after
+    it was settled may be measured at another output (a turn's pause at the MOVE's click
+    where the stray key before it clicks).  Return what ``_retie`` returns, the decisions
+    after the first changed settled again (by a search of their own when the values measured
+    do not get further as they are: the exact duration may bring a decision of its own, a
+    reel's step at its edge), or None if it gets no further."""
+    values = measure_all(search, decisions, settled=len(decisions))
     if values is None:
         return None
     values = values[:len(decisions)]

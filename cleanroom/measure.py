@@ -1,7 +1,8 @@
 """Measure a timing decision from the reference: the duration that dates the output it moves
 where the genuine tower shows that output (cleanroom.conform's search, module doc there);
-and where a key's click comes a key-loop pass off the genuine's, the duration that puts the
-loop's scan on the genuine's side of the press (``rescan``).
+every duration of a replay again, in turn (``measure_all``, after a looser search and as a
+last resort); and where a key's click comes a key-loop pass off the genuine's, the duration
+that puts the loop's scan on the genuine's side of the press (``rescan``).
 
 ``search`` is the conform search (cleanroom.conform ``_Search``): its ``replay``, ``reference``
 lamps, motor and tones (``precise``), check (``tol``), session ``end``, clock ratio and press
@@ -15,11 +16,14 @@ import math
 from typing import Sequence
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.tower import run_script
 
 from .choosers import is_timing_name
+from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .params import param
+from .tower import CleanroomTower
 
-__all__ = ["measure", "rescan", "output_key", "time_of", "PRECISE", "SWEEP_POINTS",
+__all__ = ["measure", "measure_all", "rescan", "output_key", "time_of", "PRECISE", "SWEEP_POINTS",
            "SWEEP_STEPS"]
 
 # how far after a timing decision the output it moves is looked for: a duration that delays
@@ -234,3 +238,75 @@ def rescan(search, probe, forced: list, calls, diff: float):
         if best is not None:
             return best + (runs,)
     return None
+
+
+class _AligningChooser(ForcedChooser):
+    """Force ``forced`` first, then take the earlier replay's ``later`` decisions in order,
+    matched by name: a decision whose name is not the next one's (a key or a reel turn at the
+    edge of a scan or a step, which a moved duration can add or remove) takes its likeliest
+    option, and an earlier one that did not come again is passed over."""
+
+    EDGES = ("key_scan_cycles", "reel_step_cycles")
+
+    def __init__(self, forced: Sequence, later: Sequence[Decision]):
+        super().__init__(forced)
+        self.later = list(later)
+        self._j = 0
+
+    def choose(self, name: str, options: Sequence, weights, t: float):
+        """Return the forced value, else the next earlier decision's of the same name."""
+        if len(self.calls) < len(self.forced):
+            return super().choose(name, options, weights, t)
+        while (self._j < len(self.later) and self.later[self._j].name != name
+               and self.later[self._j].name in self.EDGES):
+            self._j += 1
+        value = None
+        if self._j < len(self.later) and self.later[self._j].name == name:
+            value = self.later[self._j].value
+            self._j += 1
+        options, weights = allowed(options, weights)
+        if value not in options:
+            value = ranked(options, weights)[0]
+        self.calls.append(Decision(t, name, options, value, False, weights))
+        return self._hand(value, t)
+
+
+def measure_all(search, decisions: list, settled: int = 0) -> list | None:
+    """Return the decisions' values with every timing decision measured again in turn
+    (``measure`` at the search's check, after the decisions before it as they now stand), or
+    None when none changes: the search (cleanroom.conform) measured some of them before the
+    decisions before them were settled, and left the others at the game's own value.  After a change the decisions
+    after it are replayed and matched by name (``_AligningChooser``: a moved duration can add
+    or remove a key at a scan's edge, which would shift every later value).  The first
+    ``settled`` decisions were settled by the search: a duration among them is measured with
+    the draws that follow it up to the next duration as they were settled (``_tail``), not
+    at their likeliest options (a turn's pause measured at the next MOVE's click where a
+    stray key, settled as taken, clicks first)."""
+    calls = list(decisions)
+    changed = False
+    k = 0
+    while k < len(calls):
+        if is_timing(calls[k]):
+            values = [d.value for d in calls[:k]]
+            option = measure(search, values, calls[k],
+                             tail=_tail(calls, k, settled) if k < settled else ())
+            if option is not None and option != calls[k].value:
+                chooser = _AligningChooser(values + [option], calls[k + 1:])
+                tower = CleanroomTower(chooser=chooser, clock_ratio=search.clock_ratio)
+                run_script(tower, search.script, until=search.end)
+                tower.close()
+                calls = chooser.calls
+                changed = True
+        k += 1
+    return [d.value for d in calls] if changed else None
+
+
+def _tail(calls: list, k: int, settled: int) -> list:
+    """Return the values of the draws after duration ``k`` up to the next duration (and
+    before ``settled``): what its measurement replays with (``_measure_all``)."""
+    tail = []
+    for d in calls[k + 1:settled]:
+        if is_timing(d):
+            break
+        tail.append(d.value)
+    return tail

@@ -1,5 +1,5 @@
 """Where the search is stuck, the last resorts measure every duration again
-(cleanroom/conform.py ``_measure_all``, ``_remeasure``): a duration measured before the draw
+(cleanroom/conform.py ``_remeasure``, cleanroom/measure.py ``measure_all``): a duration measured before the draw
 after it was settled was dated at another output (a turn's pause measured at the next MOVE's
 click while a stray key, later settled as taken, clicks first); measured again, it replays
 with the draws after it as the search settled them.  A stand-in search says what each replay
@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from cleanroom.conform import _tail
 from cleanroom.decisions import Decision
-from cleanroom.measure import measure
+from cleanroom.measure import _tail, measure
 
 CLICK = 713.745099      # the recording's click, 1098 cycles after the game's with 0
 
