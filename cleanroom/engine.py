@@ -107,7 +107,7 @@ class Engine(TickClock):
         "_fstate", "_toggled_at", "_fpending", "_ticks", "_tk_t", "_lit", "_scan_mode",
         "_mode_pending", "_click_lag", "_entry_hint", "_in_loop", "_loop_ticks0",
         "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks", "_bit_at_key",
-        "_tones", "_tones_end", "_disp", "_lamps", "_last_card", "_next_tick",
+        "_tones", "_disp", "_lamps", "_last_card", "_next_tick",
         "_reel_tick_s", "_flash_ticks", "_scan_ticks", "_frame_s", "_toggle_extra_cycles",
         "_tick_lens", "decide")
 
@@ -153,7 +153,6 @@ class Engine(TickClock):
         self._taken_ticks: float | None = None  # tick count at the scan that took the key
         self._bit_at_key: bool | None = None    # the flash bit when the last key was seen
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
-        self._tones_end = -math.inf         # the latest end in _tones (set with it)
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
         self._last_card: int | None = None
@@ -178,7 +177,8 @@ class Engine(TickClock):
             if v.__class__ is Watched:
                 fields = {k: plain(v) for k, v in fields.items()}
                 break
-        # make_event's dict, made here at once (the game makes thousands)
+        # make_event's dict, made here at once (the game makes thousands: a call each costs
+        # a tenth of a replay)
         self.events.append({"t": round(float(t), 6), "type": type, **fields})
 
     def _put_display(self, t: float, text: str) -> None:
@@ -318,16 +318,8 @@ class Engine(TickClock):
         t0 = self.now if at is None else at
         if name in param("flash_toggling_cues"):
             self.force_toggle()
-        notes = _cue_tones(snd, name, self.clock_ratio)
-        if type(name) is str:
-            # tone(..., pause=False) each, with emit's dict made here at once: the fields
-            # hold plain values, none a decision's to look at
-            events = self.events
-            for off_s, fields in notes:
-                events.append({"t": round(float(t0 + off_s), 6), "type": "tone", **fields})
-        else:
-            for off_s, fields in notes:
-                self.emit(t0 + off_s, "tone", **fields)
+        for off_s, fields in _cue_tones(snd, name, self.clock_ratio):
+            self.emit(t0 + off_s, "tone", **fields)
         # no ticks between a cue's notes either: the tune routine holds the chip throughout
         off, _, dur = snd.notes[-1]
         self._pause(t0, t0 + (off + dur - early) / self.clock_ratio)
@@ -426,41 +418,22 @@ class Engine(TickClock):
             if fpending is not None and fpending[0] < t:
                 t = fpending[0]
             toggle = col_at = take_at = None
-            if self._in_loop:
-                # when the tick count reaches each target (the next phase boundary, the
-                # next scan, the taking scan): the ticks left at this tick's length after
-                # tk_t, the tones skipped (_run_until); the tick's length and the clock's
-                # state are read once for the three (``left if left > 0.0 else 0.0`` is
-                # ``max(0.0, left)``, with no call)
-                clock_s = self._tick_lens.get((self._lit, self._scan_mode, self.clock_ratio))
-                if clock_s is None:
-                    clock_s = self._tick_len(self._lit, self._scan_mode)
-                if clock_s != math.inf:
-                    ticks, tk_t = self._ticks, self._tk_t
-                    # with every tone over by tk_t, _run_until(tk_t, s) is tk_t + s
-                    run_until = self._run_until if self._tones_end > tk_t else None
-                    if self.powered:
-                        n = self._flash_ticks
-                        left = (math.floor(ticks / n + 1e-9) + 1) * n - ticks
-                        left = left if left > 0.0 else 0.0
-                        toggle = run_until(tk_t, left * clock_s) if run_until \
-                            else tk_t + left * clock_s
-                        if toggle < t:
-                            t = toggle
-                    if self._mode_pending is not None:
-                        left = self._mode_pending[0] - ticks
-                        left = left if left > 0.0 else 0.0
-                        col_at = run_until(tk_t, left * clock_s) if run_until \
-                            else tk_t + left * clock_s
-                        if col_at < t:
-                            t = col_at
-                    if self._take_ticks is not None:
-                        left = self._take_ticks - ticks
-                        left = left if left > 0.0 else 0.0
-                        take_at = run_until(tk_t, left * clock_s) if run_until \
-                            else tk_t + left * clock_s
-                        if take_at < t:
-                            t = take_at
+            tick_s_now = self._tick_s()     # inf outside the key-wait loop
+            if tick_s_now != math.inf:
+                # when the tick count reaches the next phase boundary, the next scan's and
+                # the taking scan's counts (the tick's length read once for the three)
+                if self.powered:
+                    toggle = self._time_at_ticks(self._next_boundary(), tick_s_now)
+                    if toggle < t:
+                        t = toggle
+                if self._mode_pending is not None:
+                    col_at = self._time_at_ticks(self._mode_pending[0], tick_s_now)
+                    if col_at < t:
+                        t = col_at
+                if self._take_ticks is not None:
+                    take_at = self._time_at_ticks(self._take_ticks, tick_s_now)
+                    if take_at < t:
+                        t = take_at
             others = t      # the earliest but the wake and the reel's step
             wake = self._wake
             if wake is not None and wake < t:

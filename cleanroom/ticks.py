@@ -40,9 +40,9 @@ class TickClock:
         """Return a tick's length with a digit lit or not in a loop pass of key mode ``mode``
         (_next_mode: None, no key seen; a key newly seen or still held in a column; a key
         just seen open)."""
-        # a function of its arguments, the clock ratio and fixed parameters (the engine's
-        # cache of them): worked out once per combination, a handful in a game
-        key = (lit, mode, self.clock_ratio)
+        # a function of its arguments, the engine's clock ratio and fixed parameters: worked
+        # out once per combination (the engine's cache), a handful in a game
+        key = (lit, mode)
         t = self._tick_lens.get(key)
         if t is None:
             t = param("tick_lit_s" if lit else "tick_dark_s")
@@ -94,6 +94,8 @@ class TickClock:
     def _run_until(self, t0: float, running: float) -> float:
         """Return the time when ``running`` seconds of ticking have passed after ``t0``,
         skipping the tones (no ticks while a tone sounds)."""
+        if not self._tones or self._tones[-1][1] <= t0:
+            return t0 + running     # every tone over by t0 (the last span ends last)
         t = t0
         for a, b in self._tones:
             if b <= t:
@@ -107,6 +109,8 @@ class TickClock:
     def _running_between(self, t0: float, t1: float) -> float:
         """Return the ticking time (seconds, tones excluded) between ``t0`` and ``t1``."""
         run = t1 - t0
+        if not self._tones or self._tones[-1][1] <= t0:
+            return max(0.0, run)    # every tone over by t0 (the last span ends last)
         for a, b in self._tones:
             if b <= t0:
                 continue
@@ -116,25 +120,27 @@ class TickClock:
         return max(0.0, run)
 
     def _sync_ticks(self, t: float) -> None:
-        tk_t = self._tk_t
-        if t > tk_t:
-            if self._in_loop:       # else the timer stands still (_tick_s: inf)
-                tick_s = self._tick_lens.get((self._lit, self._scan_mode, self.clock_ratio))
-                if tick_s is None:
-                    tick_s = self._tick_len(self._lit, self._scan_mode)
-                if tick_s != math.inf:
-                    # with every tone over by tk_t, _running_between(tk_t, t) is t - tk_t
-                    run = (self._running_between(tk_t, t) if self._tones_end > tk_t
-                           else max(0.0, t - tk_t))
-                    self._ticks += run / tick_s
+        if t > self._tk_t:
+            tick_s = self._tick_s()
+            if tick_s != math.inf:
+                self._ticks += self._running_between(self._tk_t, t) / tick_s
             self._tk_t = t
-        n = self._flash_ticks
         # the toggle itself is handled in advance(); never run past it here (min(ticks,
         # boundary): the boundary only when below)
-        ticks = self._ticks
-        boundary = (math.floor(ticks / n + 1e-9) + 1) * n
-        if boundary < ticks:
+        boundary = self._next_boundary()
+        if boundary < self._ticks:
             self._ticks = boundary
+
+    def _next_boundary(self) -> float:
+        """Return the tick count of the flash timer's next toggle (its next phase)."""
+        n = self._flash_ticks
+        return (math.floor(self._ticks / n + 1e-9) + 1) * n
+
+    def _time_at_ticks(self, target: float, tick_s: float) -> float:
+        """Return when the tick count reaches ``target`` (within the current flash phase),
+        in the key-wait loop with ticks of ``tick_s`` seconds (``_tick_s``)."""
+        left = target - self._ticks
+        return self._run_until(self._tk_t, (left if left > 0.0 else 0.0) * tick_s)
 
     def force_toggle(self) -> None:
         """Start the flash timer's next phase now with the bit the other way from what it was
@@ -148,17 +154,12 @@ class TickClock:
         self._toggle(self.now)
 
     def _toggle(self, t: float) -> None:
-        n = self._flash_ticks
-        self._ticks = (math.floor(self._ticks / n + 1e-9) + 1) * n
+        self._ticks = self._next_boundary()
         self._toggled_at = self._ticks
         self._tk_t = t
         self._fstate = not self._fstate
-        # the toggle's own work: the next ticks come that much later (_pause: the count is
-        # at ``t`` and on a phase boundary now, where syncing it to a time not after ``t``
-        # leaves it as it is)
-        if self.now > t:
-            self._sync_ticks(self.now)
-        self._add_pause(t, t + self._toggle_extra_s())
+        # the toggle's own work: the next ticks come that much later
+        self._pause(t, t + self._toggle_extra_s())
         text = self._ftext
         if text is not None:
             self._put_display(t, text if self._fstate else "  ")
@@ -225,25 +226,17 @@ class TickClock:
     def _pause(self, a: float, b: float) -> None:
         """Record that the tick clock stops from ``a`` to ``b`` (a tone or a whole cue)."""
         self._sync_ticks(self.now)
-        self._add_pause(a, b)
-
-    def _add_pause(self, a: float, b: float) -> None:
-        """Add the span ``a`` to ``b`` to ``_tones`` (the tick count synced to now), merged
-        with those it touches; drop the spans that ended a second before the count's time.
-
-        ``_tones`` is always sorted with each span starting more than ``_EPS`` after the one
-        before it ends (what the merge below makes; dropping spans or cutting their ends,
-        ``_first_scan_at``, keeps it so)."""
+        # ``_tones`` is always sorted, each span starting more than ``_EPS`` after the one
+        # before it ends (what the merge below makes; dropping spans or cutting their ends,
+        # ``_first_scan_at``, keeps it so): the last span ends last
         since = self._tk_t - 1.0
         spans = [span for span in self._tones if span[1] >= since]
         new = (a, b)
         if not spans or (new >= spans[-1] and a > spans[-1][1] + _EPS):
             # the usual case, a span after all the others: the sort and the merge would
-            # leave the list as it is, with the span at its end (and the latest end among
-            # the spans kept is the latest of all, if any is kept)
-            end = self._tones_end if spans and self._tones_end > b else b
+            # leave the list as it is, with the span at its end
             spans.append(new)
-            self._tones, self._tones_end = spans, end
+            self._tones = spans
             return
         spans.append(new)
         spans.sort()
@@ -254,7 +247,6 @@ class TickClock:
             else:
                 merged.append((x, y))
         self._tones = merged
-        self._tones_end = max(y for _, y in merged)
 
     def first_scan_after(self, cycles: float) -> None:
         """A key loop that begins now has its first key scan ``cycles`` (at 425 kHz, the
@@ -288,4 +280,3 @@ class TickClock:
         if shift > 0:
             # nothing sounded in the time taken as the loop's: the tones before it are done
             self._tones = [(a, min(b, self._tk_t)) for a, b in self._tones if a < self._tk_t]
-            self._tones_end = max((b for _, b in self._tones), default=-math.inf)
