@@ -33,9 +33,9 @@ every duration before the difference is measured again in turn (``_remeasure``: 
 the game's own value because its outputs came within the tolerance may still set a later
 prompt's flash a phase off); where a key's click comes a key-loop pass off, a recent
 duration is moved by what puts the loop's scan on the recording's side of the press, then
-dated at the click (cleanroom.measure ``rescan``);
-and last, at the check asked for only, the decisions after each one of the four minutes
-before the difference are settled again, those the recording did not show first
+dated at the click (cleanroom.measure ``rescan``); and last, at the check asked for only,
+the decisions after each one of the four minutes before the difference are settled again,
+those the recording did not show first
 (``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
 settled to suit it).
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
@@ -615,14 +615,20 @@ def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision,
                       head=forced[:i] + [option], retie=1, spent=spent)
         runs += 1 + sum(spent)
         if res.diff_time > diff + further or res.conforms:
-            # its own retries may have changed a decision before this one: go on from the
-            # first it changed
-            settled = [d for d in res.decisions if d.t < res.diff_time or d.t <= dec.t]
-            j = next((j for j in range(i) if settled[j].value != forced[j]), i)
-            d, r, cl = probe([d.value for d in settled], settled[j].t)
-            return (j, [d.value for d in settled[j:]], [d.revealed for d in settled[j:]],
-                    False, (d, r, cl), runs), runs
+            return _went_on(probe, forced, i, dec.t, res, runs), runs
     return None, runs
+
+
+def _went_on(probe, forced: list, i: int, t: float, res: Result, runs: int) -> tuple:
+    """Return what ``_retie`` returns for a search of its own (``res``) that settled again
+    the decisions after decision ``i`` (taken at ``t``) and got further: its decisions taken
+    before its difference, from the first it changed (its own retries may have changed one
+    before ``i``: ``forced``, the values before)."""
+    settled = [d for d in res.decisions if d.t < res.diff_time or d.t <= t]
+    j = next((j for j in range(i) if settled[j].value != forced[j]), i)
+    d, r, cl = probe([d.value for d in settled], settled[j].t)
+    return (j, [d.value for d in settled[j:]], [d.revealed for d in settled[j:]], False,
+            (d, r, cl), runs)
 
 
 def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Calls",
@@ -665,30 +671,26 @@ def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: 
     if values is None:
         return None
     values = values[:len(decisions)]
-    first = next((i for i, (a, b) in enumerate(zip(values, decisions)) if a != b.value),
-                 len(decisions))
-    d, res, cl = probe(values, decisions[first].t if first < len(decisions) else diff)
+    moved = [i for i, (a, b) in enumerate(zip(values, decisions)) if a != b.value]
+    first = moved[0] if moved else len(decisions)
+    flags = [r or a != b.value for a, b, r in zip(values, decisions, revealed)]
+    d, res, cl = probe(values, decisions[first].t if moved else diff)
     runs = 4 * sum(1 for x in decisions if is_timing(x)) + 1
-    if d <= diff and not res.conforms:
-        if first >= len(decisions):
-            return None
-        # the durations as measured, each with the draws after it as they were settled,
-        # are kept: the draws after the last of them are settled again
-        last = max(i for i, (a, b) in enumerate(zip(values, decisions)) if a != b.value)
-        spent: list = []
-        again = _search(search, NESTED_RUNS, count=False, head=values[:last + 1],
-                        head_revealed=[r or a != b.value for a, b, r in
-                                       zip(values, decisions, revealed)][:last + 1],
-                        retie=1, spent=spent)
-        runs += 1 + sum(spent)
-        if not (again.diff_time > diff or again.conforms):
-            return None
-        settled = [x for x in again.decisions if x.t < again.diff_time or x.t <= decisions[first].t]
-        d, res, cl = probe([x.value for x in settled], decisions[first].t)
-        return (first, [x.value for x in settled[first:]], [x.revealed for x in settled[first:]],
-                False, (d, res, cl), runs)
-    flags = [r or a != b.value for a, b, r in zip(values, decisions, revealed)][first:]
-    return first, values[first:], flags, False, (d, res, cl), runs
+    if d > diff or res.conforms:
+        return first, values[first:], flags[first:], False, (d, res, cl), runs
+    if not moved:
+        return None
+    # the durations as measured, each with the draws after it as they were settled, are
+    # kept: the draws after the last of them are settled again
+    last = moved[-1]
+    spent: list = []
+    again = _search(search, NESTED_RUNS, count=False, head=values[:last + 1],
+                    head_revealed=flags[:last + 1], retie=1, spent=spent)
+    runs += 1 + sum(spent)
+    if not (again.diff_time > diff or again.conforms):
+        return None
+    return _went_on(probe, [x.value for x in decisions], first, decisions[last].t, again,
+                    runs)
 
 
 def _drop_after(ties: dict, retried: dict, i: int) -> None:

@@ -23,8 +23,8 @@ from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .params import param
 from .tower import CleanroomTower
 
-__all__ = ["measure", "measure_all", "rescan", "output_key", "time_of", "PRECISE", "SWEEP_POINTS",
-           "SWEEP_STEPS"]
+__all__ = ["measure", "measure_all", "rescan", "output_key", "time_of", "PRECISE",
+           "SWEEP_POINTS", "SWEEP_STEPS"]
 
 # how far after a timing decision the output it moves is looked for: a duration that delays
 # only a key loop shows first at the next key's click, which may come many seconds later
@@ -275,9 +275,10 @@ def measure_all(search, decisions: list, settled: int = 0) -> list | None:
     """Return the decisions' values with every timing decision measured again in turn
     (``measure`` at the search's check, after the decisions before it as they now stand), or
     None when none changes: the search (cleanroom.conform) measured some of them before the
-    decisions before them were settled, and left the others at the game's own value.  After a change the decisions
-    after it are replayed and matched by name (``_AligningChooser``: a moved duration can add
-    or remove a key at a scan's edge, which would shift every later value).  The first
+    decisions before them were settled, and left the others at the game's own value.  After
+    a change the decisions after it are replayed and matched by name (``_AligningChooser``: a
+    moved duration can add or remove a key at a scan's edge, which would shift every later
+    value).  The first
     ``settled`` decisions were settled by the search: a duration among them is measured with
     the draws that follow it up to the next duration as they were settled (``_tail``), not
     at their likeliest options (a turn's pause measured at the next MOVE's click where a
@@ -303,7 +304,7 @@ def measure_all(search, decisions: list, settled: int = 0) -> list | None:
 
 def _tail(calls: list, k: int, settled: int) -> list:
     """Return the values of the draws after duration ``k`` up to the next duration (and
-    before ``settled``): what its measurement replays with (``_measure_all``)."""
+    before ``settled``): what its measurement replays with (``measure_all``)."""
     tail = []
     for d in calls[k + 1:settled]:
         if is_timing(d):
