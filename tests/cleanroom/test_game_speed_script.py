@@ -1,31 +1,19 @@
 """benchmarks/game_speed.py runs end to end (speed itself is not asserted: CI machines vary)."""
 from __future__ import annotations
 
-import importlib.util
-import io
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
 
+from tests.benchscripts import load, run
+
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "benchmarks" / "game_speed.py"
 SESSION = ROOT / "tests" / "data" / "corpus" / "l4_p4_s16"
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("game_speed", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def run(bench, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = bench.main(list(argv))
-    return status, out.getvalue(), err.getvalue()
+    return load("game_speed")
 
 
 def test_the_benchmark_prints_the_time_per_replay_and_the_ratio_to_the_towers_time(bench):

@@ -1,29 +1,14 @@
 """benchmarks/emulator_speed.py runs end to end (speed itself is not asserted: CI machines vary)."""
 from __future__ import annotations
 
-import importlib.util
-import io
-from contextlib import redirect_stderr, redirect_stdout
-from pathlib import Path
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "emulator_speed.py"
+from tests.benchscripts import load, run
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("emulator_speed", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def run(bench, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        status = bench.main(list(argv))
-    return status, out.getvalue(), err.getvalue()
+    return load("emulator_speed")
 
 
 def test_the_benchmark_prints_instructions_per_second_and_the_target(bench):
