@@ -53,11 +53,19 @@ tests/cleanroom/test_resolve_fast.py whole resolutions) and the path where ``for
 available.
 
 What a run costs.  A fork and the pages the run then writes (each first write copies a
-page) cost some milliseconds on the development machine, a virtual machine where a page fault
-is slow; so early in a session, where a replay from power-on costs less than that, a run is
-replayed from power-on here instead (``FORK_S``, ``HERE_S_PER_S``, ``CHILD_S_PER_S``).  Only
+page) cost a millisecond or two on the development machine, a virtual machine where a page
+fault is slow; so early in a session, where a replay from power-on costs less than that, a run
+is replayed from power-on here instead (``FORK_S``, ``HERE_S_PER_S``, ``CHILD_S_PER_S``).  Only
 the time the game runs from the node is saved: the search still asks for each candidate's
-replay, some tens of seconds of game each (benchmarks/conform_speed.py).
+replay, some tens of seconds of game each (benchmarks/conform_speed.py).  The processes of the
+tree fork through the C library's ``fork`` (``_fork``), not ``os.fork``: the interpreter's
+steps around ``os.fork`` (its at-fork handlers, ``threading``'s among them, and its
+reinitialisation of threads and locks) cost a run's child about 200 page copies and 0.4 ms
+before it does anything, a third of what a run costs; a raw fork's child starts with about 30.
+Those steps keep a process with threads sound after a fork; every process of the tree has
+one thread (the server is a fresh interpreter that starts none, and neither does the game),
+it holds the GIL across the call (``PyDLL``), and ``os.fork`` is used wherever another thread
+runs.
 
 Processes.  The server is the subreaper of the tree below it (Linux ``PR_SET_CHILD_SUBREAPER``)
 and every process reaps its children as they end, so no zombie stays and the tree's processor
@@ -71,6 +79,7 @@ from __future__ import annotations
 
 import atexit
 import bisect
+import ctypes
 import gc
 import math
 import os
@@ -105,14 +114,16 @@ NODE_LEAD_S = 0.01      # how long before t0 a node pauses when no script step c
 MAX_NODES = 12
 KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)
 # Costs that choose between a run from a node and a replay from power-on here (measured on
-# the development machine, a 2-core VM where a page fault costs some microseconds): a run in a
-# forked process costs about 2.2 ms more than its game time (the fork, and the few hundred
-# pages its first writes copy), and its game runs four to five times slower there than here
-# (each first write to a page copies it: a 20 s run writes to some hundreds of pages); here
-# the game takes about 22 us per game second (benchmarks/game_speed.py).
-FORK_S = 2.2e-3
-HERE_S_PER_S = 0.022e-3         # processor seconds per game second, replaying here
-CHILD_S_PER_S = 0.10e-3         # the same in a forked run
+# the development machine, a 2-core VM where a page fault costs some microseconds, over the
+# 491 runs of one resolution of tests/data/corpus/l2_p1_s02, each run's own processor time
+# fitted against its game time): a run in a forked process costs about 1.2 ms more than its
+# game time (the few hundred pages its first writes copy, the game's working set), and 0.3 ms
+# more in its node (the fork); its game runs about twice as slowly as here (each first write
+# to a page copies it); here the game takes about 23 us per game second (a replay from
+# power-on to 50-400 s; benchmarks/game_speed.py).
+FORK_S = 1.4e-3
+HERE_S_PER_S = 0.023e-3         # processor seconds per game second, replaying here
+CHILD_S_PER_S = 0.045e-3        # the same in a forked run
 SERVER_START_S = 120.0  # a server that has not said hello by then is not coming
 
 
@@ -283,6 +294,40 @@ class _Proxy:
         self.tower.close()
 
 
+def _raw_fork() -> int:
+    """``fork()`` from the C library, without the interpreter's own steps around it (module
+    doc, "What a run costs"); the GIL stays held (``PyDLL``).  Raise OSError as ``os.fork``."""
+    pid = _LIBC_FORK()
+    if pid < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+    return pid
+
+
+def _libc_fork():
+    """Return the C library's ``fork`` where the tree may call it directly (Linux), else
+    None."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fork = ctypes.PyDLL(None, use_errno=True).fork
+    except (OSError, AttributeError):
+        return None
+    fork.restype, fork.argtypes = ctypes.c_int, ()
+    return fork
+
+
+def _fork() -> int:
+    """Fork a node or a run (``_take_request``): the C library's ``fork`` where the process
+    has one thread, as every process of the tree has, else ``os.fork``."""
+    if _LIBC_FORK is not None and threading.active_count() == 1:
+        return _raw_fork()
+    return os.fork()
+
+
+_LIBC_FORK = _libc_fork()
+
+
 def _take_request(proc: _Process, listening: socket.socket):
     """Wait for a request; fork for it.  Return it in the child, None in this process (or
     end this process at end of file)."""
@@ -291,7 +336,7 @@ def _take_request(proc: _Process, listening: socket.socket):
         listening.close()
         os._exit(0)             # children still running go to the server (module doc)
     gc.freeze()                 # the child need not scan (and so copy) what is here
-    pid = os.fork()
+    pid = _fork()
     if pid == 0:
         listening.close()
         proc.sock = socket.socket(fileno=fds[0])
@@ -416,7 +461,6 @@ def _subreaper() -> None:
     """Make this process the one the tree's orphans go to (Linux; elsewhere they go to init
     and the tree still ends, its processor time uncounted)."""
     try:
-        import ctypes
         ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
     except (OSError, AttributeError):
         pass
