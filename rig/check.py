@@ -175,3 +175,17 @@ def check_cleanroom(path: str | os.PathLike):
     end = compared_end(rec)
     types = [t for t in ALL_OUTPUT_TYPES if t in rec.meta.get("observed", ALL_OUTPUT_TYPES)]
     return resolve(rec.script, [e for e in rec.events if e["t"] < end], end=end, types=types)
+
+
+def predict_cleanroom(path: str | os.PathLike, model: str):
+    """Check a recording against the clean-room game drawing from the draw model ``model``
+    (cleanroom.predict), compared as ``check_cleanroom`` compares, and scored against the
+    draws ``check_cleanroom`` resolves; return cleanroom.predict's Prediction."""
+    from cleanroom.predict import model_named, predict
+
+    drawing = model_named(model)            # an unknown name fails before any work
+    rec = load_recording(path)
+    end = compared_end(rec)
+    types = [t for t in ALL_OUTPUT_TYPES if t in rec.meta.get("observed", ALL_OUTPUT_TYPES)]
+    events = [e for e in rec.events if e["t"] < end]
+    return predict(rec.script, events, drawing, check_cleanroom(path), end=end, types=types)

@@ -34,6 +34,9 @@ __all__ = ["SessionReport", "load_session", "session_clock", "conform_job",
            "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES",
            "default_witness_dir", "recording_key", "read_witness", "write_witness"]
 
+# where a conform job's arguments hold its witness (``conform_job``)
+_WITNESS = 7
+
 CAPTURE_NAMES = ("capture.sr", "capture.tlc", "capture.vcd", "edges.jsonl.gz", "capture.csv")
 
 
@@ -51,6 +54,8 @@ class SessionReport:
     difference_t: float | None = None       # the first difference's time (s)
     difference: str = ""                    # both sides of it, in one line
     witness: list = field(default_factory=list, repr=False)   # (value, revealed) if conforming
+    # --no-resolve (cleanroom.predict): the model's draws as {kind: [predicted, drawn]}
+    draws: dict | None = None
 
 
 def load_session(folder: str) -> tuple[Script, list[dict]]:
@@ -140,14 +145,24 @@ def write_witness(folder: str, key: str, name: str, pairs: list) -> None:
 
 def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
                 clock_ratio: float, fitted: str, decisions: bool,
-                witness: list | None = None) -> SessionReport:
+                witness: list | None = None, model: str | None = None) -> SessionReport:
     """Resolve one session against its reference events at ``clock_ratio`` (``fitted``: how
     it was found, a line of the report when not empty), trying ``witness`` first (module
-    doc); return its report (a rig.batch job: plain values in and out, no files)."""
+    doc); return its report (a rig.batch job: plain values in and out, no files).
+    ``model``: the name of a draw model (cleanroom.predict): the report is that of the
+    game with the model's draws, scored against the resolver's, and ends with the line
+    ``draws predicted: K of N``."""
     from cleanroom.conform import resolve, witness_of
 
     try:
-        result = resolve(script, events, tol, clock_ratio=clock_ratio, witness=witness)
+        truth = resolve(script, events, tol, clock_ratio=clock_ratio, witness=witness)
+        result, prediction = truth, None
+        if model is not None:
+            from cleanroom.predict import model_named, predict
+
+            prediction = predict(script, events, model_named(model), truth, tol,
+                                 clock_ratio=clock_ratio)
+            result = prediction.result
     except Exception as exc:                # a defect: this session fails, the batch goes on
         where = traceback.extract_tb(exc.__traceback__)[-1]
         failed = (f"the resolver failed ({type(exc).__name__}: {exc}, "
@@ -162,10 +177,14 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
         for d in result.decisions:
             seen = "revealed" if d.revealed else "not shown"
             lines.append(f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}")
+    if prediction is not None:
+        lines.append(f"{folder}: {prediction.line()}")
     report = SessionReport(folder, "\n".join(lines) + "\n", result.conforms, result.matched,
                            result.total, result.rule_items or 0, result.random_items or 0)
-    if result.conforms:
-        report.witness = witness_of(result)
+    if prediction is not None:
+        report.draws = {k: list(v) for k, v in prediction.kinds.items()}
+    if truth.conforms:
+        report.witness = witness_of(truth)
     diff = result.difference
     if diff is not None:
         report.difference_t = diff.t
@@ -184,7 +203,8 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
                      clock_ratio: float | None = None, decisions: bool = False, jobs: int = 1,
                      scheduler: str | None = None,
                      on_report: Callable[[SessionReport], None] | None = None,
-                     console=None, witnesses: str | None = None) -> list[SessionReport]:
+                     console=None, witnesses: str | None = None,
+                     model: str | None = None) -> list[SessionReport]:
     """Resolve each (folder, script, events) session, ``jobs`` at a time on local processes
     or on the Dask cluster at ``scheduler``; return the reports in the sessions' order.
 
@@ -192,19 +212,20 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
     (``session_clock``, before any work).  ``on_report(report)`` is called for each report in
     the sessions' order, as soon as it and every one before it are done; ``console`` (a rich
     Console) shows a progress line on it.  ``witnesses``: the folder of witnesses (module
-    doc) read before and written after each session, None for none.
+    doc) read before and written after each session, None for none.  ``model``: the name
+    of a draw model (``conform_job``; cleanroom.predict), None to resolve the draws.
     """
     from rig.batch import run_jobs
 
     keys = [recording_key(script, events) if witnesses else "" for _, script, events in sessions]
     jobs_args = [(folder, script, events, tol, *session_clock(events, clock_ratio), decisions,
-                  read_witness(witnesses, key))
+                  read_witness(witnesses, key), model)
                  for (folder, script, events), key in zip(sessions, keys)]
     done: dict[int, SessionReport] = {}
     given = [0]
 
     def finished(i: int, report: SessionReport) -> None:
-        if witnesses and report.witness and report.witness != jobs_args[i][-1]:
+        if witnesses and report.witness and report.witness != jobs_args[i][_WITNESS]:
             write_witness(witnesses, keys[i], os.path.basename(report.folder.rstrip("/")),
                           report.witness)
         done[i] = report
@@ -221,7 +242,7 @@ def _job_cost(job: tuple) -> float:
     """Return how long a conform job may take, relative to others: a resolve's work grows
     with the session's length; checking a witness is one replay (benchmarks/conform_speed.py:
     some 40 times less)."""
-    events, witness = job[2], job[-1]
+    events, witness = job[2], job[_WITNESS]
     length = max((e["t"] for e in events), default=0.0)
     return length / 40 if witness else length
 

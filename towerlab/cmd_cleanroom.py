@@ -100,26 +100,65 @@ def _conform(args, tol, out: IO[str]) -> int:
         from rich.console import Console
         console = Console(file=out)
 
-    def show(report) -> None:
+    model = None
+    if args.no_resolve:
+        from cleanroom.predict import model_named
+
+        model = model_named(args.draw_model)
+        mode = (f"mode: draws made by the draw model {model.name!r} ({model.description}), "
+                f"not resolved from the recording; scored against the resolver's\n")
+    else:
+        mode = "mode: draws resolved from the recording (the resolver)\n"
+    said = [False]
+
+    def write(text: str) -> None:
         if console is not None:
-            console.print(report.text, end="", markup=False, highlight=False, emoji=False,
+            console.print(text, end="", markup=False, highlight=False, emoji=False,
                           soft_wrap=True)
         else:
-            out.write(report.text)
+            out.write(text)
             out.flush()
+
+    def show(report) -> None:
+        if not said[0]:                 # the input is good: the mode, before the first report
+            said[0] = True
+            write(mode)
+        write(report.text)
 
     witnesses = None if args.no_witnesses else (args.witnesses or default_witness_dir())
     reports = conform_sessions(sessions, tol, args.clock_ratio, args.decisions, args.jobs,
                                args.scheduler, on_report=show, console=console,
-                               witnesses=witnesses)
+                               witnesses=witnesses, model=model and model.name)
     if len(reports) > 1:
-        out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
-                  f"conform; {sum(r.matched for r in reports)} of "
-                  f"{sum(r.total for r in reports)} items matched: "
-                  f"{sum(r.rule_items for r in reports)} predicted by rules, "
-                  f"{sum(r.random_items for r in reports)} decided by random choices\n")
+        if model is None:
+            out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
+                      f"conform; {sum(r.matched for r in reports)} of "
+                      f"{sum(r.total for r in reports)} items matched: "
+                      f"{sum(r.rule_items for r in reports)} predicted by rules, "
+                      f"{sum(r.random_items for r in reports)} decided by random choices\n")
+        else:
+            out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
+                      f"conform with the model's draws; {sum(r.matched for r in reports)} of "
+                      f"{sum(r.total for r in reports)} items matched; "
+                      f"{_draws_line(reports)}\n")
         out.write("\n" + summary_table(reports))
     return 0 if all(r.conforms for r in reports) else 1
+
+
+def _draws_line(reports) -> str:
+    """Return the batch's ``draws predicted: K of N`` with each kind's figures."""
+    kinds: dict[str, list[int]] = {}
+    for r in reports:
+        for name, (k, n) in (r.draws or {}).items():
+            counts = kinds.setdefault(name, [0, 0])
+            counts[0] += k
+            counts[1] += n
+    k = sum(v[0] for v in kinds.values())
+    n = sum(v[1] for v in kinds.values())
+    share = f" ({100 * k / n:.1f} %)" if n else ""
+    parts = ", ".join(f"{name} {a} of {b}" for name, (a, b) in
+                      sorted(kinds.items(), key=lambda kv: (-kv[1][1], kv[0])))
+    return f"draws predicted: {k} of {n}{share}" + (f": {parts}" if parts else "")
 
 
 def _stats(args, out: IO[str]) -> int:
@@ -235,6 +274,14 @@ def register(sub) -> None:
                         "try them first next time (default ~/.cache/towerlab/witnesses)")
     p.add_argument("--no-witnesses", action="store_true",
                    help="resolve every session from scratch and keep nothing")
+    p.add_argument("--no-resolve", action="store_true",
+                   help="play each script with the game drawing from its draw model instead of "
+                        "resolving the draws from the recording; report the first difference "
+                        "and 'draws predicted: K of N' against the resolver's draws")
+    p.add_argument("--draw-model", default="likeliest", metavar="NAME",
+                   help="with --no-resolve: the draw model (default likeliest: each draw its "
+                        "likeliest option; no model of the tower's state is known yet, "
+                        "docs/draws.md)")
     p.set_defaults(func=cmd_conform)
 
     q = sub.add_parser("cleanroom-play", help="play the clean-room game in the terminal")

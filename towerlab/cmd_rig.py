@@ -86,13 +86,26 @@ def cmd_record(args, out: IO[str]) -> int:
 def cmd_check(args, out: IO[str]) -> int:
     """Replay a recording's script on a target; print 'equivalent' or the first difference."""
     from analysis.compare import format_comparison
-    from rig.check import check, check_cleanroom
+    from rig.check import check, check_cleanroom, predict_cleanroom
+    from rig.errors import RigError
     from rig.specs import NOMINAL_CLOCK_HZ
+    if args.no_resolve and args.target != "cleanroom":
+        raise RigError(f"--no-resolve applies to the cleanroom target (the game's draw model), "
+                       f"not {args.target}")
     if args.target == "cleanroom":
         if args.clock:
-            from rig.errors import RigError
             raise RigError("--clock applies to the emu and sim targets; the clean-room game "
                            "is compared with its own tolerances")
+        if args.no_resolve:
+            predicted = predict_cleanroom(args.recording, args.draw_model)
+            model = predicted.model
+            print(f"mode: draws made by the draw model {model.name!r} ({model.description}), "
+                  f"not resolved from the recording", file=out)
+            result = predicted.result
+            print(f"equivalent: the clean-room game {result.describe()}" if result.conforms
+                  else result.describe(), file=out)
+            print(predicted.line(), file=out)
+            return 0 if result.conforms else 1
         conformed = check_cleanroom(args.recording)
         if conformed.conforms:
             print(f"equivalent: the clean-room game {conformed.describe()}, random decisions "
@@ -183,6 +196,12 @@ def register(sub) -> None:
     p.add_argument("recording", help="recording directory (from rig record or rig import), "
                                      "or a capture folder with script.txt and events.jsonl")
     _target_options(p)
+    p.add_argument("--no-resolve", action="store_true",
+                   help="cleanroom: the game draws from its draw model instead of resolving "
+                        "the draws from the recording; ends with 'draws predicted: K of N'")
+    p.add_argument("--draw-model", default="likeliest", metavar="NAME",
+                   help="with --no-resolve: the draw model (default likeliest: each draw its "
+                        "likeliest option)")
     p.set_defaults(func=cmd_check)
 
     p = rsub.add_parser("import", help="make a recording from a capture made elsewhere")

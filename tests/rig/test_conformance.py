@@ -68,7 +68,8 @@ def test_the_summary_table_gives_each_session_and_its_first_difference(tmp_path)
 
 def test_one_session_gets_no_table():
     code, text = run("conform", "--reference", FOLDERS[0])
-    assert code == 0 and "session " not in text and text.count("\n") == 1
+    assert code == 0 and "session " not in text and text.count("\n") == 2
+    assert text.startswith("mode: draws resolved from the recording")
 
 
 def test_no_progress_line_unless_the_output_is_a_terminal():

@@ -1,0 +1,181 @@
+"""Play a recording's script with the game's draws made by a draw model instead of resolved
+from the recording, and score the model (``towerlab conform --no-resolve``).
+
+The resolver (cleanroom.conform) shows that the game *could* have produced a recording: it
+gives each random draw the value the recording shows.  The genuine tower is a deterministic
+machine, so its draws follow from its state at each draw, and that state from the press
+times alone; a *draw model* is a rule for that (docs/draws.md says what is known of it).
+Here the script is replayed once, each draw made by the model (``ModelChooser``), and the
+replay compared with the recording at the same check as ``resolve``'s; the model is then
+scored against the resolver's draws for the same recording (``score``): of the draws the
+resolver reads off the recording (every revealed decision that is not a duration), how many
+the model made the same, in the same place, before the model's replay first differs from
+the recording.  A draw after that difference counts as not predicted: the model does not
+re-synchronise from the recording's outputs.
+
+Durations the hidden state decides (the ``*_cycles`` decisions) are drawn by the model too
+but not counted: they are timing, not outcomes.
+
+Models (``MODELS``): ``likeliest``, each draw its likeliest option, the floor any model of
+the tower's state has to beat (no such model is known yet: docs/draws.md).  A model is a
+``DrawModel``: ``draw(name, options, weights, t, tower)``, where ``tower`` is the clean-room
+tower being played, whose tick clock (cleanroom/ticks.py) a model of the genuine's key-loop
+state reads.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from captures.script import Script
+from captures.tower import run_script
+
+from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
+from .matching import ConformError, Result, compare
+from .tower import CleanroomTower
+
+__all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "Prediction", "model_named",
+           "play", "score", "predict"]
+
+
+class DrawModel:
+    """A rule for the game's draws (module doc).  ``name``: how ``--draw-model`` names it;
+    ``description``: what it does, in a few words."""
+
+    name = ""
+    description = ""
+
+    def draw(self, name: str, options: Sequence, weights: Sequence[float] | None, t: float,
+             tower: CleanroomTower) -> Any:
+        """Return the value of draw ``name`` at tower time ``t``, one of ``options`` (those
+        the rules allow; ``weights`` their odds, None for even odds)."""
+        raise NotImplementedError
+
+
+class Likeliest(DrawModel):
+    """Each draw its likeliest option (ties: the first listed), as the resolver's replays
+    take every draw they do not force."""
+
+    name = "likeliest"
+    description = "each draw its likeliest option, not from the press times"
+
+    def draw(self, name, options, weights, t, tower):
+        return ranked(options, weights)[0]
+
+
+MODELS: dict[str, type[DrawModel]] = {m.name: m for m in (Likeliest,)}
+
+
+def model_named(name: str) -> DrawModel:
+    """Return a new model by its name; ConformError naming the known ones otherwise."""
+    try:
+        return MODELS[name]()
+    except KeyError:
+        raise ConformError(f"draw model {name!r}: expected one of "
+                           f"{', '.join(sorted(MODELS))}") from None
+
+
+class ModelChooser(ForcedChooser):
+    """A chooser that logs its decisions as the resolver's does and takes each value from a
+    draw model; ``tower`` is set once the tower it draws for is made."""
+
+    def __init__(self, model: DrawModel):
+        super().__init__(())
+        self.model = model
+        self.tower: CleanroomTower | None = None
+
+    def choose(self, name: str, options: Sequence, weights, t: float):
+        options, weights = allowed(options, weights)
+        value = self.model.draw(name, options, weights, t, self.tower)
+        if value not in options:
+            raise ConformError(f"draw model {self.model.name!r}: {value!r} for {name} at "
+                               f"{t:.3f} s is not one of the options the rules allow "
+                               f"({', '.join(map(repr, options))})")
+        self.calls.append(Decision(t, name, list(options), value, False, weights))
+        return self._hand(value, t)
+
+
+def play(script: Script, model: DrawModel, until: float, clock_ratio: float = 1.0
+         ) -> tuple[list[dict], list[Decision]]:
+    """Replay ``script`` to ``until`` with every draw made by ``model``; return (events,
+    decisions)."""
+    chooser = ModelChooser(model)
+    tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
+    chooser.tower = tower
+    try:
+        return run_script(tower, script, until=until), chooser.calls
+    finally:
+        tower.close()
+
+
+def score(calls: Sequence[Decision], truth: Sequence[Decision], before: float,
+          truth_before: float) -> dict[str, list[int]]:
+    """Return {kind: [predicted, drawn]}: ``drawn`` counts the resolver's draws (``truth``:
+    revealed decisions that are not durations, before ``truth_before``, where the resolver's
+    own replay first differs, if it does); ``predicted`` those the model's replay
+    (``calls``) took in the same place (the same index, name and time) with the same value,
+    before ``before`` (its first difference from the recording)."""
+    kinds: dict[str, list[int]] = {}
+    for i, d in enumerate(truth):
+        if is_timing(d) or not d.revealed or d.t >= truth_before:
+            continue
+        counts = kinds.setdefault(d.name, [0, 0])
+        counts[1] += 1
+        if i < len(calls):
+            m = calls[i]
+            if m.name == d.name and abs(m.t - d.t) < 1e-6 and m.value == d.value \
+                    and m.t < before:
+                counts[0] += 1
+    return kinds
+
+
+@dataclass
+class Prediction:
+    """A model's replay of a recording (``result``: its comparison, ``calls``: its draws)
+    and its score against the resolver's (``truth``, ``kinds``: {kind: [predicted,
+    drawn]})."""
+    model: DrawModel
+    result: Result
+    calls: list
+    truth: Result
+    kinds: dict = field(default_factory=dict)
+
+    @property
+    def predicted(self) -> int:
+        return sum(k for k, _ in self.kinds.values())
+
+    @property
+    def drawn(self) -> int:
+        return sum(n for _, n in self.kinds.values())
+
+    def line(self) -> str:
+        """Return the report's last line: ``draws predicted: K of N`` and what it counts."""
+        parts = ", ".join(f"{name} {k} of {n}" for name, (k, n) in
+                          sorted(self.kinds.items(), key=lambda kv: (-kv[1][1], kv[0])))
+        text = f"draws predicted: {self.predicted} of {self.drawn}"
+        if parts:
+            text += f" ({parts})"
+        if not self.result.conforms:
+            text += f"; none counted after the first difference at {self.result.diff_time:.3f} s"
+        if not self.truth.conforms:
+            text += (f"; the resolver's own replay differs at {self.truth.diff_time:.3f} s: "
+                     f"its draws after that are not counted")
+        return text
+
+
+def predict(script: Script, reference: Sequence[dict], model: DrawModel, truth: Result,
+            tol=None, end: float | None = None, clock_ratio: float = 1.0,
+            types: Sequence[str] | None = None) -> Prediction:
+    """Replay ``script`` with ``model``'s draws, compare it with ``reference`` (as
+    ``resolve`` does: ``tol`` default the strict check, ``end`` the recording's), and score
+    it against ``truth``, the resolver's result for the same recording."""
+    from .conform import _defaults
+
+    tol, end = _defaults(script, reference, tol, end, clock_ratio)
+    events, calls = play(script, model, end, clock_ratio)
+    result = compare(reference, events, tol, end, types)
+    result.decisions = list(calls)
+    before = result.diff_time
+    truth_before = truth.diff_time
+    return Prediction(model, result, list(calls), truth,
+                      score(calls, truth.decisions, before, truth_before))
