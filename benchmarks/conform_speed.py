@@ -23,6 +23,12 @@ which takes some tens of minutes on a 112-session corpus)::
 
     .venv/bin/python benchmarks/conform_speed.py --corpus CORPUS --jobs 2 [--no-old]
 
+The sessions of a corpus whose length is within a tenth of S seconds, one after the other
+on one process, the new path only (processor time of each, the median, and how many resolve
+within ``--goal`` seconds)::
+
+    .venv/bin/python benchmarks/conform_speed.py --corpus CORPUS --around 400 [--goal 2]
+
 Goals (issue: conformance in seconds): a 400 s session in under 2 s on one core; a 142-session
 corpus in under 5 minutes on 2 cores with ``--jobs 2``.
 """
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -133,18 +140,53 @@ def corpus(folder: str, jobs: int, old: bool) -> None:
               f"{len(sessions)} sessions")
 
 
-def main() -> None:
+def around(folder: str, seconds: float, goal: float) -> int:
+    from cleanroom.conform import load_reference
+
+    picked = []
+    for p in sorted(Path(folder).iterdir()):
+        if (p / "script.txt").exists() and (p / "events.jsonl").exists():
+            script, events = load_reference(str(p))
+            length = max(e["t"] for e in events)
+            if abs(length - seconds) <= seconds / 10:
+                picked.append((p.name, length, script, events))
+    if not picked:
+        print(f"{folder}: no session of {seconds:.0f} s +- 10 %", file=sys.stderr)
+        return 2
+    print(f"corpus {folder}: {len(picked)} sessions of {seconds * 0.9:.0f}-{seconds * 1.1:.0f} "
+          f"s, one process, load {os.getloadavg()[0]:.1f}")
+    cpus = []
+    for name, length, script, events in picked:
+        result, cpu, wall = timed(script, events, fast=True)
+        cpus.append(cpu)
+        print(f"  {name:24} {length:6.0f} s of play: {cpu:6.2f} s processor, {wall:6.2f} s wall"
+              f" ({'conforms' if result.conforms else 'differs'})")
+    print(f"  median {statistics.median(cpus):.2f} s, fastest {min(cpus):.2f} s, slowest "
+          f"{max(cpus):.2f} s; "
+          f"{sum(c < goal for c in cpus)} of {len(cpus)} under {goal:g} s")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--session", default=str(SESSION), help="one reference folder")
     ap.add_argument("--corpus", help="a folder of reference folders (instead of --session)")
     ap.add_argument("--jobs", type=int, default=2, help="processes for --corpus (default 2)")
     ap.add_argument("--no-old", action="store_true", help="--corpus: time the new path only")
-    args = ap.parse_args()
+    ap.add_argument("--around", type=float, metavar="S",
+                    help="--corpus: time each session of S seconds +- 10 %% on one process")
+    ap.add_argument("--goal", type=float, default=2.0,
+                    help="--around: count the sessions resolved within this many processor "
+                         "seconds (default 2)")
+    args = ap.parse_args(argv)
+    if args.corpus and args.around:
+        return around(args.corpus, args.around, args.goal)
     if args.corpus:
         corpus(args.corpus, args.jobs, not args.no_old)
     else:
         one_session(args.session)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -30,6 +30,7 @@ from typing import Any, Sequence
 from captures.script import Script
 from captures.tower import run_script
 
+from .conform import _defaults
 from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
@@ -169,8 +170,6 @@ def predict(script: Script, reference: Sequence[dict], model: DrawModel, truth: 
     """Replay ``script`` with ``model``'s draws, compare it with ``reference`` (as
     ``resolve`` does: ``tol`` default the strict check, ``end`` the recording's), and score
     it against ``truth``, the resolver's result for the same recording."""
-    from .conform import _defaults
-
     tol, end = _defaults(script, reference, tol, end, clock_ratio)
     events, calls = play(script, model, end, clock_ratio)
     result = compare(reference, events, tol, end, types)
