@@ -154,3 +154,10 @@ def test_conform_with_an_unknown_draw_model_is_one_line_naming_it(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and text == "" and len(err) == 1
     assert "draw model 'oracle': expected one of likeliest" in err[0]
+
+
+def test_conform_no_resolve_on_two_processes_prints_what_one_process_prints():
+    folders = [str(DATA / "captures" / n) for n in ("level4_bazaar", "level_select")]
+    one = run("conform", "--no-resolve", "--no-witnesses", "--reference", *folders)
+    two = run("conform", "--no-resolve", "--no-witnesses", "--jobs", "2", "--reference", *folders)
+    assert one == two and one[0] == 1
