@@ -816,7 +816,8 @@ def _count_items(result: Result, search: _Search) -> None:
     taken = [d.value for d in result.decisions]
     limit = result.diff_time
     decided: set[int] = set()
-    matched = result.matched_items
+    matched = result.matched_items          # in time order
+    matched_t = [g.t for g in matched]
     seen = search.replay(taken, end)[1]     # kept from the search, most often
     for i, d in enumerate(result.decisions):
         if len(d.options) < 2 or d.t > limit:
@@ -825,7 +826,8 @@ def _count_items(result: Result, search: _Search) -> None:
         until = min([end, next((t for t in presses if t > d.t + 1e-9), end)] + later[:1])
         if _unseen(seen, i, until):
             continue            # another option shows the same until then (cleanroom.watched)
-        inside = [k for k, g in enumerate(matched) if d.t - 1e-9 <= g.t < until]
+        inside = range(bisect.bisect_left(matched_t, d.t - 1e-9),
+                       bisect.bisect_left(matched_t, until))
         if not inside:
             continue
         other = next(o for o in _ranked(d.options, d.weights) if o != d.value)
