@@ -171,21 +171,27 @@ def check_cleanroom(path: str | os.PathLike):
     """
     from cleanroom.conform import resolve
 
-    rec = load_recording(path)
-    end = compared_end(rec)
-    types = [t for t in ALL_OUTPUT_TYPES if t in rec.meta.get("observed", ALL_OUTPUT_TYPES)]
-    return resolve(rec.script, [e for e in rec.events if e["t"] < end], end=end, types=types)
+    script, events, end, types = _cleanroom_reference(path)
+    return resolve(script, events, end=end, types=types)
 
 
 def predict_cleanroom(path: str | os.PathLike, model: str):
     """Check a recording against the clean-room game drawing from the draw model ``model``
     (cleanroom.predict), compared as ``check_cleanroom`` compares, and scored against the
     draws ``check_cleanroom`` resolves; return cleanroom.predict's Prediction."""
+    from cleanroom.conform import resolve
     from cleanroom.predict import model_named, predict
 
     drawing = model_named(model)            # an unknown name fails before any work
+    script, events, end, types = _cleanroom_reference(path)
+    truth = resolve(script, events, end=end, types=types)
+    return predict(script, events, drawing, truth, end=end, types=types)
+
+
+def _cleanroom_reference(path: str | os.PathLike) -> tuple:
+    """Return (script, events up to the compared end, that end, the output types observed)
+    of a recording, as the clean-room game is compared with it."""
     rec = load_recording(path)
     end = compared_end(rec)
     types = [t for t in ALL_OUTPUT_TYPES if t in rec.meta.get("observed", ALL_OUTPUT_TYPES)]
-    events = [e for e in rec.events if e["t"] < end]
-    return predict(rec.script, events, drawing, check_cleanroom(path), end=end, types=types)
+    return rec.script, [e for e in rec.events if e["t"] < end], end, types
