@@ -36,7 +36,7 @@ from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
 
 __all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "Prediction", "model_named",
-           "play", "score", "predict"]
+           "play", "score", "predict", "by_kind", "mode_line"]
 
 
 class DrawModel:
@@ -130,6 +130,18 @@ def score(calls: Sequence[Decision], truth: Sequence[Decision], before: float,
     return kinds
 
 
+def by_kind(kinds: dict) -> str:
+    """Return ``{kind: [predicted, drawn]}`` as "move K of N, ...", the most drawn first."""
+    return ", ".join(f"{name} {k} of {n}" for name, (k, n) in
+                     sorted(kinds.items(), key=lambda kv: (-kv[1][1], kv[0])))
+
+
+def mode_line(model: DrawModel) -> str:
+    """Return the line that says a report's draws were made by ``model``."""
+    return (f"mode: draws made by the draw model {model.name!r} ({model.description}), "
+            f"not resolved from the recording")
+
+
 @dataclass
 class Prediction:
     """A model's replay of a recording (``result``: its comparison, ``calls``: its draws)
@@ -151,8 +163,7 @@ class Prediction:
 
     def line(self) -> str:
         """Return the report's last line: ``draws predicted: K of N`` and what it counts."""
-        parts = ", ".join(f"{name} {k} of {n}" for name, (k, n) in
-                          sorted(self.kinds.items(), key=lambda kv: (-kv[1][1], kv[0])))
+        parts = by_kind(self.kinds)
         text = f"draws predicted: {self.predicted} of {self.drawn}"
         if parts:
             text += f" ({parts})"

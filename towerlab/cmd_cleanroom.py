@@ -102,11 +102,10 @@ def _conform(args, tol, out: IO[str]) -> int:
 
     model = None
     if args.no_resolve:
-        from cleanroom.predict import model_named
+        from cleanroom.predict import mode_line, model_named
 
         model = model_named(args.draw_model)
-        mode = (f"mode: draws made by the draw model {model.name!r} ({model.description}), "
-                f"not resolved from the recording; scored against the resolver's\n")
+        mode = f"{mode_line(model)}; scored against the resolver's\n"
     else:
         mode = "mode: draws resolved from the recording (the resolver)\n"
     said = [False]
@@ -147,6 +146,8 @@ def _conform(args, tol, out: IO[str]) -> int:
 
 def _draws_line(reports) -> str:
     """Return the batch's ``draws predicted: K of N`` with each kind's figures."""
+    from cleanroom.predict import by_kind
+
     kinds: dict[str, list[int]] = {}
     for r in reports:
         for name, (k, n) in (r.draws or {}).items():
@@ -156,8 +157,7 @@ def _draws_line(reports) -> str:
     k = sum(v[0] for v in kinds.values())
     n = sum(v[1] for v in kinds.values())
     share = f" ({100 * k / n:.1f} %)" if n else ""
-    parts = ", ".join(f"{name} {a} of {b}" for name, (a, b) in
-                      sorted(kinds.items(), key=lambda kv: (-kv[1][1], kv[0])))
+    parts = by_kind(kinds)
     return f"draws predicted: {k} of {n}{share}" + (f": {parts}" if parts else "")
 
 

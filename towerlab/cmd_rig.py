@@ -97,10 +97,10 @@ def cmd_check(args, out: IO[str]) -> int:
             raise RigError("--clock applies to the emu and sim targets; the clean-room game "
                            "is compared with its own tolerances")
         if args.no_resolve:
+            from cleanroom.predict import mode_line
+
             predicted = predict_cleanroom(args.recording, args.draw_model)
-            model = predicted.model
-            print(f"mode: draws made by the draw model {model.name!r} ({model.description}), "
-                  f"not resolved from the recording", file=out)
+            print(mode_line(predicted.model), file=out)
             result = predicted.result
             print(f"equivalent: the clean-room game {result.describe()}" if result.conforms
                   else result.describe(), file=out)
