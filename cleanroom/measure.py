@@ -278,19 +278,17 @@ def measure_all(search, decisions: list, settled: int = 0) -> list | None:
     decisions before them were settled, and left the others at the game's own value.  After
     a change the decisions after it are replayed and matched by name (``_AligningChooser``: a
     moved duration can add or remove a key at a scan's edge, which would shift every later
-    value).  The first
-    ``settled`` decisions were settled by the search: a duration among them is measured with
-    the draws that follow it up to the next duration as they were settled (``_tail``), not
-    at their likeliest options (a turn's pause measured at the next MOVE's click where a
-    stray key, settled as taken, clicks first)."""
+    value).  The first ``settled`` decisions were settled by the search: a duration among
+    them is measured with the draws that follow it up to the next duration as they were
+    settled (``_tail``), not at their likeliest options (a turn's pause measured at the next
+    MOVE's click where a stray key, settled as taken, clicks first)."""
     calls = list(decisions)
     changed = False
     k = 0
     while k < len(calls):
         if is_timing(calls[k]):
             values = [d.value for d in calls[:k]]
-            option = measure(search, values, calls[k],
-                             tail=_tail(calls, k, settled) if k < settled else ())
+            option = measure(search, values, calls[k], tail=_tail(calls, k, settled))
             if option is not None and option != calls[k].value:
                 chooser = _AligningChooser(values + [option], calls[k + 1:])
                 tower = CleanroomTower(chooser=chooser, clock_ratio=search.clock_ratio)
