@@ -1,4 +1,4 @@
-"""Subcommands of the captures area: decode, plot, wav, diff, clock (registered by
+"""Subcommands of the captures area: decode, plot, wav, diff, clock, draws (registered by
 towerlab.cli). Each is a small function ``(args, out) -> exit status`` over ``analysis``."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import io
 import math
 from typing import IO, Iterator
 
-__all__ = ["register", "cmd_decode", "cmd_plot", "cmd_wav", "cmd_diff", "cmd_clock"]
+__all__ = ["register", "cmd_decode", "cmd_plot", "cmd_wav", "cmd_diff", "cmd_clock",
+           "cmd_draws"]
 
 
 @contextlib.contextmanager
@@ -258,6 +259,17 @@ def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
+    """Read a timing sweep: what the tower drew at each key scan, and the figures of
+    docs/draws.md (analysis.draws)."""
+    from analysis.draws import read_sweep, sweep_report
+
+    sweep = read_sweep(args.sweep, press=args.press)
+    for line in sweep_report(sweep, runs=args.runs):
+        print(line, file=out)
+    return 0
+
+
 def _checked(convert, ok, what: str):
     """Return an argparse type: ``convert(text)`` that must satisfy ``ok``, else one line."""
     def parse(text: str):
@@ -368,3 +380,16 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "(events .jsonl or capture), e.g. a shared capture's events.jsonl")
     p.add_argument("--channel-map", **cmap)
     p.set_defaults(func=cmd_clock)
+
+    p = sub.add_parser("draws", help="read a timing sweep: what the tower drew at each key scan",
+                       description="Read a sweep of the genuine tower (one key pressed a frame "
+                                   "later in each run): a lab sweep folder with sweep.jsonl, or "
+                                   "one recording folder per run (the swept key is the last "
+                                   "press). Print its key scans, outcomes, draw times and the "
+                                   "figures of docs/draws.md.")
+    p.add_argument("sweep", nargs="+", metavar="DIR",
+                   help="a folder with sweep.jsonl, or recording folders with events.jsonl")
+    p.add_argument("--press", type=int, metavar="N",
+                   help="the swept key is press N of each recording (from 0; default the last)")
+    p.add_argument("--runs", action="store_true", help="a line per run first")
+    p.set_defaults(func=cmd_draws)

@@ -1,0 +1,363 @@
+"""Read a timing sweep of the genuine tower: one key pressed a frame later in each run, and
+what the tower drew at each key scan (docs/draws.md says what the figures mean).
+
+A sweep is a set of runs that are the same game up to one press, the *swept* key, moved by
+whole 1/60 s frames.  The lab's sweeps come as one folder with ``sweep.jsonl`` (a line per
+run: ``offset_frames``, ``press_s`` when the chip first saw the key, and ``events``); a
+sweep asked for as single games comes as one recording folder per run (``events.jsonl``,
+the swept key the last press, or ``press`` counted from 0).  From each run this reads:
+
+- ``click``: the key's click, the first tone after the press (the key loop's scan that took
+  it: runs with the same click were taken at the same scan);
+- ``think``: the time from the click to the tower's next output (the reel's motor, a lamp
+  or a tone), in instructions (``captures.darktower_facts``: 425 kHz, 6 clocks each);
+- ``outcome``: the first picture lit after the press (``analysis.pictures``), "none" when
+  the tower lit none; ``number``: the first number the display shows while it is lit.
+
+and over the sweep's key scans (``Sweep``):
+
+- whether runs taken at the same scan showed the same thing (``same_scan``);
+- how often the outcome at scan n comes again at scan n + p (``lag_profile``);
+- the think times of each outcome: a base and a whole number j of 3-instruction steps
+  (``loop_counts``);
+- for a MOVE sweep, (j + e) mod 3, e the outcome's place in the circle PLAGUE, DRAGON,
+  LOST (a safe move counts as LOST with a base of its own), over blocks of consecutive
+  scans of every period (``block_fits``), and a battle's count of BRIGANDS against its
+  think time modulo 3 (``battle_residues``).
+
+Example::
+
+    sweep = read_sweep("shared/captures/experiments/sweeps/move_l2_p1_s102")
+    print("\\n".join(sweep_report(sweep)))
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from analysis.base import AnalysisError
+from analysis.pictures import BLANK, lit_pictures
+from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
+from captures.events import read_events
+
+__all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
+           "MOVE_CIRCLE", "PASS_S"]
+
+PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
+SAME_CLICK_S = 2e-4      # clicks this close are the same scan's
+CLICK_WITHIN_S = 0.2     # the click follows the press within this
+FRAME_S = 1 / 60         # a display frame
+OUTPUTS = ("motor", "lamp", "tone")
+# a MOVE's outcomes in the order its draw steps round them (docs/draws.md, section 6); the
+# safe move (no picture) counts as LOST, with a base time of its own
+MOVE_CIRCLE = {"PLAGUE": 0, "DRAGON": 1, "LOST": 2, "none": 2}
+MOVE_OUTCOMES = {"PLAGUE", "DRAGON", "LOST", "BRIGANDS", "none"}
+SAFE_ABOVE = 13          # a safe move's base lies this many instructions above the others'
+
+
+class SweepError(AnalysisError):
+    """A sweep that cannot be read: the message names the file and what was expected."""
+
+
+@dataclass
+class Run:
+    """One run of a sweep: ``label`` (its frame offset or folder), the swept key's
+    ``press`` and ``click`` (s), the tower's next output after the click (``first``, s, and
+    its ``kind``), the first picture lit after the press (``outcome``) and the number shown
+    with it, and the events after the click (``after``: for comparing runs)."""
+    label: str
+    press: float
+    click: float | None
+    first: float | None
+    kind: str
+    outcome: str
+    number: str
+    end: float
+    after: list = field(default_factory=list, repr=False)
+    scan: int | None = None
+
+    @property
+    def think(self) -> float | None:
+        """Return the time from the click to the next output in instructions."""
+        if self.click is None or self.first is None:
+            return None
+        return (self.first - self.click) * NOMINAL_CLOCK_HZ / INSTRUCTION_CYCLES
+
+
+def run_from_events(label: str, events: Sequence[dict], press: float,
+                    end: float | None = None) -> Run:
+    """Return what ``events`` show after the swept key pressed at ``press`` seconds (module
+    doc); ``end``: where the run's recording stops (default its last event)."""
+    events = sorted(events, key=lambda e: e["t"])
+    end = max((e["t"] for e in events), default=press) if end is None else end
+    click = next((e["t"] for e in events if e["type"] == "tone"
+                  and press - 1e-9 <= e["t"] <= press + CLICK_WITHIN_S), None)
+    first, kind = None, "none"
+    if click is not None:
+        nxt = next((e for e in events if e["t"] > click + 1e-7 and e["type"] in OUTPUTS
+                    and (e["type"] == "tone" or e.get("on"))), None)
+        if nxt is not None:
+            first, kind = nxt["t"], nxt["type"]
+    lit = [x for x in lit_pictures(events, end)
+           if x.start > press and x.picture not in ("", BLANK)]
+    outcome, number = "none", ""
+    if lit:
+        outcome = lit[0].picture
+        number = next((e["text"].strip() for e in events if e["type"] == "display"
+                       and lit[0].start - 1e-6 <= e["t"] <= lit[0].end
+                       and e["text"].strip().isdigit()), "")
+    # what follows the click, to compare runs: every output dated to the microsecond, the
+    # display's texts in order (a display is dated by the frame it shows in, MAME's poll)
+    after = [] if click is None else [
+        (round(e["t"], 6), e["type"] if e["type"] != "display" else None,
+         tuple(sorted((k, str(v)) for k, v in e.items() if k not in ("t", "type"))))
+        for e in events if e["t"] > click - 1e-7 and e["type"] != "button"]
+    return Run(label, press, click, first, kind, outcome, number, end, after)
+
+
+def _number_scans(runs: list[Run]) -> None:
+    """Number the runs' key scans from 0, a pass apart: runs whose clicks coincide share
+    one; a longer gap between clicks counts its passes (``PASS_S``)."""
+    clicked = sorted((r for r in runs if r.click is not None), key=lambda r: r.click)
+    scan, last = 0, None
+    for r in clicked:
+        if last is not None and r.click - last > SAME_CLICK_S:
+            scan += max(1, round((r.click - last) / PASS_S))
+        if last is None or r.click - last > SAME_CLICK_S:
+            last = r.click
+        r.scan = scan
+
+
+class Sweep:
+    """The runs of a sweep (``read_sweep``) and what they show over its key scans."""
+
+    def __init__(self, name: str, runs: list[Run]):
+        self.name, self.runs = name, runs
+        _number_scans(runs)
+        self.by_scan: dict[int, list[Run]] = collections.defaultdict(list)
+        for r in runs:
+            if r.scan is not None:
+                self.by_scan[r.scan].append(r)
+
+    @property
+    def scans(self) -> dict[int, Run]:
+        """Return the first run taken at each scan, by scan."""
+        return {s: rs[0] for s, rs in sorted(self.by_scan.items())}
+
+    def is_move(self) -> bool:
+        """Tell whether the swept key drew a MOVE's outcomes only."""
+        return {r.outcome for r in self.scans.values()} <= MOVE_OUTCOMES
+
+    def same_scan(self) -> tuple[int, int]:
+        """Return (pairs of runs taken at the same scan that showed the same after the click
+        up to the earlier run's end: each lamp, motor, reel and tone at the same microsecond,
+        the same display texts in the same order; such pairs)."""
+        def seen(run: Run, stop: float) -> tuple[list, list]:
+            kept = [x for x in run.after if x[0] < stop]
+            return [x for x in kept if x[1] is not None], [x[2] for x in kept if x[1] is None]
+        same = pairs = 0
+        for rs in self.by_scan.values():
+            for a, b in zip(rs, rs[1:]):
+                stop = min(a.end, b.end) - FRAME_S    # the last frame may be cut in one
+                pairs += 1
+                same += seen(a, stop) == seen(b, stop)
+        return same, pairs
+
+    def lag_profile(self, lags: Iterable[int] = range(1, 13)) -> dict[int, tuple[int, int]]:
+        """Return, for each lag p, (scans n whose outcome comes again at scan n + p, scans n
+        with a scan n + p)."""
+        scans = self.scans
+        out = {}
+        for p in lags:
+            both = [n for n in scans if n + p in scans]
+            out[p] = (sum(scans[n].outcome == scans[n + p].outcome for n in both), len(both))
+        return out
+
+    def branches(self) -> dict[str, list[int]]:
+        """Return the scans of each branch of the draw's time: a battle (BRIGANDS), a move
+        without a picture ("none") and the other outcomes together ("picture")."""
+        out: dict[str, list[int]] = collections.defaultdict(list)
+        for n, r in self.scans.items():
+            if r.think is None:
+                continue
+            out["battle" if r.outcome == "BRIGANDS" else
+                "none" if r.outcome == "none" else "picture"].append(n)
+        return dict(out)
+
+    def loop_counts(self) -> dict[str, tuple[int, dict[int, int], int]]:
+        """Return, per branch other than a battle, (its base: the shortest think time in whole
+        instructions; each scan's j, the steps of 3 instructions above the base, for the
+        think times that are the base plus a whole number of them within 0.1 instruction;
+        how many are not)."""
+        scans = self.scans
+        out = {}
+        for branch, ns in self.branches().items():
+            if branch == "battle":
+                continue
+            base = round(min(scans[n].think for n in ns))
+            js, off = {}, 0
+            for n in ns:
+                steps = (scans[n].think - base) / 3
+                if abs(steps - round(steps)) * 3 <= 0.1:
+                    js[n] = round(steps)
+                else:
+                    off += 1
+            out[branch] = (base, js, off)
+        return out
+
+    def block_values(self) -> dict[int, int]:
+        """Return (j + e) mod 3 at each scan of a MOVE sweep with a loop count (module doc):
+        j counted from the picture branch's base, a safe move's from that base plus
+        ``SAFE_ABOVE`` instructions (its own base lies so in both MOVE sweeps, up to whole
+        steps), e its place in ``MOVE_CIRCLE``."""
+        counts = self.loop_counts()
+        if "picture" not in counts:
+            return {}
+        base = counts["picture"][0]
+        out = {}
+        for n, r in self.scans.items():
+            if r.think is None or r.outcome not in MOVE_CIRCLE:
+                continue
+            steps = (r.think - base - (SAFE_ABOVE if r.outcome == "none" else 0)) / 3
+            if abs(steps - round(steps)) * 3 <= 0.1:
+                out[n] = (round(steps) + MOVE_CIRCLE[r.outcome]) % 3
+        return out
+
+    def block_fits(self, periods: Iterable[int] = range(6, 60)) -> dict[int, tuple[int, int]]:
+        """Return, per period P, (the fewest scans whose ``block_values`` differ from their
+        block's commonest value, blocks of P consecutive scans at any phase; that phase: the
+        first block's first scan modulo P)."""
+        values = self.block_values()
+        out = {}
+        for period in periods:
+            best = None
+            for phase in range(period):
+                blocks: dict[int, collections.Counter] = collections.defaultdict(
+                    collections.Counter)
+                for n, v in values.items():
+                    blocks[(n - phase) // period][v] += 1
+                miss = sum(sum(c.values()) - max(c.values()) for c in blocks.values())
+                if best is None or miss < best[0]:
+                    best = (miss, phase)
+            out[period] = best
+        return out
+
+    def blocks(self, period: int, phase: int) -> list[tuple[int, int | None]]:
+        """Return (first scan, commonest value) of each block of ``period`` scans at
+        ``phase`` that holds a scan with a value."""
+        values = self.block_values()
+        blocks: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
+        for n, v in values.items():
+            blocks[(n - phase) // period][v] += 1
+        return [(b * period + phase, blocks[b].most_common(1)[0][0]) for b in sorted(blocks)]
+
+    def battle_residues(self) -> dict[int, collections.Counter]:
+        """Return, per count of BRIGANDS a battle showed, its think times (whole
+        instructions) modulo 3, counted."""
+        out: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
+        for r in self.scans.values():
+            if r.outcome == "BRIGANDS" and r.think is not None and r.number:
+                out[int(r.number)][round(r.think) % 3] += 1
+        return dict(sorted(out.items()))
+
+
+def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
+    """Read a sweep: a folder with ``sweep.jsonl``, or recording folders with
+    ``events.jsonl`` (one run each; the swept key is the last press, or press number
+    ``press`` from 0).  Raise ``SweepError`` naming the file for anything else."""
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    if len(paths) == 1 and os.path.isfile(os.path.join(paths[0], "sweep.jsonl")):
+        return _read_lab_sweep(paths[0])
+    runs = []
+    for folder in paths:
+        path = os.path.join(folder, "events.jsonl")
+        if not os.path.isfile(path):
+            raise SweepError(f"{folder}: no sweep.jsonl or events.jsonl (expected a sweep "
+                             f"folder or recording folders)")
+        try:
+            events = read_events(path)
+        except (OSError, ValueError) as exc:
+            raise SweepError(f"{path}: {exc}") from None
+        presses = [e["t"] for e in events if e["type"] == "button" and e["action"] == "press"]
+        if not presses:
+            raise SweepError(f"{path}: no button press (expected the swept key's)")
+        if press is not None and not -len(presses) <= press < len(presses):
+            raise SweepError(f"{path}: press {press} asked for, it has {len(presses)} presses")
+        t = presses[-1 if press is None else press]
+        runs.append(run_from_events(os.path.basename(os.path.normpath(folder)), events, t))
+    return Sweep(", ".join(os.path.basename(os.path.normpath(p)) for p in paths[:1]) +
+                 (f" and {len(paths) - 1} more" if len(paths) > 1 else ""), runs)
+
+
+def _read_lab_sweep(folder: str) -> Sweep:
+    path = os.path.join(folder, "sweep.jsonl")
+    runs = []
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                label, t, events = str(rec["offset_frames"]), float(rec["press_s"]), \
+                    rec["events"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise SweepError(f"{path}:{i}: expected a JSON object with offset_frames, "
+                                 f"press_s and events ({exc})") from None
+            runs.append(run_from_events(label, events, t))
+    if not runs:
+        raise SweepError(f"{path}: no runs")
+    return Sweep(os.path.basename(os.path.normpath(folder)), runs)
+
+
+def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:
+    """Return the lines of ``towerlab draws``: the sweep's scans, outcomes and the figures of
+    docs/draws.md sections 1, 2, 3, 6 and 7 (``runs``: a line per run first)."""
+    lines = []
+    scans = sweep.scans
+    if runs:
+        lines.append("run     press s     click s  scan  outcome   number  think (instr)")
+        for r in sorted(sweep.runs, key=lambda r: r.press):
+            think = "-" if r.think is None else f"{r.think:.2f}"
+            lines.append(f"{r.label:>5} {r.press:11.6f} {r.click or 0:11.6f} "
+                         f"{'-' if r.scan is None else r.scan:>5}  {r.outcome:9} "
+                         f"{r.number or '-':>6}  {think}")
+    unclicked = sum(r.click is None for r in sweep.runs)
+    lines.append(f"sweep {sweep.name}: {len(sweep.runs)} runs, {len(scans)} key scans "
+                 f"({unclicked} runs without a click)")
+    same, pairs = sweep.same_scan()
+    lines.append(f"runs taken at the same scan that show the same after the click: "
+                 f"{same} of {pairs} pairs")
+    counts = collections.Counter(r.outcome for r in scans.values())
+    lines.append("outcomes by scan: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
+    lines.append("sequence: " + " ".join(_letter(scans[n].outcome) for n in scans))
+    prof = sweep.lag_profile()
+    chance = sum((v / len(scans)) ** 2 for v in counts.values())
+    lines.append(f"same outcome p scans later (chance {chance:.2f}): " +
+                 ", ".join(f"{p}: {a}/{b}" for p, (a, b) in prof.items()))
+    for branch, (base, js, off) in sorted(sweep.loop_counts().items()):
+        if js:
+            lines.append(f"think time, {branch}: {base} + 3j instructions at {len(js)} scans "
+                         f"(j {min(js.values())}-{max(js.values())}), {off} not")
+    if sweep.is_move():
+        fits = sweep.block_fits()
+        values = sweep.block_values()
+        clean = [p for p, (miss, _) in fits.items() if miss == 0]
+        lines.append(f"(j + e) mod 3 over blocks: {len(values)} scans; periods that leave no "
+                     f"exception: {', '.join(map(str, clean)) or 'none'}")
+        miss, phase = fits[18]
+        blocks = sweep.blocks(18, phase)
+        lines.append(f"  blocks of 18 scans: {miss} exceptions; blocks begin at " +
+                     ", ".join(f"{s} ({v})" for s, v in blocks) + " (scan (value))")
+        residues = sweep.battle_residues()
+        if residues:
+            lines.append("battles, think time mod 3 by BRIGANDS: " + "; ".join(
+                f"{n}: " + " ".join(f"{r}x{c}" for r, c in sorted(cnt.items()))
+                for n, cnt in residues.items()))
+    return lines
+
+
+def _letter(outcome: str) -> str:
+    return {"none": "-", "BRIGANDS": "B"}.get(outcome, outcome[:1])

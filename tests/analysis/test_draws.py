@@ -1,0 +1,163 @@
+"""analysis.draws (``towerlab draws``): a timing sweep of the genuine tower read scan by scan,
+with the figures docs/draws.md gives (sections 1, 2, 3, 6 and 7).
+
+The sweep of a MOVE of the corpus session l2_p1_s102 is in tests/data/sweeps (every clone
+has it); the lab's other sweeps are read where the lab keeps them beside the corpus
+(tests/corpus.py), checked against the same figures of the document."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.draws import SweepError, read_sweep
+from tests.corpus import genuine_corpus
+from towerlab.cli import main
+
+DATA_SWEEP = Path(__file__).resolve().parents[1] / "data" / "sweeps" / "move_l2_p1_s102"
+
+# docs/draws.md, per MOVE sweep: the same outcome 1, 2 and 7 scans later; the bases of the
+# picture and the no-picture branches and the largest j; the 18-scan blocks' first scans and
+# values; the brigands' think times modulo 3
+DOC = {
+    "move_l2_p1_s102": dict(lags={1: (0, 77), 2: (25, 76), 7: (53, 71)},
+                            bases={"picture": 927, "none": 937}, jmax=14,
+                            blocks=[(5, 1), (23, 0), (41, 1), (59, 0)],
+                            battles={8: {2: 2}, 9: {0: 3}, 10: {1: 3}, 11: {2: 2}, 12: {1: 2}}),
+    "move_l1_p1_s101": dict(lags={1: (0, 77), 2: (30, 76), 7: (48, 71)},
+                            bases={"picture": 938, "none": 951}, jmax=15,
+                            blocks=[(14, 1), (32, 2), (50, 1), (68, 2)],
+                            battles={8: {1: 4}, 10: {0: 6}, 11: {1: 3}, 12: {0: 3}}),
+}
+
+
+def lab_sweeps() -> list[Path]:
+    corpus = genuine_corpus()
+    folder = None if corpus is None else corpus.parent / "experiments" / "sweeps"
+    return sorted(p for p in folder.iterdir() if (p / "sweep.jsonl").is_file()) \
+        if folder is not None and folder.is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    return read_sweep(str(DATA_SWEEP))
+
+
+def test_each_run_is_taken_at_the_second_scan_that_sees_its_key(sweep):
+    # a scan a pass apart (25.4-26.0 ms): the click comes one to two passes after the press
+    assert len(sweep.runs) == 120 and len(sweep.scans) == 78
+    assert all(r.click is not None and 0.025 < r.click - r.press < 0.053 for r in sweep.runs)
+
+
+def test_runs_taken_at_the_same_scan_show_the_same_after_the_click(sweep):
+    assert sweep.same_scan() == (42, 42)
+
+
+def test_no_two_consecutive_scans_draw_the_same_move(sweep):
+    prof = sweep.lag_profile()
+    for lag, figure in DOC["move_l2_p1_s102"]["lags"].items():
+        assert prof[lag] == figure
+
+
+def test_a_moves_draw_time_is_its_branch_base_plus_whole_three_instruction_steps(sweep):
+    counts = sweep.loop_counts()
+    assert {b: base for b, (base, _, _) in counts.items()} == {"picture": 927, "none": 937}
+    assert all(off == 0 for _, _, off in counts.values())
+    assert max(j for _, js, _ in counts.values() for j in js.values()) == 14
+    assert sum(len(js) for _, js, _ in counts.values()) == 66     # every scan but the battles
+
+
+def test_j_and_the_outcomes_place_agree_mod_3_over_blocks_of_18_scans(sweep):
+    fits = sweep.block_fits()
+    assert fits[18][0] == 0
+    assert [b for b in sweep.blocks(18, fits[18][1]) if b[0] >= 0][:4] == \
+        DOC["move_l2_p1_s102"]["blocks"]
+
+
+def test_blocks_shorter_or_longer_than_18_scans_leave_exceptions(sweep):
+    fits = sweep.block_fits()
+    assert [p for p, (miss, _) in fits.items() if miss == 0] == [6, 9, 18]
+    assert all(fits[p][0] > 0 for p in (12, 17, 19, 22, 36))
+
+
+def test_a_battles_draw_time_mod_3_follows_its_brigands(sweep):
+    got = {n: dict(c) for n, c in sweep.battle_residues().items()}
+    assert got == DOC["move_l2_p1_s102"]["battles"]
+
+
+def test_a_battles_outcome_carries_its_count_of_brigands(sweep):
+    battles = [r for r in sweep.runs if r.outcome == "BRIGANDS"]
+    assert battles and all(r.number.isdigit() and 8 <= int(r.number) <= 12 for r in battles)
+    assert all(r.number == "" for r in sweep.runs if r.outcome in ("PLAGUE", "DRAGON", "LOST"))
+
+
+def test_recording_folders_read_as_the_lab_sweep(tmp_path, sweep):
+    lines = (DATA_SWEEP / "sweep.jsonl").read_text().splitlines()[:12]
+    folders = []
+    for line in lines:
+        rec = json.loads(line)
+        folder = tmp_path / f"k{rec['offset_frames']:03d}"
+        folder.mkdir()
+        (folder / "events.jsonl").write_text(
+            "".join(json.dumps(e) + "\n" for e in rec["events"]))
+        folders.append(str(folder))
+    single = read_sweep(folders)
+    want = [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in sweep.runs[:12]]
+    assert [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in single.runs] == want
+
+
+def test_a_folder_without_events_is_named_in_one_line(tmp_path):
+    with pytest.raises(SweepError, match=r"^.*empty: no sweep.jsonl or events.jsonl"):
+        (tmp_path / "empty").mkdir()
+        read_sweep(str(tmp_path / "empty"))
+
+
+def test_a_sweep_line_that_is_not_a_run_is_named_by_its_line(tmp_path):
+    (tmp_path / "sweep.jsonl").write_text('{"offset_frames": 0, "press_s": 1.0, "events": []}\n'
+                                          '{"offset_frames": 1}\n')
+    with pytest.raises(SweepError, match=r"sweep.jsonl:2: expected a JSON object with "
+                                         r"offset_frames, press_s and events"):
+        read_sweep(str(tmp_path))
+
+
+def test_a_press_the_recording_does_not_have_is_refused(tmp_path):
+    (tmp_path / "events.jsonl").write_text(
+        '{"t": 1.0, "type": "button", "button": "MOVE", "action": "press"}\n')
+    with pytest.raises(SweepError, match=r"press 3 asked for, it has 1 presses"):
+        read_sweep([str(tmp_path)], press=3)
+
+
+def test_towerlab_draws_prints_the_figures():
+    out = io.StringIO()
+    assert main(["draws", str(DATA_SWEEP)], out) == 0
+    text = out.getvalue()
+    assert "120 runs, 78 key scans" in text
+    assert "1: 0/77" in text and "7: 53/71" in text
+    assert "picture: 927 + 3j instructions at 44 scans (j 0-14), 0 not" in text
+    assert "blocks of 18 scans: 0 exceptions; blocks begin at -13 (0), 5 (1), 23 (0)" in text
+
+
+def test_towerlab_draws_on_a_missing_folder_exits_2_with_one_line(tmp_path, capsys):
+    assert main(["draws", str(tmp_path / "nowhere")], io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nowhere: no sweep.jsonl or events.jsonl" in err[0]
+
+
+@pytest.mark.parametrize("folder", lab_sweeps(), ids=lambda p: p.name)
+def test_the_lab_sweeps_give_the_documents_figures(folder):
+    sweep = read_sweep(str(folder))
+    assert sweep.same_scan()[0] == sweep.same_scan()[1] == 42
+    doc = DOC.get(folder.name)
+    if doc is None:
+        return                  # the TOMB/RUIN and HAGGLE sweeps: the first figure only
+    prof = sweep.lag_profile()
+    assert all(prof[lag] == f for lag, f in doc["lags"].items())
+    counts = sweep.loop_counts()
+    assert {b: base for b, (base, _, _) in counts.items()} == doc["bases"]
+    assert max(j for _, js, _ in counts.values() for j in js.values()) == doc["jmax"]
+    fits = sweep.block_fits()
+    assert fits[18][0] == 0
+    assert [b for b in sweep.blocks(18, fits[18][1]) if b[0] >= 0][:4] == doc["blocks"]
+    assert {n: dict(c) for n, c in sweep.battle_residues().items()} == doc["battles"]
