@@ -1,4 +1,4 @@
-"""Subcommands of the captures area: decode, plot, wav, diff, clock, draws (registered by
+"""Subcommands of the captures area: decode, plot, wav, diff, clock, draws, battles (registered by
 towerlab.cli). Each is a small function ``(args, out) -> exit status`` over ``analysis``."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import math
 from typing import IO, Iterator
 
 __all__ = ["register", "cmd_decode", "cmd_plot", "cmd_wav", "cmd_diff", "cmd_clock",
-           "cmd_draws"]
+           "cmd_draws", "cmd_battles"]
 
 
 @contextlib.contextmanager
@@ -270,6 +270,29 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def cmd_battles(args: argparse.Namespace, out: IO[str]) -> int:
+    """Time the battles of recordings skirmish by skirmish; list those that repeat across
+    recordings (analysis.battles)."""
+    import os
+
+    from analysis.battles import battle_report, read_battles
+
+    battles = []
+    for path in args.recordings:
+        events_path = os.path.join(path, "events.jsonl") if os.path.isdir(path) else path
+        if not os.path.isfile(events_path):
+            raise ValueError(f"{path}: no events.jsonl (expected a recording folder or an "
+                             f"events .jsonl file)")
+        # a recording is named by its folder; an events file of another name by its stem
+        name = os.path.basename(os.path.dirname(os.path.abspath(events_path))) \
+            if os.path.basename(events_path) == "events.jsonl" else \
+            os.path.splitext(os.path.basename(events_path))[0]
+        battles += read_battles(_events_of(events_path), name)
+    for line in battle_report(battles, each=args.each):
+        print(line, file=out)
+    return 0
+
+
 def _checked(convert, ok, what: str):
     """Return an argparse type: ``convert(text)`` that must satisfy ``ok``, else one line."""
     def parse(text: str):
@@ -393,3 +416,13 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="the swept key is press N of each recording (from 0; default the last)")
     p.add_argument("--runs", action="store_true", help="a line per run first")
     p.set_defaults(func=cmd_draws)
+
+    p = sub.add_parser("battles", help="time recordings' battles skirmish by skirmish",
+                       description="Read the battles of recordings from their lamps and tones: "
+                                   "each stretch of a skirmish, the one that varies, and the "
+                                   "battles that repeat skirmish for skirmish in different "
+                                   "recordings (docs/draws.md, section 9).")
+    p.add_argument("recordings", nargs="+", metavar="DIR",
+                   help="recording folders with events.jsonl (or events .jsonl files)")
+    p.add_argument("--each", action="store_true", help="a line per battle first")
+    p.set_defaults(func=cmd_battles)

@@ -1,0 +1,125 @@
+"""analysis.battles (``towerlab battles``): a recording's battles timed skirmish by skirmish,
+and the battles that repeat in other games (docs/draws.md, section 9).
+
+The 30 corpus sessions in tests/data and two excerpts of one battle fought in two games
+(tests/data/battles) stand on their own; where the lab's corpus sits beside the checkout
+(tests/corpus.py) its development sessions are read too."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from analysis.battles import identical_battles, read_battles, segments, shared_pairs
+from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
+from captures.events import read_events
+from tests.cleanroom.corpus_split import DEVELOPMENT
+from tests.corpus import DATA_CORPUS, genuine_corpus
+from towerlab.cli import main
+
+EXCERPTS = Path(__file__).resolve().parents[1] / "data" / "battles"
+ONE_BATTLE = ["l1_p3_s141_50.95", "l3_p3_s111_355.38"]
+
+
+def corpus_battles(folder: Path, names) -> list:
+    out = []
+    for name in sorted(names):
+        path = folder / name / "events.jsonl"
+        if path.is_file():
+            out += read_battles(read_events(str(path)), name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def data_battles():
+    return corpus_battles(DATA_CORPUS, [p.name for p in DATA_CORPUS.iterdir()])
+
+
+@pytest.fixture(scope="module")
+def excerpts():
+    return [b for name in ONE_BATTLE
+            for b in read_battles(read_events(str(EXCERPTS / f"{name}.jsonl")), name)]
+
+
+def test_the_sample_corpus_has_battles_to_read(data_battles):
+    assert len(data_battles) == 96 and sum(len(b.skirmishes) for b in data_battles) == 456
+
+
+def test_every_stretch_of_a_skirmish_but_one_has_a_fixed_length(data_battles):
+    fixed = {k: v for k, v in segments(data_battles).items() if not k.startswith("stretch")}
+    assert {k: (round(lo), round(hi)) for k, (lo, hi, _) in fixed.items()} == {
+        "battle BRIGANDS lit": (678438, 678438), "WARRIORS lit": (678720, 678720),
+        "WARRIORS dark to BRIGANDS": (42, 42), "BRIGANDS lit": (678708, 678708),
+        "BRIGANDS dark to cue, won": (252, 252), "BRIGANDS dark to cue, lost": (240, 240),
+        "cue, won": (309254, 309254), "cue, lost": (514777, 514777)}
+
+
+def test_the_stretch_before_a_skirmish_is_a_whole_number_of_instructions(data_battles):
+    # the events are dated to the microsecond: two dates are a tenth of an instruction apart
+    rate = NOMINAL_CLOCK_HZ / INSTRUCTION_CYCLES
+    for b in data_battles:
+        landmark = b.lamp[1]
+        for s in b.skirmishes:
+            exact = (s.warriors_lamp[0] - landmark) * rate
+            assert abs(exact - s.stretch) < 0.1, (b.session, b.t, s.k, exact)
+            landmark = s.cue[-1][0]
+
+
+def test_a_won_skirmish_halves_the_brigands_and_a_lost_one_costs_a_warrior(data_battles):
+    for b in data_battles:
+        brigands, warriors = b.brigands, None
+        for s in b.skirmishes:
+            if s.won:
+                assert s.brigands == brigands // 2 and warriors in (None, s.warriors)
+            else:
+                assert s.brigands == brigands and (warriors is None or
+                                                   s.warriors == warriors - 1)
+            brigands, warriors = s.brigands, s.warriors
+
+
+def test_one_battle_fought_in_two_games_agrees_skirmish_for_skirmish(excerpts):
+    assert [b.session for b in excerpts] == ONE_BATTLE
+    assert len(excerpts[0].skirmishes) == 7
+    assert [b.session for g in identical_battles(excerpts) for b in g] == ONE_BATTLE
+
+
+def test_a_battle_is_not_identical_to_itself(excerpts):
+    assert identical_battles([excerpts[0], excerpts[0]]) == []
+
+
+def test_battles_that_differ_in_one_stretch_are_not_identical(excerpts):
+    a, b = excerpts
+    b.skirmishes[3].stretch += 1
+    try:
+        assert identical_battles([a, b]) == []
+    finally:
+        b.skirmishes[3].stretch -= 1
+
+
+def test_the_development_corpus_repeats_ten_battles_in_other_games():
+    corpus = genuine_corpus()
+    if corpus is None:
+        pytest.skip("the lab's corpus is not beside the checkout (tests/corpus.py); "
+                    "tests/data/battles holds one of its identical battles")
+    battles = corpus_battles(corpus, DEVELOPMENT)
+    assert len(battles) == 348 and sum(len(b.skirmishes) for b in battles) == 1701
+    groups = identical_battles(battles)
+    assert len(groups) == 10 and all(len(g) == 2 for g in groups)
+    pairs = {frozenset((b.session, round(b.t, 2)) for b in g) for g in groups}
+    assert frozenset({("l1_p1_s25", 100.47), ("l2_p1_s102", 249.27)}) in pairs
+    assert shared_pairs(battles)[0] == 68
+
+
+def test_towerlab_battles_names_the_identical_battles():
+    out = io.StringIO()
+    assert main(["battles", *(str(EXCERPTS / f"{n}.jsonl") for n in ONE_BATTLE)], out) == 0
+    text = out.getvalue()
+    assert "2 battles with a BRIGANDS count, 14 skirmishes, 2 recordings" in text
+    assert "identical battles in different recordings: 1 groups" in text
+    assert "l1_p3_s141_50.95 50.95; l3_p3_s111_355.38 355.38: 7 skirmishes" in text
+
+
+def test_towerlab_battles_on_a_folder_without_events_exits_2(tmp_path, capsys):
+    assert main(["battles", str(tmp_path)], io.StringIO()) == 2
+    assert "no events.jsonl" in capsys.readouterr().err
