@@ -266,14 +266,20 @@ class Sweep:
 
 def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
     """Read a sweep: a folder with ``sweep.jsonl``, or recording folders with
-    ``events.jsonl`` (one run each; the swept key is the last press, or press number
-    ``press`` from 0).  Raise ``SweepError`` naming the file for anything else."""
+    ``events.jsonl`` (one run each, or a folder holding one such folder, as the lab returns
+    a request's session; the swept key is the last press, or press number ``press`` from
+    0).  Raise ``SweepError`` naming the file for anything else."""
     paths = [paths] if isinstance(paths, str) else list(paths)
     if len(paths) == 1 and os.path.isfile(os.path.join(paths[0], "sweep.jsonl")):
         return _read_lab_sweep(paths[0])
     runs = []
     for folder in paths:
         path = os.path.join(folder, "events.jsonl")
+        inner = [] if os.path.isfile(path) or not os.path.isdir(folder) else [
+            os.path.join(folder, d) for d in sorted(os.listdir(folder))
+            if os.path.isfile(os.path.join(folder, d, "events.jsonl"))]
+        if len(inner) == 1:
+            path = os.path.join(inner[0], "events.jsonl")   # a request's one session inside
         if not os.path.isfile(path):
             raise SweepError(f"{folder}: no sweep.jsonl or events.jsonl (expected a sweep "
                              f"folder or recording folders)")

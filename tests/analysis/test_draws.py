@@ -108,6 +108,16 @@ def test_recording_folders_read_as_the_lab_sweep(tmp_path, sweep):
     assert [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in single.runs] == want
 
 
+def test_a_request_folder_holding_one_recording_reads_as_that_run(tmp_path, sweep):
+    rec = json.loads((DATA_SWEEP / "sweep.jsonl").read_text().splitlines()[2])
+    inner = tmp_path / "first_move_k02" / "session_0001"
+    inner.mkdir(parents=True)
+    (inner / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in rec["events"]))
+    run = read_sweep([str(tmp_path / "first_move_k02")]).runs[0]
+    assert (run.outcome, run.number, round(run.think, 2)) == \
+        (sweep.runs[2].outcome, sweep.runs[2].number, round(sweep.runs[2].think, 2))
+
+
 def test_a_folder_without_events_is_named_in_one_line(tmp_path):
     with pytest.raises(SweepError, match=r"^.*empty: no sweep.jsonl or events.jsonl"):
         (tmp_path / "empty").mkdir()
