@@ -280,13 +280,19 @@ def cmd_battles(args: argparse.Namespace, out: IO[str]) -> int:
     battles = []
     for path in args.recordings:
         events_path = os.path.join(path, "events.jsonl") if os.path.isdir(path) else path
+        inner = [] if os.path.isfile(events_path) or not os.path.isdir(path) else [
+            os.path.join(path, d, "events.jsonl") for d in sorted(os.listdir(path))
+            if os.path.isfile(os.path.join(path, d, "events.jsonl"))]
+        if len(inner) == 1:
+            events_path = inner[0]          # a request's folder holding its one session
         if not os.path.isfile(events_path):
             raise ValueError(f"{path}: no events.jsonl (expected a recording folder or an "
                              f"events .jsonl file)")
-        # a recording is named by its folder; an events file of another name by its stem
-        name = os.path.basename(os.path.dirname(os.path.abspath(events_path))) \
-            if os.path.basename(events_path) == "events.jsonl" else \
-            os.path.splitext(os.path.basename(events_path))[0]
+        # a recording is named as given (a folder, or an events file by its stem)
+        name = os.path.basename(os.path.normpath(path)) if os.path.isdir(path) else \
+            os.path.basename(os.path.dirname(os.path.abspath(path))) \
+            if os.path.basename(path) == "events.jsonl" else \
+            os.path.splitext(os.path.basename(path))[0]
         battles += read_battles(_events_of(events_path), name)
     for line in battle_report(battles, each=args.each):
         print(line, file=out)
@@ -423,6 +429,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                                    "battles that repeat skirmish for skirmish in different "
                                    "recordings (docs/draws.md, section 9).")
     p.add_argument("recordings", nargs="+", metavar="DIR",
-                   help="recording folders with events.jsonl (or events .jsonl files)")
+                   help="recording folders with events.jsonl (or a folder holding one such "
+                        "folder, or events .jsonl files)")
     p.add_argument("--each", action="store_true", help="a line per battle first")
     p.set_defaults(func=cmd_battles)

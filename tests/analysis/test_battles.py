@@ -120,6 +120,16 @@ def test_towerlab_battles_names_the_identical_battles():
     assert "l1_p3_s141_50.95 50.95; l3_p3_s111_355.38 355.38: 7 skirmishes" in text
 
 
+def test_towerlab_battles_reads_a_request_folder_holding_one_session(tmp_path):
+    for name in ONE_BATTLE:
+        inner = tmp_path / name / "session_0001"
+        inner.mkdir(parents=True)
+        (inner / "events.jsonl").write_text((EXCERPTS / f"{name}.jsonl").read_text())
+    out = io.StringIO()
+    assert main(["battles", *(str(tmp_path / n) for n in ONE_BATTLE)], out) == 0
+    assert "l1_p3_s141_50.95 50.95; l3_p3_s111_355.38 355.38: 7 skirmishes" in out.getvalue()
+
+
 def test_towerlab_battles_on_a_folder_without_events_exits_2(tmp_path, capsys):
     assert main(["battles", str(tmp_path)], io.StringIO()) == 2
     assert "no events.jsonl" in capsys.readouterr().err
