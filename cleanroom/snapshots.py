@@ -109,7 +109,13 @@ Start = Callable[[Sequence], tuple[Any, Any]]
 # the value the chooser takes for logged decision ``dec`` (the i-th) given a forced list
 Take = Callable[[Sequence, int, Any], Any]
 
-NODE_GAP_S = 2.0        # make a node before t0 when the nearest one is further back than this
+# make a node before t0 when the nearest one is further back than this: a node costs some
+# 1,100 page copies and 3 ms (its fork, its play, its requests), a second of game in a run
+# 45 us; measured over the 45 development sessions of 360-440 s (benchmarks/conform_speed.py
+# --around 400), 2 s took 100.8-100.9 s of processor time, 8 s 96.3-97.4, 12 s 96.5-96.7,
+# 20 s 94.5-97.6, 40 s and more slower again (six sessions: 40 s 15.6-15.7 s, 80 s
+# 17.3-17.6 s against 14.8-15.0 s at 20 s)
+NODE_GAP_S = 12.0
 NODE_LEAD_S = 0.01      # how long before t0 a node pauses when no script step comes between
 MAX_NODES = 12
 KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)

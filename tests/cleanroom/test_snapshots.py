@@ -67,9 +67,11 @@ def test_a_run_that_ends_exactly_at_a_press_makes_the_press(session):
             _same(fast.run(taken, until, 140.0), reference.run(taken, until))
 
 
-def test_a_state_saved_between_two_presses_gives_the_same_runs(session):
+def test_a_state_saved_between_two_presses_gives_the_same_runs(session, monkeypatch):
     # decisions taken long after the last press (a battle's skirmishes, a tomb's picture):
     # the node pauses inside the advance towards the next press, just before the decision
+    # (with nodes made 2 s apart, so that this session has such decisions)
+    monkeypatch.setattr(snapshots, "NODE_GAP_S", 2.0)
     script, reference, taken = session
     calls = reference.run(taken, 300.0).calls
     steps = [t for t, _, _ in snapshots.timeline(script)]
