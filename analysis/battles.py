@@ -15,7 +15,7 @@ Example::
 
     battles = read_battles(read_events("tests/data/corpus/l1_p1_s01/events.jsonl"), "l1_p1_s01")
     print(battles[0].line())
-    # l1_p1_s01  181.083  BRIGANDS 09  W 1140, W 1022, ...
+    # l1_p1_s01    97.687  BRIGANDS 09  W 114415, W 64865, W 64847, W 64789
 """
 from __future__ import annotations
 

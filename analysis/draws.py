@@ -27,7 +27,7 @@ and over the sweep's key scans (``Sweep``):
 
 Example::
 
-    sweep = read_sweep("shared/captures/experiments/sweeps/move_l2_p1_s102")
+    sweep = read_sweep("tests/data/sweeps/move_l2_p1_s102")
     print("\\n".join(sweep_report(sweep)))
 """
 from __future__ import annotations
