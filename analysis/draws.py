@@ -41,7 +41,7 @@ from typing import Iterable, Sequence
 from analysis.base import AnalysisError
 from analysis.pictures import BLANK, lit_pictures
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
-from captures.events import read_events
+from captures.events import read_events, recording_events_file
 
 __all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
            "MOVE_CIRCLE", "PASS_S"]
@@ -274,13 +274,8 @@ def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
         return _read_lab_sweep(paths[0])
     runs = []
     for folder in paths:
-        path = os.path.join(folder, "events.jsonl")
-        inner = [] if os.path.isfile(path) or not os.path.isdir(folder) else [
-            os.path.join(folder, d) for d in sorted(os.listdir(folder))
-            if os.path.isfile(os.path.join(folder, d, "events.jsonl"))]
-        if len(inner) == 1:
-            path = os.path.join(inner[0], "events.jsonl")   # a request's one session inside
-        if not os.path.isfile(path):
+        path = recording_events_file(folder)
+        if path is None:
             raise SweepError(f"{folder}: no sweep.jsonl or events.jsonl (expected a sweep "
                              f"folder or recording folders)")
         try:

@@ -21,11 +21,13 @@ Extra fields are allowed and kept (e.g. ``t_script``, ``note``, ``flashing``).
 from __future__ import annotations
 
 import json
+import os
 from typing import IO, Any, Iterable, Iterator
 
 __all__ = [
     "EVENT_TYPES", "LAMPS", "DISPLAY_CHARS", "EventError", "make_event", "validate_event",
     "read_events", "iter_events", "write_events", "EventWriter", "dumps_event",
+    "recording_events_file",
 ]
 
 LAMPS = ("upper", "middle", "lower")
@@ -152,3 +154,17 @@ class EventWriter:
         self._f.write(dumps_event(ev) + "\n")
         self._f.flush()
         self.count += 1
+
+
+def recording_events_file(folder: str) -> str | None:
+    """Return the events file of a recording folder: its ``events.jsonl``, or that of the
+    one recording folder inside it (as the lab returns a request's one session); None when
+    ``folder`` is not a folder or holds neither."""
+    if not os.path.isdir(folder):
+        return None
+    own = os.path.join(folder, "events.jsonl")
+    if os.path.isfile(own):
+        return own
+    inner = [os.path.join(folder, d, "events.jsonl") for d in sorted(os.listdir(folder))
+             if os.path.isfile(os.path.join(folder, d, "events.jsonl"))]
+    return inner[0] if len(inner) == 1 else None

@@ -276,16 +276,12 @@ def cmd_battles(args: argparse.Namespace, out: IO[str]) -> int:
     import os
 
     from analysis.battles import battle_report, read_battles
+    from captures.events import recording_events_file
 
     battles = []
     for path in args.recordings:
-        events_path = os.path.join(path, "events.jsonl") if os.path.isdir(path) else path
-        inner = [] if os.path.isfile(events_path) or not os.path.isdir(path) else [
-            os.path.join(path, d, "events.jsonl") for d in sorted(os.listdir(path))
-            if os.path.isfile(os.path.join(path, d, "events.jsonl"))]
-        if len(inner) == 1:
-            events_path = inner[0]          # a request's folder holding its one session
-        if not os.path.isfile(events_path):
+        events_path = recording_events_file(path) if os.path.isdir(path) else path
+        if events_path is None or not os.path.isfile(events_path):
             raise ValueError(f"{path}: no events.jsonl (expected a recording folder or an "
                              f"events .jsonl file)")
         # a recording is named as given (a folder, or an events file by its stem)
