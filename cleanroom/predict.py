@@ -25,7 +25,7 @@ state reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from captures.script import Script
 from captures.tower import run_script
@@ -36,7 +36,7 @@ from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
 
 __all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "Prediction", "model_named",
-           "play", "score", "predict", "by_kind", "mode_line"]
+           "play", "score", "predict", "by_kind", "mode_line", "batch_line"]
 
 
 class DrawModel:
@@ -134,6 +134,22 @@ def by_kind(kinds: dict) -> str:
     """Return ``{kind: [predicted, drawn]}`` as "move K of N, ...", the most drawn first."""
     return ", ".join(f"{name} {k} of {n}" for name, (k, n) in
                      sorted(kinds.items(), key=lambda kv: (-kv[1][1], kv[0])))
+
+
+def batch_line(scores: Iterable[dict | None]) -> str:
+    """Return a batch's ``draws predicted: K of N (share): by kind`` from each session's
+    ``{kind: [predicted, drawn]}`` (None for a session without one)."""
+    kinds: dict[str, list[int]] = {}
+    for one in scores:
+        for name, (k, n) in (one or {}).items():
+            counts = kinds.setdefault(name, [0, 0])
+            counts[0] += k
+            counts[1] += n
+    k = sum(v[0] for v in kinds.values())
+    n = sum(v[1] for v in kinds.values())
+    share = f" ({100 * k / n:.1f} %)" if n else ""
+    parts = by_kind(kinds)
+    return f"draws predicted: {k} of {n}{share}" + (f": {parts}" if parts else "")
 
 
 def mode_line(model: DrawModel) -> str:

@@ -102,7 +102,7 @@ def _conform(args, tol, out: IO[str]) -> int:
 
     model = None
     if args.no_resolve:
-        from cleanroom.predict import mode_line, model_named
+        from cleanroom.predict import batch_line, mode_line, model_named
 
         model = model_named(args.draw_model)
         mode = f"{mode_line(model)}; scored against the resolver's\n"
@@ -139,26 +139,9 @@ def _conform(args, tol, out: IO[str]) -> int:
             out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
                       f"conform with the model's draws; {sum(r.matched for r in reports)} of "
                       f"{sum(r.total for r in reports)} items matched; "
-                      f"{_draws_line(reports)}\n")
+                      f"{batch_line(r.draws for r in reports)}\n")
         out.write("\n" + summary_table(reports))
     return 0 if all(r.conforms for r in reports) else 1
-
-
-def _draws_line(reports) -> str:
-    """Return the batch's ``draws predicted: K of N`` with each kind's figures."""
-    from cleanroom.predict import by_kind
-
-    kinds: dict[str, list[int]] = {}
-    for r in reports:
-        for name, (k, n) in (r.draws or {}).items():
-            counts = kinds.setdefault(name, [0, 0])
-            counts[0] += k
-            counts[1] += n
-    k = sum(v[0] for v in kinds.values())
-    n = sum(v[1] for v in kinds.values())
-    share = f" ({100 * k / n:.1f} %)" if n else ""
-    parts = by_kind(kinds)
-    return f"draws predicted: {k} of {n}{share}" + (f": {parts}" if parts else "")
 
 
 def _stats(args, out: IO[str]) -> int:
