@@ -27,7 +27,7 @@ from typing import IO, Any, Iterable, Iterator
 __all__ = [
     "EVENT_TYPES", "LAMPS", "DISPLAY_CHARS", "EventError", "make_event", "validate_event",
     "read_events", "iter_events", "write_events", "EventWriter", "dumps_event",
-    "recording_events_file",
+    "recording_events_file", "recordings_in",
 ]
 
 LAMPS = ("upper", "middle", "lower")
@@ -168,3 +168,35 @@ def recording_events_file(folder: str) -> str | None:
     inner = [os.path.join(folder, d, "events.jsonl") for d in sorted(os.listdir(folder))
              if os.path.isfile(os.path.join(folder, d, "events.jsonl"))]
     return inner[0] if len(inner) == 1 else None
+
+
+def recordings_in(path: str) -> list[tuple[str, str]]:
+    """Return (name, events file) of each recording ``path`` names: an events ``.jsonl``
+    file (named by its stem, or by its folder when it is an ``events.jsonl``); a recording
+    folder (``recording_events_file``, named by the folder); or a folder of them (the
+    corpus, a request's folder of sessions, a folder of events files), each of its
+    recording folders and ``.jsonl`` files, named ``FOLDER/NAME``.  Empty when ``path``
+    holds none."""
+    if os.path.isfile(path):
+        base = os.path.basename(path)
+        name = os.path.basename(os.path.dirname(os.path.abspath(path))) \
+            if base == "events.jsonl" else os.path.splitext(base)[0]
+        return [(name, path)]
+    if not os.path.isdir(path):
+        return []
+    top = os.path.basename(os.path.normpath(os.path.abspath(path)))
+    own = os.path.join(path, "events.jsonl")
+    if os.path.isfile(own):
+        return [(top, own)]
+    found = []
+    for entry in sorted(os.listdir(path)):
+        full = os.path.join(path, entry)
+        if os.path.isdir(full):
+            inner = recording_events_file(full)
+            if inner is not None:
+                found.append((f"{top}/{entry}", inner))
+        elif entry.endswith(".jsonl") and os.path.isfile(full):
+            found.append((f"{top}/{os.path.splitext(entry)[0]}", full))
+    if len(found) == 1 and recording_events_file(path) is not None:
+        return [(top, found[0][1])]     # a request's folder holding its one session
+    return found

@@ -273,23 +273,17 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
 def cmd_battles(args: argparse.Namespace, out: IO[str]) -> int:
     """Time the battles of recordings skirmish by skirmish; list those that repeat across
     recordings (analysis.battles)."""
-    import os
-
     from analysis.battles import battle_report, read_battles
-    from captures.events import recording_events_file
+    from captures.events import recordings_in
 
     battles = []
     for path in args.recordings:
-        events_path = recording_events_file(path) if os.path.isdir(path) else path
-        if events_path is None or not os.path.isfile(events_path):
-            raise ValueError(f"{path}: no events.jsonl (expected a recording folder or an "
-                             f"events .jsonl file)")
-        # a recording is named as given (a folder, or an events file by its stem)
-        name = os.path.basename(os.path.normpath(path)) if os.path.isdir(path) else \
-            os.path.basename(os.path.dirname(os.path.abspath(path))) \
-            if os.path.basename(path) == "events.jsonl" else \
-            os.path.splitext(os.path.basename(path))[0]
-        battles += read_battles(_events_of(events_path), name)
+        found = recordings_in(path)
+        if not found:
+            raise ValueError(f"{path}: no events.jsonl (expected a recording folder, a folder "
+                             f"of them or an events .jsonl file)")
+        for name, events_path in found:
+            battles += read_battles(_events_of(events_path), name)
     for line in battle_report(battles, each=args.each):
         print(line, file=out)
     return 0
@@ -425,7 +419,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                                    "battles that repeat skirmish for skirmish in different "
                                    "recordings (docs/draws.md, section 9).")
     p.add_argument("recordings", nargs="+", metavar="DIR",
-                   help="recording folders with events.jsonl (or a folder holding one such "
-                        "folder, or events .jsonl files)")
+                   help="recording folders with events.jsonl, folders of them (the corpus), "
+                        "or events .jsonl files")
     p.add_argument("--each", action="store_true", help="a line per battle first")
     p.set_defaults(func=cmd_battles)

@@ -134,3 +134,20 @@ def test_towerlab_battles_reads_a_request_folder_holding_one_session(tmp_path):
 def test_towerlab_battles_on_a_folder_without_events_exits_2(tmp_path, capsys):
     assert main(["battles", str(tmp_path)], io.StringIO()) == 2
     assert "no events.jsonl" in capsys.readouterr().err
+
+
+def test_towerlab_battles_reads_every_recording_of_a_folder_of_them(tmp_path):
+    for name in ONE_BATTLE:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "events.jsonl").write_text((EXCERPTS / f"{name}.jsonl").read_text())
+    out = io.StringIO()
+    assert main(["battles", str(tmp_path)], out) == 0
+    top = tmp_path.name
+    assert (f"{top}/l1_p3_s141_50.95 50.95; {top}/l3_p3_s111_355.38 355.38: 7 skirmishes"
+            in out.getvalue())
+
+
+def test_towerlab_battles_reads_a_folder_of_events_files():
+    out = io.StringIO()
+    assert main(["battles", str(EXCERPTS)], out) == 0
+    assert "2 battles with a BRIGANDS count, 14 skirmishes, 2 recordings" in out.getvalue()
