@@ -109,7 +109,7 @@ class Engine(TickClock):
         "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks", "_bit_at_key",
         "_tones", "_disp", "_lamps", "_last_card", "_next_tick",
         "_reel_tick_s", "_flash_ticks", "_scan_ticks", "_frame_s", "_toggle_extra_cycles",
-        "_tick_lens", "decide")
+        "_tick_lens", "decide", "takes")
 
     def __init__(self, flow_factory: Callable[["Engine"], Flow], clock_ratio: float = 1.0):
         """Make an engine for the flows ``flow_factory`` makes at each power-on.
@@ -152,6 +152,10 @@ class Engine(TickClock):
         self._take_click_s = 0.0            # its click comes that long after that scan
         self._taken_ticks: float | None = None  # tick count at the scan that took the key
         self._bit_at_key: bool | None = None    # the flash bit when the last key was seen
+        # (time, key, key-loop passes) of each key taken since power-on: the passes from the
+        # loop's entry to the scan that took it, as the pins count R2 strobes (for studies of
+        # what the hidden state depends on, cleanroom/start_state.py)
+        self.takes: list[tuple[float, str | None, float]] = []
         self._tones: list[tuple[float, float]] = []   # (start, end): no ticks while sounding
         self._disp: list[dict] = []
         self._lamps = {"upper": 0, "middle": 0, "lower": 0}
@@ -340,6 +344,7 @@ class Engine(TickClock):
             self.powered = True
             # the flash timer starts dark at power-on (every recording: '--' 32 ticks later)
             self._ticks, self._tk_t, self._fstate, self._lit = 0.0, self.now, False, False
+            self.takes = []
             self._toggled_at = None
             self._in_loop = True
             # the first key scans after power-on come sooner than a pass each, the flash
@@ -476,6 +481,8 @@ class Engine(TickClock):
             if take_at is not None and abs(t - take_at) < _EPS:
                 # the scan that takes the key: the flow goes on at its click
                 self._sync_ticks(t)
+                self.takes.append((t, self._key_value, (self._take_ticks - self._loop_ticks0
+                                                        + self._scan_lead) / self._scan_ticks))
                 self._taken_ticks, self._take_ticks = self._take_ticks, None
                 self._wake = t + self._take_click_s
                 continue

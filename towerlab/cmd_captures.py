@@ -264,8 +264,39 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     docs/draws.md (analysis.draws)."""
     from analysis.draws import read_sweep, sweep_report
 
+    if args.setup:
+        return _draws_setup(args, out)
     sweep = read_sweep(args.sweep, press=args.press)
     for line in sweep_report(sweep, runs=args.runs):
+        print(line, file=out)
+    return 0
+
+
+def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
+    """``towerlab draws --setup``: the set-up after the level key of each recording, and
+    what it follows (cleanroom.start_state)."""
+    import os
+
+    from captures.events import recordings_in
+    from cleanroom.reference import load_reference
+    from cleanroom.start_state import read_setup, setup_report
+
+    readings = []
+    for path in args.sweep:
+        found = recordings_in(path)
+        if not found:
+            raise ValueError(f"{path}: no events.jsonl (expected a recording folder or a "
+                             f"folder of them)")
+        for name, events_path in found:
+            folder = os.path.dirname(events_path)
+            if not os.path.isfile(os.path.join(folder, "script.txt")):
+                raise ValueError(f"{folder}: no script.txt beside its events (expected a "
+                                 f"recording folder with its script)")
+            script, events = load_reference(folder)
+            reading = read_setup(script, events, name)
+            if reading is not None:
+                readings.append(reading)
+    for line in setup_report(readings, each=args.runs):
         print(line, file=out)
     return 0
 
@@ -410,7 +441,12 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="a folder with sweep.jsonl, or recording folders with events.jsonl")
     p.add_argument("--press", type=int, metavar="N",
                    help="the swept key is press N of each recording (from 0; default the last)")
-    p.add_argument("--runs", action="store_true", help="a line per run first")
+    p.add_argument("--runs", action="store_true",
+                   help="a line per run (with --setup, per recording) first")
+    p.add_argument("--setup", action="store_true",
+                   help="the DIRs are recordings of whole games (or folders of them, such as "
+                        "the corpus): read the set-up after each level key and what it follows "
+                        "(docs/draws.md, section 10)")
     p.set_defaults(func=cmd_draws)
 
     p = sub.add_parser("battles", help="time recordings' battles skirmish by skirmish",
