@@ -94,7 +94,7 @@ def read_setup(script: Script, events: Sequence[dict], session: str = "") -> Set
     when the recording's clicks do not follow the script's keys (not a recording of this
     game from power-on)."""
     end = script.end_time()
-    first, calls, takes = _replay(script, (), min(end, 40.0))
+    _, calls, takes = _replay(script, (), end)
     i = next((j for j, d in enumerate(calls) if d.name == SETUP), None)
     if i is None:
         return None
