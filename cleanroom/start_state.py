@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 from captures.script import Script
 from captures.tower import run_script
 
@@ -43,6 +43,9 @@ SETUP = "players_setup_cycles"
 # genuine's, and the set-up's own extra instructions (0, 3 or 6 at a pass's end) move it by up
 # to 36 cycles; the set-ups of the corpus spread over some 3,700
 AGREE_CYCLES = 70.0
+# the shortest set-ups of the corpus lie within this much of the shortest (a set-up that did
+# not repeat its step, docs/draws.md section 10); the next ones are some 700 cycles longer
+BAND_CYCLES = 310.0
 # how long after the level key's click the next click is looked for
 _NEXT_CLICK_S = 60.0
 _GRID = 8                   # values across the decision's range a reading starts from
@@ -242,4 +245,34 @@ def setup_report(readings: Sequence[SetupReading], each: bool = False,
         p = shuffled_agreement(readings, shuffles)
         out.append(f"set-up times shuffled among recordings with as many level-prompt loops: "
                    f"{p * shuffles:.0f} of {shuffles} shuffles agree as often")
+    return out + _shape(readings)
+
+
+def _shape(readings: Sequence[SetupReading]) -> list[str]:
+    """The set-up's shape (docs/draws.md, section 10): by level and level-prompt loops, how
+    many lie in the band of the shortest (within ``BAND_CYCLES`` of the shortest of all),
+    the others in instructions above the band's middle; and the set-ups one pass apart."""
+    floor = min(r.extra_cycles for r in readings)
+    middle = floor + BAND_CYCLES / 2
+
+    def above(r: SetupReading) -> int:
+        return round((r.extra_cycles - middle) / INSTRUCTION_CYCLES)
+    out = [f"the band of the shortest set-ups: {floor:+.0f} to {floor + BAND_CYCLES:+.0f} "
+           f"cycles"]
+    for key in sorted({(r.level, len(r.level_loops)) for r in readings}):
+        rs = [r for r in readings if (r.level, len(r.level_loops)) == key]
+        rest = sorted(above(r) for r in rs if r.extra_cycles > floor + BAND_CYCLES)
+        out.append(f"  level {key[0]}, {key[1]} level-prompt loop{'s' if key[1] > 1 else ''}: "
+                   f"{len(rs) - len(rest)} of {len(rs)} in the band; the others "
+                   f"{', '.join(str(a) for a in rest) or 'none'} instructions above its "
+                   f"middle")
+    pairs = sorted(((a, b) for a, b in itertools.permutations(readings, 2)
+                    if len(a.level_loops) == len(b.level_loops) and b.passes == a.passes + 1),
+                   key=lambda ab: (len(ab[0].level_loops), ab[0].passes, ab[0].session,
+                                   ab[1].session))
+    if pairs:
+        out.append("set-ups one pass apart (same level-prompt loops), in instructions above "
+                   "the band's middle:")
+        out += [f"  {a.passes} / {b.passes} passes: {above(a)} / {above(b)} "
+                f"({a.session} / {b.session})" for a, b in pairs]
     return out

@@ -150,6 +150,11 @@ def test_the_development_corpus_sets_up_alike_in_ten_groups():
     report = "\n".join(setup_report(readings, shuffles=0))
     assert "passes since the tower test: 12 of 12 agree" in report
     assert "passes since power-on: 1 of 8 agree" in report
+    # its shape: the band of set-ups that did not repeat their step, by level
+    assert "level 1, 1 level-prompt loop: 16 of 24 in the band" in report
+    assert "level 2, 2 level-prompt loops: 0 of 28 in the band" in report
+    # a set-up that repeated is followed one pass later by one that repeated once less
+    assert "39 / 40 passes: 155 / 7" in report and "72 / 73 passes: 126 / 2" in report
 
 
 def test_an_events_file_reads_as_events(tmp_path):
