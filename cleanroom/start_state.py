@@ -44,8 +44,8 @@ SETUP = "players_setup_cycles"
 # to 36 cycles; the set-ups of the corpus spread over some 3,700
 AGREE_CYCLES = 70.0
 # the shortest set-ups of the corpus lie within this much of the shortest (a set-up that did
-# not repeat its step, docs/draws.md section 10); the next ones are some 700 cycles longer
-BAND_CYCLES = 310.0
+# not repeat its step, docs/draws.md section 10): at level 1 the next are 600 cycles longer
+BAND_CYCLES = 400.0
 # how long after the level key's click the next click is looked for
 _NEXT_CLICK_S = 60.0
 _GRID = 8                   # values across the decision's range a reading starts from
