@@ -184,7 +184,13 @@ _ROWS = [
           "end-of-turn signal 0.17-0.23 ms sooner (31), REPEAT with nothing to repeat there "
           "0.40-0.47 ms later (9; one 0.88); a stray key's click (``stray_key``) as the "
           "menus' (chosen, no recording)", "measured on the pins"),
-    Param("move_think_cycles", dict(other=(-1004, 1400), battle=(-1078, 622)), "cycles at 425 kHz",
+    Param("move_think_cycles", dict(other=(-1374, 1400), battle=(-1513, 622)), "cycles at 425 kHz",
+          "the low ends reach a short MOVE of any time: the first MOVE after a set-up that did "
+          "not repeat its step may skip that step (docs/draws.md, section 10: 9 such MOVEs, "
+          "116-156 instructions sooner than the others), so each low end is the others' lowest "
+          "(other -204, battle -396) less the longest step seen (156 instructions, 936 cycles), "
+          "widened by a tenth of the span up to the highest (other +1,200, battle +480); before "
+          "that: "
           "the range re-measured over the 112 development sessions and the 4 captures with it "
           "opened wide (each session resolved again): other -804..+1200 (the first MOVE of a "
           "game the soonest: l1_p1_s133 24.73, l1_p3_s125 34.43; level 4 late in a game the "
