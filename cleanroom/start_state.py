@@ -6,8 +6,9 @@ time its hidden state decides before the player-count prompt's key loop begins (
 ``players_setup_cycles`` timing decision, cleanroom/params.py).  It is the first thing in a
 game the state decides, and a recording dates it exactly: the next key's click comes a whole
 number of key-loop passes after that loop begins, so the click's time, against the clean-room
-game's own click with the decision at a known value, gives the set-up's time to a cycle or
-two.  ``read_setup`` reads it, with the key-loop passes before it as the clean-room game counts
+game's own click with the decision at a known value, gives the set-up's time within some tens
+of cycles (the game's model of the key loop; against the pins of 22 games the spread is 61
+cycles, where the set-ups spread over 3,700).  ``read_setup`` reads it, with the key-loop passes before it as the clean-room game counts
 them (``Engine.takes``, the R2 strobes of the pins): the power-on loop's (the flashing dashes,
 up to the tower test's key) and each level-prompt loop's (L1, and the loops NO/END steps
 through).
@@ -36,7 +37,8 @@ from captures.tower import run_script
 from .decisions import Start
 from .params import param
 
-__all__ = ["SetupReading", "read_setup", "setup_groups", "setup_report", "AGREE_CYCLES"]
+__all__ = ["SetupReading", "read_setup", "setup_groups", "setup_report", "shuffled_agreement",
+           "AGREE_CYCLES", "BAND_CYCLES"]
 
 SETUP = "players_setup_cycles"
 # two set-ups this close agree: the game's key loop is modelled within a few cycles of the
