@@ -5,13 +5,14 @@ After the key that chooses the level (YES/BUY at L1, L2 or L3) the genuine tower
 time its hidden state decides before the player-count prompt's key loop begins (the game's
 ``players_setup_cycles`` timing decision, cleanroom/params.py).  It is the first thing in a
 game the state decides, and a recording dates it exactly: the next key's click comes a whole
-number of key-loop passes after that loop begins, so the click's time, against the clean-room
-game's own click with the decision at a known value, gives the set-up's time within some tens
-of cycles (the game's model of the key loop; against the pins of 22 games the spread is 61
-cycles, 88 where the take's pass is lit, where the set-ups spread over 3,700).  ``read_setup`` reads it, with the key-loop passes before it as the clean-room game counts
-them (``Engine.takes``, the R2 strobes of the pins): the power-on loop's (the flashing dashes,
-up to the tower test's key) and each level-prompt loop's (L1, and the loops NO/END steps
-through).
+number of key-loop passes after that loop begins, so the click's time, against the
+clean-room game's own click with the decision at a known value, gives the set-up's time
+within some tens of cycles (the game's model of the key loop; against the pins of 22 games
+the spread is 61 cycles, 88 where the take's pass is lit, where the set-ups spread over
+3,700).  ``read_setup`` reads it, with the key-loop passes before it as the clean-room game
+counts them (``Engine.takes``, the R2 strobes of the pins): the power-on loop's (the
+flashing dashes, up to the tower test's key) and each level-prompt loop's (L1, and the loops
+NO/END steps through).
 
 What it shows (``setup_report``): recordings whose level prompt took the same number of loops
 and the same number of passes in all agree, whatever the power-on loop's passes; counted from
