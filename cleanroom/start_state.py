@@ -4,7 +4,7 @@ recordings (docs/draws.md, section 10).
 After the key that chooses the level (YES/BUY at L1, L2 or L3) the genuine tower works for a
 time its hidden state decides before the player-count prompt's key loop begins (the game's
 ``players_setup_cycles`` timing decision, cleanroom/params.py).  It is the first thing in a
-game the state decides, and a recording dates it exactly: the next key's click comes a whole
+game the state decides, and a recording dates it: the next key's click comes a whole
 number of key-loop passes after that loop begins, so the click's time, against the
 clean-room game's own click with the decision at a known value, gives the set-up's time
 within some tens of cycles (the game's model of the key loop; against the pins of 22 games
