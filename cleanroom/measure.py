@@ -62,7 +62,10 @@ def measure(search, forced: Sequence, dec, sweep: bool = False, tail: Sequence =
     just before one of them comes a scan sooner (the output jumps back by a scan).  So the
     reference's time of the output, counted from either end, gives the option; where the two
     ends disagree (a jump lies between them) one more replay per candidate keeps the option
-    whose output lands nearest the reference's.
+    whose output lands nearest the reference's, if it lands within ``SWEEP_CLOSE_S`` of it;
+    else neither line holds (a jump and a loop that moves more or less than a cycle per cycle
+    between the ends, as a set-up's range wider than a display tick has) and the output is
+    dated across the range as ``sweep`` does.
 
     ``sweep``: the output is not a straight line of the option between the ends (a key loop
     whose scans go by display ticks moves less than a cycle per cycle, and a key scan's jump
@@ -133,7 +136,12 @@ def _measure_within(search, forced: Sequence, dec, sweep: bool,
         if not sweep:
             if len(wants) <= 1:
                 return wants.pop() if wants else None
-            return min(sorted(wants), key=miss)
+            best = min(sorted(wants), key=miss)
+            if miss(best) <= SWEEP_CLOSE_S:
+                return best
+            # neither end's line lands on the reference's output (a key scan's jump and a
+            # loop that moves more or less than a cycle per cycle between them): date the
+            # output across the range instead, as the sweep does
         if not near:
             return None
         misses = {o: miss(o) for o in sorted(

@@ -256,7 +256,10 @@ _ROWS = [
           "the spoils take.  This is the genuine's time less the game's (gold_after_battle_s), "
           "-457..+299 cycles, widened by a tenth of the span each side, a timing decision in "
           "6-cycle steps", "measured"),
-    Param("players_setup_cycles", (-1451, 2999), "cycles at 425 kHz",
+    Param("players_setup_cycles", (-1540, 3976), "cycles at 425 kHz",
+          "the set-up repeats a step of 124-148 instructions 0 to 4 times (docs/draws.md, section "
+          "10): the range reaches one repetition more than the longest set-up seen, +2,628 + 148 "
+          "instructions = +3,516, widened by a tenth of the span each side; before that: "
           "the range re-measured over the 112 development sessions and the 4 captures with it "
           "opened wide (each session resolved again): -1080..+2628 (83), widened by a tenth of "
           "the span each side; before that: "
