@@ -20,8 +20,8 @@ power-on they do not.  So the state the draws read is set at the tower test, the
 game, and moved on by the key loops after it (and the flows between them).  Level 4 is
 preprogrammed and has no such set-up (None).
 
-The clock is taken as exact (MAME's 425 kHz, as the corpus): a real tower's recording would
-first need its clock ratio (``towerlab clock``).
+The clock is MAME's 425 kHz (the corpus's) unless a clock ratio is given: a real tower's
+recording needs its own (``towerlab clock`` fits it; ``towerlab draws --setup --clock-ratio``).
 """
 from __future__ import annotations
 
@@ -82,25 +82,28 @@ class SetupReading:
                 f"set-up {self.extra_cycles:+.0f} cycles")
 
 
-def _clicks(events: Iterable[dict], after: float) -> list[float]:
-    hz = param("click_hz")
+def _clicks(events: Iterable[dict], after: float, clock_ratio: float = 1.0) -> list[float]:
+    hz = param("click_hz") * clock_ratio        # a tone's pitch follows the clock
     return sorted(e["t"] for e in events if e["type"] == "tone" and e["t"] > after
                   and abs((e.get("freq_hz") or 0) - hz) < 1)
 
 
-def _replay(script: Script, forced: Sequence, until: float):
-    tower, chooser = Start(1.0, watch=False)(list(forced))
+def _replay(script: Script, forced: Sequence, until: float, clock_ratio: float = 1.0):
+    tower, chooser = Start(clock_ratio, watch=False)(list(forced))
     events = run_script(tower, script, until=until)
     return events, chooser.calls, tower.game.engine.takes
 
 
-def read_setup(script: Script, events: Sequence[dict], session: str = "") -> SetupReading | None:
+def read_setup(script: Script, events: Sequence[dict], session: str = "",
+               clock_ratio: float = 1.0) -> SetupReading | None:
     """Return the set-up after the level key of the recording (``script``, ``events``), or
-    None where there is none (level 4; a recording that ends before it).  Raise ValueError
-    when the recording's clicks do not follow the script's keys (not a recording of this
-    game from power-on)."""
+    None where there is none (level 4; a recording that ends before it).  ``clock_ratio``:
+    the recorded tower's clock over MAME's 425 kHz (a real tower's, ``towerlab clock``); the
+    set-up is given in cycles of its own clock, as the game's decision counts them.  Raise
+    ValueError when the recording's clicks do not follow the script's keys (not a recording
+    of this game from power-on, or another clock)."""
     end = script.end_time()
-    _, calls, takes = _replay(script, (), end)
+    _, calls, takes = _replay(script, (), end, clock_ratio)
     i = next((j for j, d in enumerate(calls) if d.name == SETUP), None)
     if i is None:
         return None
@@ -111,13 +114,13 @@ def read_setup(script: Script, events: Sequence[dict], session: str = "") -> Set
     steps = [k for _, k, _ in takes[1:level_at]]
     head = [d.value for d in calls[:i]]
     lo, hi = min(calls[i].options), max(calls[i].options)
-    ref = _clicks(events, 0.0)
+    ref = _clicks(events, 0.0, clock_ratio)
     until = min(end, calls[i].t + _NEXT_CLICK_S)
 
     def offset(value: int) -> float | None:
         # the recording's next click less the game's, in cycles, with the set-up at ``value``
-        events_game, _, game_takes = _replay(script, head + [value], until)
-        game = _clicks(events_game, game_takes[level_at][0] - 1e-6)
+        events_game, _, game_takes = _replay(script, head + [value], until, clock_ratio)
+        game = _clicks(events_game, game_takes[level_at][0] - 1e-6, clock_ratio)
         if len(game) < 2:
             return None
         near = min(ref, key=lambda t: abs(t - game[0]), default=None)
@@ -126,7 +129,7 @@ def read_setup(script: Script, events: Sequence[dict], session: str = "") -> Set
                              f"key's at {game[0]:.3f} s (expected a recording of the game "
                              f"from power-on, its script and events together)")
         nxt = [t for t in ref if t > near + 1e-3]
-        return (nxt[0] - game[1]) * NOMINAL_CLOCK_HZ if nxt else None
+        return (nxt[0] - game[1]) * NOMINAL_CLOCK_HZ * clock_ratio if nxt else None
 
     # the click moves with the set-up's time a cycle per cycle, except where the next key
     # is taken a key-loop pass sooner or later: from each of a few values across the range,
@@ -154,7 +157,7 @@ def read_setup(script: Script, events: Sequence[dict], session: str = "") -> Set
                                 1 + sum(k == "NO/END" for k in steps) % 4, value + check)
     raise ValueError(f"{session or 'recording'}: no set-up time from {lo} to {hi} cycles "
                      f"puts the game's next click on the recording's (expected a recording "
-                     f"of the genuine tower at 425 kHz)")
+                     f"of the genuine tower at {NOMINAL_CLOCK_HZ * clock_ratio / 1000:g} kHz)")
 
 
 def setup_groups(readings: Iterable[SetupReading]) -> list[list[SetupReading]]:

@@ -293,7 +293,7 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
                 raise ValueError(f"{folder}: no script.txt beside its events (expected a "
                                  f"recording folder with its script)")
             script, events = load_reference(folder)
-            reading = read_setup(script, events, name)
+            reading = read_setup(script, events, name, clock_ratio=args.clock_ratio)
             if reading is not None:
                 readings.append(reading)
     for line in setup_report(readings, each=args.runs):
@@ -447,6 +447,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="the DIRs are recordings of whole games (or folders of them, such as "
                         "the corpus): read the set-up after each level key and what it follows "
                         "(docs/draws.md, section 10)")
+    p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
+                                                  "a clock ratio near 1 (e.g. 0.98)"),
+                   default=1.0, metavar="R",
+                   help="with --setup: the recorded tower's clock over MAME's 425 kHz (default "
+                        "1, the corpus's; a real tower's from towerlab clock)")
     p.set_defaults(func=cmd_draws)
 
     p = sub.add_parser("battles", help="time recordings' battles skirmish by skirmish",

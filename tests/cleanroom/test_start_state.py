@@ -166,3 +166,20 @@ def test_an_events_file_reads_as_events(tmp_path):
     # the cut sessions are ordinary recordings: their events read back as written
     events = read_events(str(SETUP / "l1_p3_s09" / "events.jsonl"))
     assert events[0]["t"] <= events[-1]["t"] <= 16.517
+
+
+def test_a_tower_with_another_clock_is_read_with_its_clock_ratio():
+    # a clean-room game at 97 % of 425 kHz set up 600 cycles (of its own clock) longer
+    script, _ = load_reference(str(DATA_CORPUS / "l1_p3_s09"))
+    tower, _ = Start(0.97, watch=False)([600])
+    events = run_script(tower, script, until=40.0)
+    assert abs(read_setup(script, events, "slow", clock_ratio=0.97).extra_cycles - 600) < 3
+    with pytest.raises(ValueError, match="expected a recording of the game from power-on"):
+        read_setup(script, events, "slow")      # read at 425 kHz, no click where it looks
+
+
+def test_towerlab_draws_setup_refuses_a_clock_ratio_far_from_1(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["draws", "--setup", "--clock-ratio", "5", str(SETUP)], io.StringIO())
+    assert stop.value.code == 2
+    assert "'5' is not a clock ratio near 1" in capsys.readouterr().err
