@@ -430,3 +430,16 @@ def test_a_duration_that_moves_a_key_scan_is_resolved_to_the_scan_the_genuine_to
     assert result.conforms, result.describe()
     setup = next(d for d in result.decisions if d.name == "players_setup_cycles")
     assert setup.value < 0 and setup.revealed
+
+
+def test_a_duration_neither_ends_line_dates_is_dated_across_its_range():
+    # the set-up after the level key over its whole range (docs/draws.md, section 10): a key
+    # scan's jump and a loop moving 1.4 cycles per cycle lie between the ends, so neither
+    # end's straight line lands on the recorded click (tests/data/measure/README.md); the
+    # output is dated across the range instead of taking the end whose click is a frame off
+    folder = Path(__file__).resolve().parents[1] / "data" / "measure" / "l2_p3_s158"
+    script, events = load_reference(str(folder))
+    result = resolve(script, events, STRICT)
+    assert result.conforms, result.describe()
+    setup = next(d for d in result.decisions if d.name == "players_setup_cycles")
+    assert -600 < setup.value < -500 and setup.revealed
