@@ -182,6 +182,18 @@ def _agreeing_pairs(readings: Sequence[SetupReading], key) -> tuple[int, int]:
     return agree, apart
 
 
+def _pairs_apart(readings: Sequence[SetupReading], d: int) -> tuple[int, int]:
+    """(agreeing, not) pairs with as many level-prompt loops and passes ``d`` apart."""
+    agree = apart = 0
+    for a, b in itertools.combinations(readings, 2):
+        if len(a.level_loops) == len(b.level_loops) and abs(a.passes - b.passes) == d:
+            if abs(a.extra_cycles - b.extra_cycles) <= AGREE_CYCLES:
+                agree += 1
+            else:
+                apart += 1
+    return agree, apart
+
+
 def shuffled_agreement(readings: Sequence[SetupReading], shuffles: int = 2000,
                        seed: int = 1981) -> float:
     """Return the share of shuffles (the set-up times permuted among the readings with the
@@ -225,26 +237,16 @@ def setup_report(readings: Sequence[SetupReading], each: bool = False,
                           f"{r.power_on_passes})" for r in g)
         out.append(f"  {loops} loop{'s' if loops > 1 else ''}, {passes} passes: {names}; "
                    f"spread {spread:.0f} cycles")
-    rows = [("the same level-prompt loops and passes since the tower test", lambda r: r.key),
+    rows = [("the same level-prompt loops and passes since the tower test",
+             _agreeing_pairs(readings, lambda r: r.key)),
             ("the same level-prompt loops and passes since power-on",
-             lambda r: (len(r.level_loops), r.passes + r.power_on_passes)),
+             _agreeing_pairs(readings,
+                             lambda r: (len(r.level_loops), r.passes + r.power_on_passes))),
             ("the same level-prompt loops and power-on passes",
-             lambda r: (len(r.level_loops), r.power_on_passes))]
-    for d in (1, 2, 7):
-        rows.append((f"the same level-prompt loops, passes since the tower test {d} apart",
-                     None))
-    for what, key in rows:
-        if key is None:
-            d = int(what.split()[-2])
-            agree = apart = 0
-            for a, b in itertools.combinations(readings, 2):
-                if len(a.level_loops) == len(b.level_loops) and abs(a.passes - b.passes) == d:
-                    if abs(a.extra_cycles - b.extra_cycles) <= AGREE_CYCLES:
-                        agree += 1
-                    else:
-                        apart += 1
-        else:
-            agree, apart = _agreeing_pairs(readings, key)
+             _agreeing_pairs(readings, lambda r: (len(r.level_loops), r.power_on_passes)))]
+    rows += [(f"the same level-prompt loops, passes since the tower test {d} apart",
+              _pairs_apart(readings, d)) for d in (1, 2, 7)]
+    for what, (agree, apart) in rows:
         out.append(f"pairs with {what}: {agree} of {agree + apart} agree within "
                    f"{AGREE_CYCLES:.0f} cycles")
     if shuffles and groups:
