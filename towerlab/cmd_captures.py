@@ -277,25 +277,19 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
     what it follows (cleanroom.start_state)."""
     import os
 
-    from captures.events import recordings_in
     from cleanroom.reference import load_reference
     from cleanroom.start_state import read_setup, setup_report
 
     readings = []
-    for path in args.sweep:
-        found = recordings_in(path)
-        if not found:
-            raise ValueError(f"{path}: no events.jsonl (expected a recording folder or a "
-                             f"folder of them)")
-        for name, events_path in found:
-            folder = os.path.dirname(events_path)
-            if not os.path.isfile(os.path.join(folder, "script.txt")):
-                raise ValueError(f"{folder}: no script.txt beside its events (expected a "
-                                 f"recording folder with its script)")
-            script, events = load_reference(folder)
-            reading = read_setup(script, events, name, clock_ratio=args.clock_ratio)
-            if reading is not None:
-                readings.append(reading)
+    for name, events_path in _recordings(args.sweep, "a recording folder or a folder of them"):
+        folder = os.path.dirname(events_path)
+        if not os.path.isfile(os.path.join(folder, "script.txt")):
+            raise ValueError(f"{folder}: no script.txt beside its events (expected a "
+                             f"recording folder with its script)")
+        script, events = load_reference(folder)
+        reading = read_setup(script, events, name, clock_ratio=args.clock_ratio)
+        if reading is not None:
+            readings.append(reading)
     for line in setup_report(readings, each=args.runs):
         print(line, file=out)
     return 0
@@ -305,19 +299,28 @@ def cmd_battles(args: argparse.Namespace, out: IO[str]) -> int:
     """Time the battles of recordings skirmish by skirmish; list those that repeat across
     recordings (analysis.battles)."""
     from analysis.battles import battle_report, read_battles
-    from captures.events import recordings_in
 
     battles = []
-    for path in args.recordings:
-        found = recordings_in(path)
-        if not found:
-            raise ValueError(f"{path}: no events.jsonl (expected a recording folder, a folder "
-                             f"of them or an events .jsonl file)")
-        for name, events_path in found:
-            battles += read_battles(_events_of(events_path), name)
+    for name, events_path in _recordings(args.recordings, "a recording folder, a folder of "
+                                         "them or an events .jsonl file"):
+        battles += read_battles(_events_of(events_path), name)
     for line in battle_report(battles, each=args.each):
         print(line, file=out)
     return 0
+
+
+def _recordings(paths, expected: str) -> list[tuple[str, str]]:
+    """(name, events file) of every recording the paths name (captures.events.recordings_in);
+    a path that names none is one line (``expected``: what it should have been)."""
+    from captures.events import recordings_in
+
+    found = []
+    for path in paths:
+        here = recordings_in(path)
+        if not here:
+            raise ValueError(f"{path}: no events.jsonl (expected {expected})")
+        found += here
+    return found
 
 
 def _checked(convert, ok, what: str):
