@@ -464,8 +464,8 @@ _CUES = [
                     example=('l4_p3_s20', 114.159972), count=3,
                     why=("the falling sweep's first period lasts 10.2 ms instead of 9.4 ms (the"
                          ' pins show it), so the decoder makes the first note 98.4 Hz; it plays '
-                         'when the player leads 16 warriors or more (params '
-                         'creak_slow_start_warriors)')),
+                         'when the force eats 2 rations a turn (16-30 warriors): the tower '
+                         'counts them in that period (params ration_count_cycles)')),
             Variant('creak_open_after_low_food', (
                 (79.9, 0.025, -0.0125), (73.4, 0.0272, -0.0136), (67.9, 0.0294, -0.0146),
                 (63.2, 0.0317, -0.0159), (59.1, 0.0339, -0.017), (55.4, 0.0361, -0.018),

@@ -100,7 +100,9 @@ _ROWS = [
           "a pass (1913 clicks: +0.10 ms of drift per loop without it, +0.02 with it)",
           "measured on the pins"),
     Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food",
-                                  "creak_open_slow_start"), "cue names", "corpus, 1768 waits "
+                                  "creak_open_slow_start") + tuple(
+                                      f"creak_open_slow_start_{k}" for k in range(2, 7)),
+          "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
           "in the flows that play the sad cue (LOST, KEY MISSING, the Dark Tower's sad end) or "
           "open a tomb (creak, in any of its forms): there the next prompt begins a new phase "
@@ -342,16 +344,25 @@ _ROWS = [
           "the next; the curser's own slot counts like an empty one (3 players, player 1 "
           "cursing: NO/END from C3 to C2 passes slots 4 and 1 and scans 2 slots later than a "
           "step from C2 to C3, l1_p3_s35 66.78, l3_p3_s11 344.77)", "measured on the pins"),
-    Param("creak_slow_start_warriors", 16, "warriors",
-          "development sessions, 295 tombs and ruins without the low-food warning: the 10 "
-          "opened with 18 to 28 warriors creak with the slow first period (98.4 Hz), the "
-          "285 opened with 15 or fewer never (l4_p1_s168 232.08: 12 warriors just after a "
-          "Citadel doubling, the plain creak, where every other tomb after a doubling had "
-          "18 or more); none had 16 or 17, and 16 is where a count kept in binary needs a "
-          "second 4-bit digit (chosen between 16 and 18).  The first period follows the "
-          "warriors in a smaller way too: 106.7 Hz in 31 of the 98 plain creaks opened with "
-          "6-9 warriors and in none of the 187 others (106.4-106.5 Hz, within the 1 % the "
-          "check allows, so the game plays 106.5 Hz for all)", "corpus"),
+    Param("ration_count_cycles", dict(first=323, each=315), "cycles at 425 kHz",
+          "development sessions, every action key at a turn's prompt: before anything the "
+          "action shows the tower counts the force's rations, and each ration past the first "
+          "(one per 15 warriors begun, rulebook: Rations Of Food) takes this much more: the "
+          "first output after the click (the action's cue, reel or lamp, or the low-food "
+          "warning) comes 323-331 cycles later than with 15 warriors or fewer for 2 rations "
+          "(16-30 warriors: 65 actions of 16 level-4 sessions, e.g. l4_p1_s28 91.12, "
+          "l4_p2_s188 141.88), 635-641 for 3 (5: l4_p1_s152 238.88, l4_p3_s20 354.62) and "
+          "953 for 4 (6: l4_p1_s104 270.30-338.75), against -210..+7 for the 918 actions "
+          "of forces eating one; a MOVE's, a riddle's and a bazaar's timing decisions had "
+          "taken it up (move_think_cycles +288 median with 2 rations, +621 with 3, +1008 "
+          "with 4).  A starving force counts one ration fewer: its Death March comes as "
+          "with one ration with 2 (7 times in 3 sessions), 305-336 cycles later with 3 "
+          "(l4_p1_s104 374.73, 385.57, l4_p1_s152 298.68), 636 with 4 (l4_p1_s152 274.93).  A tomb's creak has begun when the count "
+          "runs: its first period lasts 10.2 ms instead of 9.4 (98.4 Hz, "
+          "creak_open_slow_start) with 2 rations, 10 tombs of 16-28 warriors, and none of the "
+          "285 with 15 or fewer; with more rations each adds ``each`` to that period "
+          "(creak_open_slow_start_2 to _6, no recording: no development tomb was opened "
+          "without the warning by a force of 31 or more)", "measured"),
     Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
           "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
           "100.2 ms after it (the opening cue's tail)", "measured"),
@@ -712,6 +723,14 @@ class Sound:
         return off + dur + self.tail_s
 
 
+def slower_first_period(notes: tuple, extra_s: float) -> tuple:
+    """Return cue notes ``(freq_hz, dur_s, gap_after_s)`` of a falling sweep whose first
+    period lasts ``extra_s`` longer: as the decoder reads a sweep, each note is two periods
+    long and the next begins one period after it (cleanroom.cues, creak_open)."""
+    period = 1 / notes[0][0] + extra_s
+    return ((round(1 / period, 1), round(2 * period, 4), -round(period, 4)),) + notes[1:]
+
+
 def _observed_sounds() -> list[Sound]:
     """Build the game's sound rows from the observed catalogue (cleanroom.cues)."""
     out = []
@@ -727,6 +746,18 @@ def _observed_sounds() -> list[Sound]:
             out.append(Sound(v.name, rows, tail, f"cues.py: {cue.name} as recorded in "
                              f"{v.example[0]} at {v.example[1]:.3f} s ({v.count} of "
                              f"{cue.count}): {v.why}"))
+    # A tomb's creak with more rations to count than two: the slow start's first period
+    # longer by the count of each more (params ``ration_count_cycles``; no recording).
+    slow = next(v for v in CUES["creak_open"].variants if v.name == "creak_open_slow_start")
+    _, tail = sound_rows(CUES["creak_open"].notes)
+    for steps in range(2, 7):
+        rows, _ = sound_rows(slower_first_period(slow.notes, (steps - 1) * param(
+            "ration_count_cycles")["each"] / NOMINAL_CLOCK_HZ))
+        out.append(Sound(f"creak_open_slow_start_{steps}", rows, tail,
+                         f"creak_open_slow_start with its first period {steps - 1} ration "
+                         f"counts longer ({steps + 1} rations: "
+                         f"{15 * steps + 1}-{min(99, 15 * steps + 15)} warriors; "
+                         f"params ration_count_cycles), no recording"))
     # The CURSED picture plays the lost-skirmish notes; what follows it comes sooner.
     rows, _ = sound_rows(CUES["skirmish_lost"].notes)
     out.append(Sound("cursed", rows, 0.4415, "cues.py skirmish_lost notes with the CURSED picture "

@@ -108,6 +108,9 @@ class Stage:
         # running low, or a warrior starving)
         self.warning_turn: tuple[int, int, str] | None = None
         self.warned = False        # this action began with such a warning
+        # the rations the tower counts past the first at each action key of this turn
+        # (params ``ration_count_cycles``; cleanroom.sections.turn ``feed``)
+        self.meal_steps = 0
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 
@@ -153,6 +156,15 @@ class Stage:
             lo, hi = param(name)
         return self.choose(name, _think_options(lo - lo % INSTRUCTION_CYCLES, hi + 1)) \
             / NOMINAL_CLOCK_HZ
+
+    def count_rations(self):
+        """Wait while the tower counts the rations past the first (``meal_steps``), as it does
+        at each action key before the action shows anything (params
+        ``ration_count_cycles``)."""
+        if self.meal_steps:
+            row = param("ration_count_cycles")
+            yield from self.sleep((row["first"] + row["each"] * (self.meal_steps - 1))
+                                  / NOMINAL_CLOCK_HZ)
 
     # ---- time, sound, prompts ------------------------------------------------------------
     def sleep(self, s: float):

@@ -20,12 +20,13 @@ def tomb(g: Stage, p: Player):
     The creak has two other recorded forms (cleanroom/cues.py): right after the low-food
     warning its first note is missing (l2_p1_s02 365.73, l4_p3_s20 400.50: 2 of 2 tombs
     after the warning), and when the player leads 16 warriors or more the sweep's first
-    period is longer, read as 98.4 Hz (params ``creak_slow_start_warriors``).
+    period is longer, read as 98.4 Hz: the tower counts the force's rations in it (params
+    ``ration_count_cycles``), longer still with each ration past two.
     """
     odds = param("tomb_odds")
-    cue = ("creak_open_after_low_food" if g.warned else
-           "creak_open_slow_start" if p.warriors >= param("creak_slow_start_warriors")
-           else "creak_open")
+    cue = ("creak_open_after_low_food" if g.warned else "creak_open" if not g.meal_steps
+           else "creak_open_slow_start" if g.meal_steps == 1
+           else f"creak_open_slow_start_{g.meal_steps}")
     event = g.choose("tomb", list(odds), list(odds.values()))
     # after a warning the sweep's first period is no note of its own: its first note is
     # the normal creak's second, as late (params ``action_after_warning_s``)

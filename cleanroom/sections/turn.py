@@ -79,6 +79,9 @@ def turns(g: Stage):
 def feed(g: Stage, p: Player):
     """Eat one turn's food; starve one warrior when there is none (rulebook: Food)."""
     need = food_per_turn(p.warriors)
+    # each action key of the turn counts the rations first; a starving force one fewer
+    # (params ``ration_count_cycles``)
+    g.meal_steps = max(0, need - 1 - (p.food < need))
     if p.food < need:
         # not a whole meal left (none, or less than a large force eats): the rest is eaten
         # and a warrior starves now; the Death March sounds with the turn's first action
@@ -173,6 +176,7 @@ def action(g: Stage, p: Player, key: str):
         # and GOLD, not CURSED)
         g.last_shown = []
         g.shown_turn = (p.number, p.turns)
+        yield from g.count_rations()
         return (yield from cursed(g, p))
     if key == "REPEAT":
         yield from repeat(g)
@@ -187,6 +191,10 @@ def action(g: Stage, p: Player, key: str):
         return "undone"
     warning = g.warning_turn
     g.warned = warning is not None and warning[:2] == (p.number, p.turns)
+    # the rations are counted before the warning, or before all the action shows but a
+    # tomb's creak, which has begun by then (its first period takes the count, tomb)
+    if g.warned or key != "TOMB/RUIN":
+        yield from g.count_rations()
     if g.warned:
         g.warning_turn = None
         yield from sound_warning(g, p, warning[2])
