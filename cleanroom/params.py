@@ -287,7 +287,12 @@ _ROWS = [
           "warriors (above), by 510 and 558 cycles with the warriors' bonus alone (l3_p1_s37 "
           "220.9, l3_p3_s19 314.6), 846 with the food's alone (l2_p1_s02 419.4), 2214 with "
           "both (l2_p1_s26 305.1): about this much per bonus drawn", "measured on the pins"),
-    Param("sanctuary_think_cycles", (-590, 2520), "cycles at 425 kHz",
+    Param("sanctuary_think_cycles", (-940, 2546), "cycles at 425 kHz",
+          "the low end re-measured once ration_count_cycles moved the trill: l4_p1_s120 "
+          "280.51 (a food bonus at the Citadel, 30 warriors) dates its FOOD reel at -649, "
+          "where the range's old end, -590, left it 55 cycles early (and the median visit "
+          "lies near +250), so -649..+2256 widened by a tenth of the span each side; before "
+          "that: "
           "corpus, the 18 bonus visits of the development sessions (4 on the pins): a hidden "
           "state decides how long each bonus takes to draw, -330..+2256 cycles per bonus "
           "around sanctuary_bonus_cycles (measured with the range opened to +-2800: "
