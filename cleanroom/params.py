@@ -274,14 +274,17 @@ _ROWS = [
           "values span -1291..+1755 over the 22), widened by a tenth of that span each side, "
           "a timing decision in 6-cycle steps (one instruction)", "measured on the pins"),
     Param("trill_tail_s", dict(picture=0.4482, picture_lamp=0.448935, end_signal=0.4457,
-                               citadel_again=0.444287), "s",
+                               citadel_again=0.44351), "s",
           "corpus, on the pins: after the CITADEL trill's last edge the reel to the doubled "
           "WARRIOR starts 190752-190776 cycles later (8 visits); when no turn is needed its lamp "
           "lights at 191022 (3), 0.735 ms after the game's reel would start; with no bonus the "
           "end signal's first key scan comes 200484-200772 cycles after it (27): its key loop "
           "begins 2.5 ms before a picture's reel would; at "
           "the Citadel once the warriors are doubled, 199584-199812 (3: l4_p3_s20 88.1, 109.0, "
-          "l4_p4_s24 268.8), 1.41 ms sooner", "measured on the pins"),
+          "l4_p4_s24 268.8), 2.19 ms sooner (its first clicks within 0.1 ms once the trill "
+          "before it waits for the rations to be counted, ration_count_cycles: all three had "
+          "16 or more warriors; it was 1.41 ms, which made up for the trill 0.76 ms early)",
+          "measured on the pins"),
     Param("sanctuary_bonus_cycles", 700, "cycles at 425 kHz",
           "corpus pins: a Sanctuary's bonus pictures come later than the Citadel's doubled "
           "warriors (above), by 510 and 558 cycles with the warriors' bonus alone (l3_p1_s37 "
@@ -437,13 +440,6 @@ _ROWS = [
     Param("starve_after_click_s", 0.014965, "s", "corpus: a starving force's Death March "
           "starts 14.47-16.46 ms after the action key's click (31 times; median 14.97)",
           "measured"),
-    Param("frontier_crossed_extra_s", (16, 0.00066), "(warriors, s)", "corpus: FRONTIER "
-          "pressed with every frontier crossed (level 4): with 18 warriors or more the end "
-          "signal's key loop runs 0.61-0.70 ms later than after a frontier counted (l4_p1_s28 "
-          "108.40 and 196.27: the game's next clicks 0.70 and 0.61 ms early without it; 7 of "
-          "9 such NO/END clicks within 0.13 ms with it), with 14 or fewer it does not (12 of "
-          "13 within 0.2 ms without it, l4_p3_s38 149.08 a key a scan early with it); none "
-          "recorded with 15-17, the bound taken half way", "measured"),
     Param("starve_last_after_click_s", 0.009826, "s", "corpus: a solo force's last warrior "
           "starving: the reel turns to WARRIORS 9.83 ms after the action key's click, the "
           "Death March plays with it and 00 flashes (l3_p1_s119 417.38: 1 of 1)", "measured"),

@@ -3,7 +3,6 @@ Inventory Button).
 """
 from __future__ import annotations
 
-from ..params import SOUNDS, param
 from ..rules import KEYS, Player, two_digits
 from ..stage import Stage, after_click, tail_before_picture
 
@@ -16,11 +15,6 @@ def frontier(g: Stage, p: Player):
     (rulebook: The Frontier Button; the order: cleanroom/README.md, Observed)."""
     missing = 1 <= p.frontiers <= 3 and p.keys < p.frontiers
     tail = tail_before_picture("frontier") if missing else None
-    if p.frontiers >= 4:
-        # every frontier crossed already (level 4 from the start): the end signal's loop
-        # begins a little later with a large force (params ``frontier_crossed_extra_s``)
-        lo, extra = param("frontier_crossed_extra_s")
-        tail = SOUNDS["frontier"].tail_s + (extra if p.warriors >= lo else 0.0)
     yield from g.sound("frontier", delay=after_click("frontier"), tail=tail)
     if missing:
         return (yield from g.picture_with_sound("KEY MISSING", "sad"))
