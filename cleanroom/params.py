@@ -319,10 +319,19 @@ _ROWS = [
           "is one pass (3 ticks, 11073 cycles lit) after its start; the pauses are what "
           "puts the game's first scan on those medians after the cue as the game plays it "
           "(it starts 5.44 ms after the click, cleanroom/cues.py)", "measured on the pins"),
-    Param("lamp_after_lamp_s", dict(FOOD=0.001003), "s", "corpus: FOOD after WARRIOR on the "
-          "same card (a Sanctuary's bonuses, INVENTORY) lights 1.002-1.003 ms after WARRIOR's "
-          "lamp goes dark (150 of 150); a picture not listed lights as the last goes dark",
-          "measured"),
+    Param("lamp_after_lamp_s", {"WARRIOR>FOOD": 0.001003, "FOOD>BEAST": 0.000593,
+                                "SCOUT>HEALER": 0.000663, "SCOUT>GOLD": 0.001143,
+                                "HEALER>GOLD": 0.00096, "GOLD KEY>SILVER KEY": 0.000635,
+                                "SILVER KEY>BRASS KEY": 0.000607, "DRAGON>SWORD": 0.000113},
+          "s", "development sessions: the next picture on the same card lights this long "
+          "after the last one's lamp goes dark, by the pair: FOOD after WARRIOR (a "
+          "Sanctuary's bonuses, INVENTORY) 1.002-1.003 ms (150 of 150); in INVENTORY BEAST "
+          "after FOOD 0.593 ms (35 of 35), HEALER after SCOUT 0.663 (30 of 30), GOLD after "
+          "HEALER 0.960 (30 of 30) and after SCOUT with no Healer 1.143 (5 of 5), the SILVER "
+          "KEY after the GOLD KEY 0.635 (30 of 30), the BRASS KEY after the SILVER 0.607-0.608 "
+          "(30 of 30); the SWORD after a DRAGON it slays 0.112-0.113 (24 of 24); a pair not "
+          "listed lights as the last goes dark (the battle's BRIGANDS after WARRIORS has its "
+          "own times: battle_pause_s)", "measured"),
     Param("scan_after_picture_cycles", dict(offer=10410, event=10450, warriors=10692,
                                             food=10674,
                                             gold=10566, inventory_gold=10662,

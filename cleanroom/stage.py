@@ -224,9 +224,9 @@ class Stage:
         lamp_at = e.now
         end = self._picture_end
         if e.reel.card == card and end is not None and abs(end[1] - e.now) < 1e-9:
-            # the next picture on the same card lights a little after the last goes dark
-            # (params ``lamp_after_lamp_s``)
-            lamp_at += param("lamp_after_lamp_s").get(picture, 0.0)
+            # the next picture on the same card lights a little after the last goes dark,
+            # by the pair (params ``lamp_after_lamp_s``)
+            lamp_at += param("lamp_after_lamp_s").get(f"{end[0]}>{picture}", 0.0)
         if e.reel.card != card:
             end, self._picture_end = self._picture_end, None
             if end is not None and abs(end[1] - e.now) < 1e-9:

@@ -92,6 +92,17 @@ def test_inventory_at_level_4_shows_every_card_in_reel_order():
     assert len(pictures(v)) == 10
 
 
+def test_inventory_lights_the_next_picture_on_a_card_as_late_as_the_genuine():
+    # l4_p2_s32 48.55: each lamp of the same card comes the
+    # pair's time after the last goes dark (params lamp_after_lamp_s): every lamp within
+    # 0.05 ms of the genuine's, where lighting at once left BEAST to BRASS KEY 0.6-1.0 ms early
+    v = visit("l4_p2_s32", 48.55, 66.3, inventory=dict(food=24))
+    lit = [[e["t"] for e in events if e["type"] == "lamp" and e["on"]]
+           for events in (v.reference, v.game)]
+    assert len(lit[0]) == len(lit[1]) == 10
+    assert max(abs(a - b) for a, b in zip(*lit)) < 5e-5
+
+
 def test_inventory_shows_only_what_is_owned():
     # l2_p1_s02 223.12: WARRIOR 07, FOOD 12, SCOUT, GOLD 11, BRASS KEY, -1
     v = visit("l2_p1_s02", 223.117, 235.25,
