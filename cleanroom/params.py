@@ -380,7 +380,10 @@ _ROWS = [
           "creak_open_slow_start) with 2 rations, 10 tombs of 16-28 warriors, and none of the "
           "285 with 15 or fewer; with more rations each adds ``each`` to that period "
           "(creak_open_slow_start_2 to _6, no recording: no development tomb was opened "
-          "without the warning by a force of 31 or more)", "measured"),
+          "without the warning by a force of 31 or more).  REPEAT and CLEAR at the turn's "
+          "prompt, a click alone, count nothing: the next key's click as with one ration, 12 "
+          "of 12 with 2-4 rations (l4_p1_s28 89.80, l4_p1_s104 314.42), and the action key "
+          "after them counts", "measured"),
     Param("creak_close_after_creak_s", 0.0961, "s", "corpus: a deserted tomb's closing creak "
           "begins 96.0-96.7 ms after the opening creak's last click (9), where a horn begins "
           "100.2 ms after it (the opening cue's tail)", "measured"),

@@ -84,3 +84,17 @@ def test_each_ration_more_lengthens_the_creaks_first_period_by_one_count():
         shift = notes[1][0] - slow[1][0]
         assert [(f, d) for _, f, d in notes[2:]] == [(f, d) for _, f, d in slow[2:]]
         assert [o - shift for o, _, _ in notes[2:]] == pytest.approx([o for o, _, _ in slow[2:]])
+
+
+@pytest.mark.parametrize("key", ["REPEAT", "CLEAR"])
+def test_repeat_or_clear_at_the_turns_prompt_counts_nothing(key):
+    """l4_p1_s28 89.80 (REPEAT, 20 warriors), l4_p1_s104 314.42 (CLEAR, 46): the key loop
+    goes on as with 15 warriors or fewer, the next key's click within 0.1 ms (12 of 12)."""
+    clicks = []
+    for warriors in (10, 46):
+        tw = tower(4, 1, inventory=dict(warriors=warriors, food=99))
+        press(tw, key)
+        start = len(tw.events())
+        press(tw, "INVENTORY")
+        clicks.append(next(e["t"] for e in tw.events()[start:] if e.get("cue") == "click"))
+    assert clicks[1] == pytest.approx(clicks[0], abs=1e-7)
