@@ -32,7 +32,8 @@ from captures.tolerance import Tolerance
 
 __all__ = ["SessionReport", "load_session", "session_clock", "conform_job",
            "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES",
-           "default_witness_dir", "recording_key", "read_witness", "write_witness"]
+           "default_witness_dir", "recording_key", "read_witness", "write_witness",
+           "decision_line"]
 
 # where a conform job's arguments hold its witness (``conform_job``)
 _WITNESS = 7
@@ -174,9 +175,7 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
     if not result.conforms:
         lines.append(f"  before it: {result.counts()}")
     if decisions:
-        for d in result.decisions:
-            seen = "revealed" if d.revealed else "not shown"
-            lines.append(f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}")
+        lines += [decision_line(d) for d in result.decisions]
     if prediction is not None:
         lines.append(f"{folder}: {prediction.line()}")
     report = SessionReport(folder, "\n".join(lines) + "\n", result.conforms, result.matched,
@@ -190,6 +189,18 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
         report.difference_t = diff.t
         report.difference = _one_line(diff)
     return report
+
+
+def decision_line(d) -> str:
+    """Return one line of ``conform --decisions`` for decision ``d``: when, what, the value,
+    whether the recording showed it, and for a duration the recording dated at either end
+    of its range that it sits there (the genuine's may lie beyond it: a rule the game lacks,
+    or a range to measure again, cleanroom/params.py)."""
+    seen = "revealed" if d.revealed else "not shown"
+    if d.revealed and d.name.endswith("_cycles") and len(d.options) > 3 and \
+            d.value in (min(d.options), max(d.options)):
+        seen += ", at its range's end"
+    return f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}"
 
 
 def _one_line(diff) -> str:

@@ -8,7 +8,7 @@ import io
 import json
 from pathlib import Path
 
-from rig.conformance import SessionReport, summary_table
+from rig.conformance import SessionReport, decision_line, summary_table
 from towerlab.cli import main
 
 CAPTURES = Path(__file__).resolve().parents[1] / "data" / "captures"
@@ -193,3 +193,21 @@ def test_a_session_the_resolver_fails_on_is_reported_and_the_others_still_run(mo
     failed = [line for line in text.splitlines() if line.startswith(f"{FOLDERS[1]}: ")]
     assert failed and "the resolver failed (TypeError: a defect" in failed[0]
     assert text.splitlines()[-1].split()[:5] == ["2", "sessions", "1", "of", "2"]
+
+
+def test_a_duration_dated_at_its_ranges_end_is_marked_in_the_decisions_list():
+    from cleanroom.decisions import Decision
+
+    options = list(range(-594, 2521, 6))
+    at_end = decision_line(Decision(280.514, "sanctuary_think_cycles", options, -594, True))
+    inside = decision_line(Decision(280.514, "sanctuary_think_cycles", options, 222, True))
+    unseen = decision_line(Decision(280.514, "sanctuary_think_cycles", options, -594, False))
+    assert at_end.endswith("revealed, at its range's end")
+    assert inside.endswith("revealed") and unseen.endswith("not shown")
+
+
+def test_a_scan_or_step_edge_decision_is_never_marked_at_its_ranges_end():
+    from cleanroom.decisions import Decision
+
+    line = decision_line(Decision(239.895, "reel_step_cycles", [0, 11475], 11475, True))
+    assert line.endswith("revealed")
