@@ -522,13 +522,18 @@ _ROWS = [
           "measured"),
     Param("key2_after_click_s", 0.0078, "s", "level4_riddle 60.977->60.984 (key 2 offer)",
           "measured"),
-    Param("motor_after_picture_s", dict(WARRIOR=0.00066, FOOD=0.0008, HEALER=0.00196,
-                                        gold_found=0.00248, other=0.00042), "s",
+    Param("motor_after_picture_s", {"WARRIOR": 0.00066, "FOOD": 0.0008, "HEALER": 0.00196,
+                                    "gold_found": 0.00248, "other": 0.00042,
+                                    "FOOD>SCOUT": 0.00058, "BEAST>GOLD": 0.000648}, "s",
           "corpus: a reel turn that follows a picture starts this long after its lamp goes "
           "dark: WARRIOR 0.66 ms (60 of 60), FOOD 0.80 (33 of 37; 0.58 in 4), HEALER 1.96 "
           "(14 of 14), the GOLD found after a battle or in a tomb 2.09-2.91 (40, median 2.48, "
           "varying like the battle's pauses), other pictures (LOST, BEAST, a key, CURSED, "
-          "INVENTORY's GOLD) 0.42 (68 of 74)", "measured"),
+          "INVENTORY's GOLD) 0.42 (68 of 74).  By the pair, in INVENTORY (development "
+          "sessions): FOOD with SCOUT next (no Beast) 0.58 ms, 4 of 4 (l2_p1_s02 229.24, "
+          "l2_p1_s26 279.11), where FOOD with GOLD next takes the 0.80 (80 of 81); BEAST with "
+          "GOLD next (no Scout, no Healer) 0.648 ms, 5 of 5 (l1_p1_s149 268.26, l3_p4_s15 "
+          "302.98), where BEAST with SCOUT next takes the 0.42 (18 of 18)", "measured"),
     Param("reel_after_cue_s", {"death_march": 0.0066, "dragon_slain": 0.0075},
           "s", "corpus: after a picture that plays one of these cues, the next reel turn starts "
           "this long after its lamp goes off (death march 38 pictures, 6.5-7.0 ms; dragon "

@@ -231,7 +231,8 @@ class Stage:
             end, self._picture_end = self._picture_end, None
             if end is not None and abs(end[1] - e.now) < 1e-9:
                 after = param("motor_after_picture_s")
-                yield from self.sleep(after.get(end[0], after["other"]) + end[2])
+                yield from self.sleep(after.get(f"{end[0]}>{picture}",
+                                                after.get(end[0], after["other"])) + end[2])
             yield ("reel", card)
             e.motor(False)
             lamp_at = e.now + lamp_after_motor(role, picture)
