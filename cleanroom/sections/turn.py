@@ -176,6 +176,8 @@ def action(g: Stage, p: Player, key: str):
         # and GOLD, not CURSED)
         g.last_shown = []
         g.shown_turn = (p.number, p.turns)
+        # the rations counted as at any action key (chosen: no recording has a cursed
+        # force of 16 warriors or more)
         yield from g.count_rations()
         return (yield from cursed(g, p))
     if key == "REPEAT":
