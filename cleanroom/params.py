@@ -35,6 +35,18 @@ class Param:
     support: str
 
 
+# the rations past the first a force counts before a tomb's creak: 0 to 6 (99 warriors eat
+# 7 a turn); each count has its own form of the creak (``ration_count_cycles``)
+CREAK_COUNTS = range(7)
+
+
+def creak_for_count(steps: int) -> str:
+    """Return the opening creak played after ``steps`` rations past the first are counted:
+    the plain one, the recorded slow start (one), or a derived form (two or more)."""
+    return ("creak_open", "creak_open_slow_start")[steps] if steps < 2 else \
+        f"creak_open_slow_start_{steps}"
+
+
 _ROWS = [
     # --- timing (measured in the shared captures) ---------------------------------------
     Param("frame_s", 1 / 60, "s", "captures README: display decoded per 1/60 s window",
@@ -99,10 +111,8 @@ _ROWS = [
           "after a flow still knows the key the last one took, so its first scan begins such "
           "a pass (1913 clicks: +0.10 ms of drift per loop without it, +0.02 with it)",
           "measured on the pins"),
-    Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food",
-                                  "creak_open_slow_start") + tuple(
-                                      f"creak_open_slow_start_{k}" for k in range(2, 7)),
-          "cue names", "corpus, 1768 waits "
+    Param("flash_toggling_cues", ("sad", "creak_open", "creak_open_after_low_food") + tuple(
+              creak_for_count(k) for k in CREAK_COUNTS[1:]), "cue names", "corpus, 1768 waits "
           "for a key after another: outside the key loop the flash timer stands still, except "
           "in the flows that play the sad cue (LOST, KEY MISSING, the Dark Tower's sad end) or "
           "open a tomb (creak, in any of its forms): there the next prompt begins a new phase "
@@ -769,10 +779,10 @@ def _observed_sounds() -> list[Sound]:
     # longer by the count of each more (params ``ration_count_cycles``; no recording).
     slow = next(v for v in CUES["creak_open"].variants if v.name == "creak_open_slow_start")
     _, tail = sound_rows(CUES["creak_open"].notes)
-    for steps in range(2, 7):
+    for steps in CREAK_COUNTS[2:]:
         rows, _ = sound_rows(slower_first_period(slow.notes, (steps - 1) * param(
             "ration_count_cycles")["each"] / NOMINAL_CLOCK_HZ))
-        out.append(Sound(f"creak_open_slow_start_{steps}", rows, tail,
+        out.append(Sound(creak_for_count(steps), rows, tail,
                          f"creak_open_slow_start with its first period {steps - 1} ration "
                          f"counts longer ({steps + 1} rations: "
                          f"{15 * steps + 1}-{min(99, 15 * steps + 15)} warriors; "

@@ -3,7 +3,7 @@ Button).
 """
 from __future__ import annotations
 
-from ..params import SOUNDS, param
+from ..params import SOUNDS, creak_for_count, param
 from ..rules import Player
 from ..stage import Stage, after_click
 from .battle import battle, brigands_for
@@ -24,9 +24,7 @@ def tomb(g: Stage, p: Player):
     ``ration_count_cycles``), longer still with each ration past two.
     """
     odds = param("tomb_odds")
-    cue = ("creak_open_after_low_food" if g.warned else "creak_open" if not g.meal_steps
-           else "creak_open_slow_start" if g.meal_steps == 1
-           else f"creak_open_slow_start_{g.meal_steps}")
+    cue = "creak_open_after_low_food" if g.warned else creak_for_count(g.meal_steps)
     event = g.choose("tomb", list(odds), list(odds.values()))
     # after a warning the sweep's first period is no note of its own: its first note is
     # the normal creak's second, as late (params ``action_after_warning_s``)
