@@ -168,30 +168,25 @@ def setup_groups(readings: Iterable[SetupReading]) -> list[list[SetupReading]]:
     return [g for _, g in sorted(groups.items()) if len(g) > 1]
 
 
+def _tally(pairs: Sequence[tuple[float, float]]) -> tuple[int, int]:
+    """(agreeing, not) among pairs of set-up times: within ``AGREE_CYCLES`` of each other."""
+    agree = sum(abs(a - b) <= AGREE_CYCLES for a, b in pairs)
+    return agree, len(pairs) - agree
+
+
 def _agreeing_pairs(readings: Sequence[SetupReading], key) -> tuple[int, int]:
+    """(agreeing, not) pairs with the same ``key``."""
     groups: dict[tuple, list[float]] = defaultdict(list)
     for r in readings:
         groups[key(r)].append(r.extra_cycles)
-    agree = apart = 0
-    for values in groups.values():
-        for a, b in itertools.combinations(values, 2):
-            if abs(a - b) <= AGREE_CYCLES:
-                agree += 1
-            else:
-                apart += 1
-    return agree, apart
+    return _tally([ab for values in groups.values() for ab in itertools.combinations(values, 2)])
 
 
 def _pairs_apart(readings: Sequence[SetupReading], d: int) -> tuple[int, int]:
     """(agreeing, not) pairs with as many level-prompt loops and passes ``d`` apart."""
-    agree = apart = 0
-    for a, b in itertools.combinations(readings, 2):
-        if len(a.level_loops) == len(b.level_loops) and abs(a.passes - b.passes) == d:
-            if abs(a.extra_cycles - b.extra_cycles) <= AGREE_CYCLES:
-                agree += 1
-            else:
-                apart += 1
-    return agree, apart
+    return _tally([(a.extra_cycles, b.extra_cycles)
+                   for a, b in itertools.combinations(readings, 2)
+                   if len(a.level_loops) == len(b.level_loops) and abs(a.passes - b.passes) == d])
 
 
 def shuffled_agreement(readings: Sequence[SetupReading], shuffles: int = 2000,
