@@ -33,7 +33,6 @@ Example::
 from __future__ import annotations
 
 import collections
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
@@ -294,23 +293,13 @@ def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
 
 
 def _read_lab_sweep(folder: str) -> Sweep:
-    path = os.path.join(folder, "sweep.jsonl")
-    runs = []
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                label, t, events = str(rec["offset_frames"]), float(rec["press_s"]), \
-                    rec["events"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise SweepError(f"{path}:{i}: expected a JSON object with offset_frames, "
-                                 f"press_s and events ({exc})") from None
-            runs.append(run_from_events(label, events, t))
-    if not runs:
-        raise SweepError(f"{path}: no runs")
-    return Sweep(os.path.basename(os.path.normpath(folder)), runs)
+    from captures import sweep as lab
+    try:
+        runs = lab.read_sweep_runs(folder)
+    except lab.SweepError as exc:
+        raise SweepError(str(exc)) from None
+    return Sweep(os.path.basename(os.path.normpath(folder)),
+                 [run_from_events(str(r.offset_frames), r.events, r.press_s) for r in runs])
 
 
 def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:

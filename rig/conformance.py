@@ -10,6 +10,10 @@ whatever the number of processes, written in the order the folders were given::
     reports = conform_folders(["tests/data/corpus"], jobs=2)
     print(summary_table(reports))
 
+A lab timing sweep (a folder with ``sweep.jsonl``) is as many sessions as it has runs, each
+made whole from power-on with the corpus session it was played from (captures.sweep,
+``load_sessions``).
+
 Witnesses: the decisions a session conformed with are kept (``witnesses``: a folder, one
 file per recording, named by a hash of its script and events; ``towerlab conform`` keeps
 them in ~/.cache/towerlab/witnesses).  The next check of the same recording replays them
@@ -30,7 +34,7 @@ from typing import Callable, Sequence
 from captures.script import Script
 from captures.tolerance import Tolerance
 
-__all__ = ["SessionReport", "load_session", "session_clock", "conform_job",
+__all__ = ["SessionReport", "load_session", "load_sessions", "session_clock", "conform_job",
            "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES",
            "default_witness_dir", "recording_key", "read_witness", "write_witness",
            "decision_line"]
@@ -76,6 +80,23 @@ def load_session(folder: str) -> tuple[Script, list[dict]]:
             raise ConformError(f"{folder}: no events.jsonl and no capture "
                                f"({', '.join(CAPTURE_NAMES)})")
     return load_reference(folder)
+
+
+def load_sessions(folder: str, sweep_base: str | None = None
+                  ) -> list[tuple[str, Script, list[dict]]]:
+    """Return the (label, script, events) sessions of a reference folder: its one session
+    (``load_session``), or every run of a lab timing sweep (a folder with ``sweep.jsonl``,
+    ``captures.sweep.sweep_sessions``; ``sweep_base``: the corpus session it was played from,
+    by default where the lab keeps it).  Errors name the folder or file."""
+    from cleanroom.conform import ConformError
+
+    if os.path.isfile(os.path.join(folder, "sweep.jsonl")):
+        from captures.sweep import SweepError, sweep_sessions
+        try:
+            return sweep_sessions(folder, sweep_base)
+        except (SweepError, ValueError) as exc:
+            raise ConformError(str(exc)) from None
+    return [(folder, *load_session(folder))]
 
 
 def session_clock(events: list, given: float | None) -> tuple[float, str]:
@@ -258,12 +279,13 @@ def _job_cost(job: tuple) -> float:
     return length / 40 if witness else length
 
 
-def conform_folders(folders: Sequence[str], tol: Tolerance | None = None, **options
-                    ) -> list[SessionReport]:
-    """Read every folder (bad ones fail first), then ``conform_sessions`` them."""
+def conform_folders(folders: Sequence[str], tol: Tolerance | None = None,
+                    sweep_base: str | None = None, **options) -> list[SessionReport]:
+    """Read every folder (bad ones fail first; a sweep's runs each a session,
+    ``load_sessions``), then ``conform_sessions`` them."""
     from cleanroom.conform import CRITERION
 
-    sessions = [(folder, *load_session(folder)) for folder in folders]
+    sessions = [s for folder in folders for s in load_sessions(folder, sweep_base)]
     return conform_sessions(sessions, tol or CRITERION, **options)
 
 

@@ -12,17 +12,22 @@ from typing import IO
 __all__ = ["register", "cmd_conform", "cmd_play"]
 
 
+def _is_reference(folder: str) -> bool:
+    """Tell whether ``folder`` is a session (script.txt) or a lab sweep (sweep.jsonl)."""
+    return any(os.path.exists(os.path.join(folder, n)) for n in ("script.txt", "sweep.jsonl"))
+
+
 def _folders(paths: list[str]) -> list[str]:
-    """Expand each path: a glob, or a folder of capture folders, to capture folders."""
+    """Expand each path: a glob, or a folder of capture folders (or of lab sweeps), to
+    capture folders (and sweeps)."""
     out: list[str] = []
     for path in paths:
         hits = sorted(glob.glob(path)) or [path]
         if len(hits) > 1 or len(paths) > 1:
             hits = [h for h in hits if os.path.isdir(h) or not os.path.exists(h)]
         for hit in hits:
-            subs = sorted(d for d in glob.glob(os.path.join(hit, "*"))
-                          if os.path.exists(os.path.join(d, "script.txt")))
-            if os.path.isdir(hit) and not os.path.exists(os.path.join(hit, "script.txt")) and subs:
+            subs = sorted(d for d in glob.glob(os.path.join(hit, "*")) if _is_reference(d))
+            if os.path.isdir(hit) and not _is_reference(hit) and subs:
                 out.extend(subs)
             else:
                 out.append(hit)
@@ -88,13 +93,14 @@ def _conform(args, tol, out: IO[str]) -> int:
     """Resolve each reference folder (rig.conformance), --jobs at a time or on the Dask
     cluster at --scheduler; print each session's report in the order given, a progress line
     on a terminal, and the totals and a summary table for several."""
-    from rig.conformance import (conform_sessions, default_witness_dir, load_session,
+    from rig.conformance import (conform_sessions, default_witness_dir, load_sessions,
                                  summary_table)
 
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
     folders = _folders(args.reference)
-    sessions = [(folder, *load_session(folder)) for folder in folders]   # bad input first
+    # bad input first; a lab sweep is a session per run
+    sessions = [s for folder in folders for s in load_sessions(folder, args.sweep_base)]
     console = None
     if not args.quiet and len(sessions) > 1 and getattr(out, "isatty", lambda: False)():
         from rich.console import Console
@@ -211,7 +217,8 @@ def register(sub) -> None:
                                    "shows, and report 'conforms' or the first difference.")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--reference", nargs="+", metavar="DIR",
-                      help="capture folder(s) with script.txt and events.jsonl (or a capture)")
+                      help="capture folder(s) with script.txt and events.jsonl (or a capture), "
+                           "or a lab timing sweep (sweep.jsonl: each run a session)")
     what.add_argument("--stats", nargs="+", metavar="DIR",
                       help="estimate every random quantity from these recordings (what the "
                            "tower showed) with 95 %% intervals; check the chosen values")
@@ -226,6 +233,9 @@ def register(sub) -> None:
                            "catalogue (cleanroom/cues.py); list the runs that are no cue")
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
+    p.add_argument("--sweep-base", metavar="DIR", default=None,
+                   help="a lab sweep's corpus session (the folder it was played from; default: "
+                        "../../../corpus/NAME from the sweep, where the lab keeps it)")
     from towerlab.options import add_tolerance
 
     add_tolerance(p, "tolerance", unit="s",
