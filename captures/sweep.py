@@ -21,7 +21,8 @@ made a whole session again (``sweep_sessions``):
 The lab's README names the corpus session and the press (``The corpus session `NAME` ...
 up to its press number N (0-based ...) ... goes on S s past that press``); the corpus session
 is looked for where the lab keeps it (``../../../corpus/NAME`` from the sweep, its
-``experiments/sweeps/`` beside ``corpus/``) unless given.  Every missing or malformed part
+``experiments/sweeps/`` beside ``corpus/``) unless given (the session's folder, or a corpus
+folder holding it by name).  Every missing or malformed part
 is a ``SweepError`` naming the file.
 """
 from __future__ import annotations
@@ -126,18 +127,21 @@ def _idle(events: list[dict], press_s: float) -> list[dict]:
 def sweep_sessions(folder: str, base: str | None = None
                    ) -> list[tuple[str, Script, list[dict]]]:
     """Return (label, script, events) for every run of the lab sweep in ``folder``, whole
-    sessions from power-on (module doc); ``base``: the corpus session's folder (default:
-    where the lab keeps it).  The label is ``FOLDER#kNNN`` (the run's offset in frames)."""
+    sessions from power-on (module doc); ``base``: the corpus session's folder, or a corpus
+    folder that holds it by name (default: where the lab keeps it).  The label is
+    ``FOLDER#kNNN`` (the run's offset in frames)."""
     sweep = read_lab_sweep(folder)
     if base is None:
-        base = os.path.join(folder, os.pardir, os.pardir, os.pardir, "corpus", sweep.session)
+        base = os.path.join(folder, os.pardir, os.pardir, os.pardir, "corpus")
+    if not os.path.isfile(os.path.join(base, "script.txt")):
+        base = os.path.join(base, sweep.session)
     base = os.path.normpath(base)
     script_path = os.path.join(base, "script.txt")
     events_path = os.path.join(base, "events.jsonl")
     if not (os.path.isfile(script_path) and os.path.isfile(events_path)):
         raise SweepError(f"{folder}: its corpus session {sweep.session} is not at {base} "
                          f"(expected script.txt and events.jsonl there; give the session's "
-                         f"folder)")
+                         f"folder or its corpus folder)")
     script = read_script(script_path)
     try:
         base_events = read_events(events_path)

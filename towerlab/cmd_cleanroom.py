@@ -234,8 +234,9 @@ def register(sub) -> None:
     p.add_argument("--decisions", action="store_true",
                    help="list the random decisions resolved from each reference")
     p.add_argument("--sweep-base", metavar="DIR", default=None,
-                   help="a lab sweep's corpus session (the folder it was played from; default: "
-                        "../../../corpus/NAME from the sweep, where the lab keeps it)")
+                   help="where a lab sweep's corpus session is: that session's folder, or a "
+                        "corpus folder holding it by the name the sweep's README gives "
+                        "(default: ../../../corpus from the sweep, where the lab keeps it)")
     from towerlab.options import add_tolerance
 
     add_tolerance(p, "tolerance", unit="s",

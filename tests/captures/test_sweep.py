@@ -121,3 +121,9 @@ def test_a_base_session_without_the_swept_press_is_named(tmp_path):
     (base / "script.txt").write_text("\n".join(text[:-1]) + "\n")
     with pytest.raises(SweepError, match=r"press number 6 swept, .*script\.txt has 6 presses"):
         sweep_sessions(str(SWEEP), str(base))
+
+
+def test_the_corpus_session_is_found_by_name_in_a_corpus_folder(tmp_path):
+    shutil.copytree(BASE, tmp_path / "l2_p1_s102")
+    by_name = sweep_sessions(str(SWEEP), str(tmp_path))
+    assert [s[2] for s in by_name] == [s[2] for s in sweep_sessions(str(SWEEP), str(BASE))]

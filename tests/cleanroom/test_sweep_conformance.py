@@ -3,7 +3,14 @@ from power-on (captures.sweep): the genuine tower's answer to one key pressed at
 successive frames, none of which set a rule or a parameter (cleanroom/params.py cites corpus
 sessions only).  A clone checks ten runs of the copy in tests/data/sweeps, one of each
 outcome and the runs about the seams; where the lab's sweeps sit beside the checkout
-(tests/corpus.py), all 480 runs of the four, one test each."""
+(tests/corpus.py), all 480 runs of the four, one test each.  As for the corpus
+(tests/cleanroom/test_corpus_conformance.py), the decisions each run last conformed with are
+kept, in tests/data/witnesses/sweeps: one replay with them settles a run the game still
+explains.  Regenerate them after a change of the rules with
+
+    towerlab conform --witnesses tests/data/witnesses/sweeps --jobs 2 \
+        --reference SWEEPS           (SWEEPS: experiments/sweeps beside the lab's corpus)
+"""
 from __future__ import annotations
 
 import functools
@@ -15,12 +22,14 @@ import pytest
 
 from captures.sweep import sweep_sessions
 from cleanroom.conform import STRICT, resolve
+from rig.conformance import read_witness, recording_key
 from towerlab.cli import main
 
 from ..corpus import genuine_corpus
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sweeps"
 SWEEP, BASE = DATA / "move_l2_p1_s102", DATA / "l2_p1_s102"
+WITNESSES = str(Path(__file__).resolve().parents[1] / "data" / "witnesses" / "sweeps")
 # a dragon (k 0), brigands (2), lost (3), plague (5), a quiet move (6); the seams: the last
 # run whose window begins before the corpus session's press (59), the first two after (60,
 # 61), the run furthest from it (119)
@@ -42,7 +51,8 @@ def data_sessions():
 
 
 def _check(label, script, events) -> None:
-    result = resolve(script, events, STRICT)
+    pairs = read_witness(WITNESSES, recording_key(script, events))
+    result = resolve(script, events, STRICT, witness=pairs)
     assert result.conforms, f"{label}: {result.describe()}"
 
 
