@@ -87,7 +87,8 @@ def load_sessions(folder: str, sweep_base: str | None = None
     """Return the (label, script, events) sessions of a reference folder: its one session
     (``load_session``), or every run of a lab timing sweep (a folder with ``sweep.jsonl``,
     ``captures.sweep.sweep_sessions``; ``sweep_base``: the corpus session it was played from,
-    or a corpus folder holding it, by default where the lab keeps it).  Errors name the folder or file."""
+    or a corpus folder holding it, by default where the lab keeps it).  Errors name the
+    folder or file."""
     from cleanroom.conform import ConformError
 
     if os.path.isfile(os.path.join(folder, "sweep.jsonl")):
