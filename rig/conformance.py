@@ -87,16 +87,26 @@ def load_sessions(folder: str, sweep_base: str | None = None
     """Return the (label, script, events) sessions of a reference folder: its one session
     (``load_session``), or every run of a lab timing sweep (a folder with ``sweep.jsonl``,
     ``captures.sweep.sweep_sessions``; ``sweep_base``: the corpus session it was played from,
-    or a corpus folder holding it, by default where the lab keeps it).  Errors name the
-    folder or file."""
+    or a corpus folder holding it, by default where the lab keeps it), or one run of it
+    named as its report names it, ``SWEEP#kNNN``.  Errors name the folder or file."""
     from cleanroom.conform import ConformError
 
-    if os.path.isfile(os.path.join(folder, "sweep.jsonl")):
+    sweep, _, run = folder.rpartition("#")
+    if not (sweep and os.path.isfile(os.path.join(sweep, "sweep.jsonl"))):
+        sweep, run = folder, ""
+    if os.path.isfile(os.path.join(sweep, "sweep.jsonl")):
         from captures.sweep import SweepError, sweep_sessions
         try:
-            return sweep_sessions(folder, sweep_base)
+            sessions = sweep_sessions(sweep, sweep_base)
         except (SweepError, ValueError) as exc:
             raise ConformError(str(exc)) from None
+        if not run:
+            return sessions
+        chosen = [s for s in sessions if s[0].rpartition("#")[2] == run]
+        if not chosen:
+            raise ConformError(f"{folder}: {sweep} has no run {run!r} (expected k000 to "
+                               f"{sessions[-1][0].rpartition('#')[2]})")
+        return chosen
     return [(folder, *load_session(folder))]
 
 

@@ -91,3 +91,18 @@ def test_conform_names_a_sweep_without_its_corpus_session(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "its corpus session l2_p1_s102 is not at" in err
     assert err.count("\n") == 1
+
+
+def test_conform_takes_one_run_by_the_label_its_report_gives(tmp_path):
+    out = io.StringIO()
+    code = main(["conform", "--no-witnesses", "--reference", f"{SWEEP}#k003", "--sweep-base",
+                 str(BASE)], out)
+    assert code == 0 and out.getvalue().count("conforms") == 1
+    assert f"{SWEEP}#k003: conforms" in out.getvalue()
+
+
+def test_conform_names_a_run_the_sweep_does_not_have(capsys):
+    code = main(["conform", "--reference", f"{SWEEP}#k120", "--sweep-base", str(BASE)],
+                io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "has no run 'k120' (expected k000 to k119)" in err
