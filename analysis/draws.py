@@ -41,6 +41,7 @@ from analysis.base import AnalysisError
 from analysis.pictures import BLANK, lit_pictures
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 from captures.events import read_events, recording_events_file
+from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
            "MOVE_CIRCLE", "PASS_S"]
@@ -293,10 +294,9 @@ def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
 
 
 def _read_lab_sweep(folder: str) -> Sweep:
-    from captures import sweep as lab
     try:
-        runs = lab.read_sweep_runs(folder)
-    except lab.SweepError as exc:
+        runs = read_sweep_runs(folder)
+    except LabSweepError as exc:
         raise SweepError(str(exc)) from None
     return Sweep(os.path.basename(os.path.normpath(folder)),
                  [run_from_events(str(r.offset_frames), r.events, r.press_s) for r in runs])
