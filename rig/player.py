@@ -236,7 +236,8 @@ class Explorer:
     def __init__(self, seed: int, session: int = 0, level: int | None = None,
                  players: int | None = None, max_seconds: float = MAX_SECONDS,
                  quiet_s: float = QUIET_S, game_within_s: float = GAME_WITHIN_S,
-                 favour: dict[str, float] | None = None, repeat_rate: float | None = None):
+                 favour: dict[str, float] | None = None, repeat_rate: float | None = None,
+                 retreat_rate: float | None = None):
         for name, v in (("level", level), ("players", players)):
             if v is not None and v not in (1, 2, 3, 4):
                 raise ExploreError(f"{name} {v!r}: expected 1, 2, 3 or 4")
@@ -246,13 +247,15 @@ class Explorer:
                                    f"{', '.join(k for k in ACTIONS if k not in ('REPEAT', 'CLEAR'))})")
             if not (isinstance(factor, (int, float)) and 0 <= factor < float("inf")):
                 raise ExploreError(f"favour {key}={factor!r}: expected a factor >= 0")
-        if repeat_rate is not None and not (isinstance(repeat_rate, (int, float))
-                                            and 0 <= repeat_rate <= 1):
-            raise ExploreError(f"repeat rate {repeat_rate!r}: expected a share from 0 to 1")
+        for name, rate in (("repeat", repeat_rate), ("retreat", retreat_rate)):
+            if rate is not None and not (isinstance(rate, (int, float)) and 0 <= rate <= 1):
+                raise ExploreError(f"{name} rate {rate!r}: expected a share from 0 to 1")
         # steering (a request for recordings that need a situation): each turn's action
-        # weights multiplied by ``favour``; REPEAT at the end-of-turn signal that often
+        # weights multiplied by ``favour``; REPEAT at the end-of-turn signal that often; a
+        # retreat from that share of the battles, the Final Battle's too
         self.favour = dict(favour or {})
         self.repeat_rate = repeat_rate
+        self.retreat_rate = retreat_rate
         self._repeated = False
         if not (isinstance(max_seconds, (int, float)) and 0 < max_seconds < float("inf")):
             raise ExploreError(f"max seconds {max_seconds!r}: expected a finite number of "
@@ -515,6 +518,8 @@ class Explorer:
         final = self.summary.final_battles and self._riddle_known[1] is not None \
             and self.action == "DARK TOWER"
         chance = 0.15 if final else 0.3
+        if self.retreat_rate is not None:
+            chance = self.retreat_rate      # steered (the same draws as unsteered)
         self._retreat_after = self.rng.randint(1, 3) if self.rng.random() < chance else None
 
     def _retreat_due(self, now: float) -> bool:

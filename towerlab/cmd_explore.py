@@ -47,6 +47,9 @@ def register(sub) -> None:
     p.add_argument("--repeat-rate", type=float, default=None, metavar="SHARE",
                    help="steer the play: press REPEAT at the end-of-turn signal after this "
                         "share of the actions (default: now and then)")
+    p.add_argument("--retreat-rate", type=float, default=None, metavar="SHARE",
+                   help="steer the play: retreat from this share of the battles, the Final "
+                        "Battle's too (default: 0.3 of the battles, 0.15 of Final Battles)")
     p.add_argument("--jobs", type=int, default=1, help="sessions in parallel on this many "
                                                        "local processes")
     p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
@@ -76,6 +79,8 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
         options["favour"] = _favour(args.favour)
     if args.repeat_rate is not None:
         options["repeat_rate"] = args.repeat_rate
+    if args.retreat_rate is not None:
+        options["retreat_rate"] = args.retreat_rate
     summaries = explore(spec, args.sessions, args.seed, args.out, jobs=args.jobs,
                         scheduler=args.scheduler, progress=not args.quiet,
                         force=args.force, **options)

@@ -291,6 +291,28 @@ def test_a_repeat_rate_of_one_repeats_after_every_action(tmp_path):
     assert len(firsts) >= 3 and set(firsts) == {"REPEAT"}
 
 
+def test_a_retreat_rate_of_zero_fights_every_battle_out(tmp_path):
+    summary = explore(TargetSpec("cleanroom"), 1, 5, tmp_path / "fight", level=1, players=1,
+                      max_seconds=400, favour={"MOVE": 4.0}, retreat_rate=0.0)[0]
+    assert summary.battles >= 3 and summary.retreats == 0
+
+
+def test_a_retreat_rate_of_one_retreats_from_every_battle(tmp_path):
+    # a retreat waits for the battle's first, second or third BRIGANDS: none ends sooner here
+    summary = explore(TargetSpec("cleanroom"), 1, 5, tmp_path / "flee", level=1, players=1,
+                      max_seconds=400, favour={"MOVE": 4.0}, retreat_rate=1.0)[0]
+    assert summary.battles >= 2 and summary.retreats == summary.battles
+
+
+def test_explore_refuses_a_retreat_rate_above_one_in_one_line(tmp_path, capsys):
+    from towerlab.cli import main
+    code = main(["explore", "--target", "cleanroom", "--out", str(tmp_path / "x"),
+                 "--retreat-rate", "1.5"])
+    err = capsys.readouterr().err
+    assert code == 2 and "retreat rate 1.5: expected a share from 0 to 1" in err
+    assert err.count("\n") == 1
+
+
 def test_explore_refuses_a_favour_that_is_no_turn_s_action_in_one_line(tmp_path, capsys):
     from towerlab.cli import main
     code = main(["explore", "--target", "cleanroom", "--out", str(tmp_path / "x"),
