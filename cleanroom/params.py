@@ -723,11 +723,11 @@ _ROWS = [
           "Battle, within 0-99 (00: won without a score).  Read off the 8 victories of the "
           "development sessions and captures (turns, warriors: score): l4_p1_s136 (14, 28: 31) "
           "and l4_p2_s140 (8, 28: 55) give 4 a turn, and a start of 87 + 28 x the "
-          "warrior's weight (171 with 3); l4_p4_s16 (3, 19: 99) needs a weight of 2.67 (24/9) or more, "
-          "l4_p1_s152 (16, 44: 00) 1.44 or more, l4_p1_s104 (25, 33: 00), l4_p3_s112 and "
-          "l4_p3_s160 (1, 10: 99) and level4_riddle (3, 10: 99) any from 1.33; nothing "
-          "recorded bounds it from above: 3 taken, the smallest whole number the bounds allow "
-          "(request score_victories)",
+          "warrior's weight (171 with 3); l4_p4_s16 (3, 19: 99) needs a weight of 2.67 "
+          "(24/9) or more, l4_p1_s152 (16, 44: 00) 1.44 or more, l4_p1_s104 (25, 33: 00), "
+          "l4_p3_s112 and l4_p3_s160 (1, 10: 99) and level4_riddle (3, 10: 99) any from "
+          "1.33; nothing recorded bounds it from above: 3 taken, the smallest whole number "
+          "the bounds allow (request score_victories)",
           "corpus: 8 victories; the warriors' weight rests on a lower bound"),
 ]
 

@@ -95,10 +95,10 @@ def load_sessions(folder: str, sweep_base: str | None = None
     if not (sweep and os.path.isfile(os.path.join(sweep, "sweep.jsonl"))):
         sweep, run = folder, ""
     if os.path.isfile(os.path.join(sweep, "sweep.jsonl")):
-        from captures.sweep import SweepError, sweep_sessions
+        from captures.sweep import sweep_sessions
         try:
             sessions = sweep_sessions(sweep, sweep_base)
-        except (SweepError, ValueError) as exc:
+        except ValueError as exc:       # a SweepError, or the corpus session's script
             raise ConformError(str(exc)) from None
         if not run:
             return sessions
@@ -228,8 +228,10 @@ def decision_line(d) -> str:
     whether the recording showed it, and for a duration the recording dated at either end
     of its range that it sits there (the genuine's may lie beyond it: a rule the game lacks,
     or a range to measure again, cleanroom/params.py)."""
+    from cleanroom.decisions import is_timing
+
     seen = "revealed" if d.revealed else "not shown"
-    if d.revealed and d.name.endswith("_cycles") and len(d.options) > 3 and \
+    if d.revealed and is_timing(d) and len(d.options) > 3 and \
             d.value in (min(d.options), max(d.options)):
         seen += ", at its range's end"
     return f"  {d.t:9.3f}  {d.name:18} {d.value!s:20} {seen}"
