@@ -102,14 +102,13 @@ class Engine(TickClock):
     # the clock reads them at every step, and a slot is read faster than one of these many
     # entries of an instance dict (a replay about 5 % sooner).
     __slots__ = (
-        "clock_ratio", "_factory", "now", "events", "reel", "powered", "held", "pressed_since",
-        "_flow", "_wake", "_wait_keys", "_key_value", "_reel_target", "_lit_run", "_ftext",
-        "_fstate", "_toggled_at", "_fpending", "_ticks", "_tk_t", "_lit", "_scan_mode",
-        "_mode_pending", "_click_lag", "_entry_hint", "_in_loop", "_loop_ticks0",
-        "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks", "_bit_at_key",
-        "_tones", "_disp", "_lamps", "_last_card", "_next_tick",
-        "_reel_tick_s", "_flash_ticks", "_scan_ticks", "_frame_s", "_toggle_extra_cycles",
-        "_tick_lens", "decide", "takes")
+        "clock_ratio", "_factory", "now", "events", "reel", "powered", "held", "held_since",
+        "pressed_since", "_flow", "_wake", "_wait_keys", "_key_value", "_reel_target",
+        "_lit_run", "_ftext", "_fstate", "_toggled_at", "_fpending", "_ticks", "_tk_t", "_lit",
+        "_scan_mode", "_mode_pending", "_click_lag", "_entry_hint", "_in_loop", "_loop_ticks0",
+        "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks", "_bit_at_key", "_tones",
+        "_disp", "_lamps", "_last_card", "_next_tick", "_reel_tick_s", "_flash_ticks",
+        "_scan_ticks", "_frame_s", "_toggle_extra_cycles", "_tick_lens", "decide", "takes")
 
     def __init__(self, flow_factory: Callable[["Engine"], Flow], clock_ratio: float = 1.0):
         """Make an engine for the flows ``flow_factory`` makes at each power-on.
@@ -127,6 +126,7 @@ class Engine(TickClock):
         self.reel = Reel()
         self.powered = False
         self.held: set[str] = set()
+        self.held_since: dict[str, float] = {}     # when each held key closed
         self.pressed_since: set[str] = set()
         self._flow: Flow | None = None
         self._wake: float | None = None
@@ -374,6 +374,7 @@ class Engine(TickClock):
             raise EngineError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
         self.emit(self.now, "button", button=button, action="press")
         self.held.add(button)
+        self.held_since.setdefault(button, self.now)
         self._keys_changed()
         self.pressed_since.add(button)
         if self.powered and self._wait_keys and (button in self._wait_keys
@@ -401,6 +402,7 @@ class Engine(TickClock):
             raise EngineError(f"unknown button {button!r} (expected one of {', '.join(BUTTONS)})")
         if button in self.held:
             self.held.discard(button)
+            self.held_since.pop(button, None)
             self._keys_changed()
             self.emit(self.now, "button", button=button, action="release")
 

@@ -701,6 +701,13 @@ _ROWS = [
           "pass's scan (a key loop takes a key at its second scan; a dark pass is 10880 "
           "cycles, the new key's 116 fewer; the game's scan lies about 9 ms after the pins' "
           "retreat scan) and the click's column lag (654 cycles for R0)", "no capture"),
+    Param("retreat_at_first_scan", (0.5, 0.5), "odds (taken, the next scan)", "chosen: a "
+          "key loop takes a key at the second scan that sees it closed (cleanroom/README.md, "
+          "Key latency), and the battle's first skirmish scans twice, a pass apart, as a key "
+          "loop's release pass does; the later skirmishes scan once each, so a retreat's "
+          "NO/END first seen there is taken at once or only at the next skirmish's scan if "
+          "still held (rulebook: hold NO/END 'until the battle ends').  Held at the scan "
+          "before, it is taken.  No recording has a retreat", "no capture"),
     Param("retreat_click", (0.7, 0.3), "odds (click, none)", "chosen: a key loop clicks "
           "when it takes a key, inside its scan (cleanroom/README.md, Key latency); whether "
           "the battle's scan does is not recorded", "no capture"),

@@ -65,6 +65,7 @@ class CleanroomTower:
             self._engine.events = old.events
             self._engine.reel = old.reel
             self._engine.held = old.held
+            self._engine.held_since = old.held_since
             self._engine.keep_ticking()
         self._engine.power(on)
 

@@ -49,6 +49,7 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
     floor = min(lo for lo, _ in think.values()) / NOMINAL_CLOCK_HZ
     w = w0 = p.warriors       # w0: the force that lays siege (rulebook: Scoring)
     gap = None                # the pause before this skirmish's result, after the first
+    last_scan = None          # when the battle's last key scan looked for a retreat
     while True:
         won = None
         # a lost skirmish ends the battle when it would leave fewer warriors than a
@@ -68,8 +69,15 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
         else:
             pause = param("skirmish_fatal_gap_s") if won is False else gap + floor
         yield from g.sleep(pause)
-        if "NO/END" in e.held and won is not False:
-            return (yield from retreat(g, p, w))
+        if won is not False:
+            # the skirmish's key scan (the first skirmish's is the second of two a pass
+            # apart): the scan before it is the one NO/END must have been held at, too, if
+            # the battle's scans take a key as a key loop does (``retreat_at_first_scan``)
+            before = last_scan if last_scan is not None \
+                else e.now - 3 * param("tick_dark_s") / e.clock_ratio
+            last_scan = e.now
+            if "NO/END" in e.held and _retreat_taken(g, e.held_since["NO/END"] <= before):
+                return (yield from retreat(g, p, w))
         if won is None:
             won = skirmish(g, w, brigands)
         if won:
@@ -112,6 +120,18 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
         yield from victory(g, p, siege=w0)
         return None
     return (yield from treasure(g, p))
+
+
+def _retreat_taken(g: Stage, seen_before: bool) -> bool:
+    """Return True when a skirmish's key scan that finds NO/END held takes it: always when
+    the battle's scan before found it held too; at its first sight, as decision
+    ``retreat_at_first_scan`` settles (params: a key loop takes a key at the second scan
+    that sees it, and whether the battle's scans, one a skirmish, count alike is not
+    recorded).  Not taken, the key waits for the next skirmish's scan."""
+    if seen_before:
+        return True
+    return bool(g.choose("retreat_at_first_scan", [True, False],
+                         list(param("retreat_at_first_scan"))))
 
 
 def retreat(g: Stage, p: Player, w: int):

@@ -116,18 +116,19 @@ def test_multi_player_final_battle_lost_keeps_one_warrior_and_play_goes_on():
     assert shown(obs, "display")[-1] == "-1"
 
 
-def _retreat_recording(**retreat):
-    """Return (script, events, log) of a level-1 game whose first MOVE is a battle that
-    NO/END, held from 4 s after the MOVE until 8 s later, leaves with ``retreat``'s
-    decisions (the others seeded)."""
+def _retreat_recording(no_end_at: float = 24.2, hold: float = 8.0, **retreat):
+    """Return (script, events, log) of a level-1 game whose first MOVE (at 20 s) is a battle
+    that NO/END, held from ``no_end_at`` for ``hold`` s, leaves with ``retreat``'s
+    decisions (the others seeded).  Its first BRIGANDS lights at 23.98 s, the first
+    skirmish's scans come at 27.1 s, each later one's about 3.6 s after the one before."""
     from captures.script import parse_script
     from captures.tower import run_script
     from cleanroom.choosers import RandomChooser, ScriptedChooser
     from cleanroom.tower import CleanroomTower
 
     script = parse_script("1 YES/BUY 0.2\n12.5 YES/BUY 0.2\n14.5 YES/BUY 0.2\n20 MOVE 0.2\n"
-                          "24.2 NO/END 8\n40 NO/END 0.2\n44 INVENTORY 0.2\n"
-                          "# run length: 60 s\n")
+                          f"{no_end_at:g} NO/END {hold:g}\n45 NO/END 0.2\n49 INVENTORY 0.2\n"
+                          "# run length: 65 s\n")
     outcomes = dict(move=["battle"], brigands=[11], skirmish=[False] * 5, **retreat)
     tw = CleanroomTower(chooser=ScriptedChooser(outcomes, RandomChooser(3)))
     return script, run_script(tw, script), tw.game.log
@@ -153,3 +154,46 @@ def test_a_retreat_that_clicks_has_the_key_click_before_the_death_march():
     battle = next(e["t"] for e in events if e.get("cue") == "battle_horn")
     clicks = [e["t"] for e in events if e.get("cue") == "click" and battle < e["t"] < death]
     assert len(clicks) == 1 and death - clicks[0] < 0.1
+
+
+def _retreat_times(log) -> list[tuple[str, object]]:
+    return [(n, v) for _, n, v in log if n in ("retreat_at_first_scan", "retreat_loss")]
+
+
+def test_no_end_held_at_both_of_the_first_skirmishs_scans_retreats_there_without_a_choice():
+    _, events, log = _retreat_recording(24.2, retreat_at_first_scan=[False])
+    assert _retreat_times(log) == [("retreat_loss", 1)]
+    death = next(e["t"] for e in events if e.get("cue") == "death_march")
+    assert 27.1 < death < 27.3
+
+
+def test_no_end_first_seen_by_a_later_skirmishs_scan_retreats_there_when_taken_at_once():
+    _, events, log = _retreat_recording(28.0, 10.0, retreat_at_first_scan=[True])
+    assert [n for n, _ in _retreat_times(log)] == ["retreat_at_first_scan", "retreat_loss"]
+    death = next(e["t"] for e in events if e.get("cue") == "death_march")
+    assert 32.0 < death < 32.2
+
+
+def test_no_end_first_seen_by_a_later_skirmishs_scan_may_wait_for_the_next_skirmishs_scan():
+    _, events, log = _retreat_recording(28.0, 10.0, retreat_at_first_scan=[False])
+    assert _retreat_times(log) == [("retreat_at_first_scan", False), ("retreat_loss", 1)]
+    death = next(e["t"] for e in events if e.get("cue") == "death_march")
+    assert 36.9 < death < 37.1
+    shown = [e["text"] for e in events if e["type"] == "display" and 32 < e["t"] < death]
+    assert "08" in shown            # one more skirmish fought, and lost
+
+
+def test_no_end_released_before_the_next_scan_leaves_the_battle_going_on():
+    _, events, log = _retreat_recording(28.0, 8.0, retreat_at_first_scan=[False])
+    assert _retreat_times(log) == [("retreat_at_first_scan", False)]
+    assert not any(e.get("cue") == "death_march" for e in events if e["t"] < 37.0)
+
+
+def test_a_retreat_taken_only_at_the_next_skirmishs_scan_is_resolved():
+    from cleanroom.conform import resolve
+
+    script, events, _ = _retreat_recording(28.0, 10.0, retreat_at_first_scan=[False])
+    result = resolve(script, events)
+    assert result.conforms, result.describe()
+    found = {d.name: d.value for d in result.decisions if d.name.startswith("retreat")}
+    assert found["retreat_at_first_scan"] is False
