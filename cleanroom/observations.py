@@ -269,6 +269,7 @@ class _Reading:
     snapshot: dict = field(default_factory=dict)    # each player's totals at its turn
     bazaar: dict | None = None      # the bazaar visit being read
     fighting: float = -1.0          # the last picture of the battle being read
+    sieges: int = 0                 # the Final Battles read so far
 
     @classmethod
     def begin(cls, rec: GameEvents, source: str) -> "_Reading | None":
@@ -479,12 +480,15 @@ def _read_sanctuary(r: _Reading, a: _Answer) -> None:
 
 def _read_brigands(r: _Reading, a: _Answer) -> None:
     """A battle's brigands: the tower's (``tower_brigands``) when the horn answers the
-    riddle of the keys, else against the warriors (``brigands_minus_warriors``,
-    ``brigands_spread``)."""
+    riddle of the keys (a game's first siege only: after a Final Battle left or lost the
+    next may face fewer, cleanroom/sections/dark_tower.py), else against the warriors
+    (``brigands_minus_warriors``, ``brigands_spread``)."""
     battle = a.battle
     if battle is not None and a.press.prompt in ("1 ", "2 "):
         # the riddle answered: the Final Battle in the Dark Tower (rulebook)
-        r.add("tower_brigands", r.lv, battle.brigands, battle.start)
+        r.sieges += 1
+        if r.sieges == 1:
+            r.add("tower_brigands", r.lv, battle.brigands, battle.start)
     elif battle is not None:
         r.add("brigands_minus_warriors", r.lv, battle.brigands - battle.warriors, battle.start)
         if battle.warriors >= 3:

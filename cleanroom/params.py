@@ -708,6 +708,12 @@ _ROWS = [
           "NO/END first seen there is taken at once or only at the next skirmish's scan if "
           "still held (rulebook: hold NO/END 'until the battle ends').  Held at the scan "
           "before, it is taken.  No recording has a retreat", "no capture"),
+    Param("siege_after_retreat", (0.6, 0.4), "odds (the level's count, those left)",
+          "chosen: after a Final Battle left by a retreat (or lost, in a multi-player game) "
+          "the next siege faces the level's brigands again or as many as that battle left "
+          "unbeaten (rulebook, The Final Battle: only the riddle is said to be asked again).  "
+          "The corpus has no retreat, and its one siege after a lost Final Battle "
+          "(l4_p2_s124) followed a battle without a won skirmish", "no capture"),
     Param("retreat_click", (0.7, 0.3), "odds (click, none)", "chosen: a key loop clicks "
           "when it takes a key, inside its scan (cleanroom/README.md, Key latency); whether "
           "the battle's scan does is not recorded", "no capture"),

@@ -96,6 +96,8 @@ class Stage:
         self.players: list[Player] = []
         self.current = 0
         self.tower_brigands = 16
+        # the brigands a Final Battle left or lost to had not beaten yet (None: none was)
+        self.tower_brigands_left: int | None = None
         self.riddle: tuple[str, ...] = param("level4_riddle")
         self.dragon_warriors, self.dragon_gold = hoard_start()
         self.last_shown: list[tuple[str, str | None]] = []

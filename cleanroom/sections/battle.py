@@ -77,12 +77,16 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
                 else e.now - 3 * param("tick_dark_s") / e.clock_ratio
             last_scan = e.now
             if "NO/END" in e.held and _retreat_taken(g, e.held_since["NO/END"] <= before):
+                if final:
+                    g.tower_brigands_left = brigands
                 return (yield from retreat(g, p, w))
         if won is None:
             won = skirmish(g, w, brigands)
         if won:
             brigands //= 2
         elif fatal and len(g.players) > 1:
+            if final:
+                g.tower_brigands_left = brigands
             return (yield from battle_lost(g, p))
         else:
             # a lost skirmish takes longer to work out (params ``skirmish_lost_extra_s``)
@@ -93,6 +97,8 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
             # the solo game's last warrior: the Death March where the skirmish's
             # WARRIORS would light (l1_p1_s133 384.3: 3.287 s after BRIGANDS, as a lost
             # skirmish's next picture)
+            if final:
+                g.tower_brigands_left = brigands
             return (yield from battle_lost(g, p))
         if not won:
             w -= 1

@@ -64,5 +64,17 @@ def dark_tower(g: Stage, p: Player):
                           remember=False)
     # the Final Battle's horn follows YES/BUY's click sooner than a MOVE's battle horn
     # (params ``final_horn_after_click_s``)
-    return (yield from battle(g, p, g.tower_brigands, final=True,
+    return (yield from battle(g, p, siege_brigands(g), final=True,
                                  horn_delay=param("final_horn_after_click_s")))
+
+
+def siege_brigands(g: Stage) -> int:
+    """Return the brigands of a Final Battle: the level's count (``tower_brigands``), or,
+    after a Final Battle left by a retreat or lost, maybe as many as it left unbeaten (the
+    rulebook says only that the riddle is asked again; decision ``siege_after_retreat``,
+    params)."""
+    left = g.tower_brigands_left
+    if left is None or left == g.tower_brigands:
+        return g.tower_brigands
+    return g.choose("siege_after_retreat", [g.tower_brigands, left],
+                    list(param("siege_after_retreat")))

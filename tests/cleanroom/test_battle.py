@@ -197,3 +197,47 @@ def test_a_retreat_taken_only_at_the_next_skirmishs_scan_is_resolved():
     assert result.conforms, result.describe()
     found = {d.name: d.value for d in result.decisions if d.name.startswith("retreat")}
     assert found["retreat_at_first_scan"] is False
+
+
+def _siege_again(siege_after_retreat: list) -> tuple[list, list]:
+    """Lay siege at level 4 (16 brigands) with 20 warriors, win the first skirmish (16 -> 8),
+    retreat at the second's scan, end the turn and lay siege again; return what the second
+    siege showed and the decisions taken."""
+    tw = tower(4, 1, inventory=dict(warriors=20, keys=3, frontiers=4),
+               skirmish=[True, False, False, False], riddle_key1=["GOLD KEY"] * 3,
+               riddle_key2=["SILVER KEY"] * 3, retreat_at_first_scan=[True], retreat_loss=[1],
+               siege_after_retreat=siege_after_retreat)
+    press(tw, "DARK TOWER", "YES/BUY")
+    tw.press("YES/BUY")
+    tw.advance(0.2)
+    tw.release("YES/BUY")
+    tw.advance(6.0)                     # past the first skirmish's scans
+    tw.press("NO/END")
+    tw.advance(8.0)
+    tw.release("NO/END")
+    settle(tw)
+    assert player(tw).warriors == 19 and tw.game.tower_brigands_left == 8
+    press(tw, "NO/END")
+    again = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
+    return again, [(name, value) for _, name, value in tw.game.log]
+
+
+def test_a_siege_after_a_final_battle_retreat_may_face_the_levels_brigands_again():
+    again, log = _siege_again([16])
+    assert ("siege_after_retreat", 16) in log
+    assert shown(again, "display")[3] == "16"
+
+
+def test_a_siege_after_a_final_battle_retreat_may_face_the_brigands_it_left():
+    again, log = _siege_again([8])
+    assert ("siege_after_retreat", 8) in log
+    assert shown(again, "display")[3] == "08"
+
+
+def test_a_siege_after_a_battle_that_beat_no_brigand_is_not_a_choice():
+    from cleanroom.sections.dark_tower import siege_brigands
+
+    tw = tower(4, 1)
+    tw.game.tower_brigands_left = 16
+    assert siege_brigands(tw.game) == 16
+    assert "siege_after_retreat" not in {name for _, name, _ in tw.game.log}
