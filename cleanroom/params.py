@@ -708,6 +708,17 @@ _ROWS = [
           "NO/END first seen there is taken at once or only at the next skirmish's scan if "
           "still held (rulebook: hold NO/END 'until the battle ends').  Held at the scan "
           "before, it is taken.  No recording has a retreat", "no capture"),
+    Param("dark_tower_unready", (0.6, 0.4), "odds (the sad cue, KEY MISSING)", "chosen: "
+          "DARK TOWER with the three keys but without the last FRONTIER press plays the tune "
+          "and then refuses, as without the keys (l3_p1_s03 182.17: the tune, then KEY "
+          "MISSING with the sad cue); the rulebook (Frontier footnote) names only the sad "
+          "cue, so the cue alone or the same KEY MISSING refusal; no recording has such a "
+          "visit", "no capture"),
+    Param("unready_sad_cycles", (-8000, 24000), "cycles at 425 kHz", "chosen: the sad cue "
+          "alone after the tower's tune (``dark_tower_unready``) begins this much after the "
+          "tune's catalogue tail ends, a duration a recording settles; the end signal then "
+          "follows the cue as after a wrong key of the riddle (``loop_lead_s``)",
+          "no capture"),
     Param("siege_after_retreat", (0.6, 0.4), "odds (the level's count, those left)",
           "chosen: after a Final Battle left by a retreat (or lost, in a multi-player game) "
           "the next siege faces the level's brigands again or as many as that battle left "

@@ -22,25 +22,26 @@ def dark_tower(g: Stage, p: Player):
     ``riddle_key1``); for key 2 the two others, in the same cycle, from one of them
     (``riddle_key2``).  A wrong key: the sad cue, no picture, the end signal.
     """
-    tail = None
     cycle = list(param("riddle_offer_order"))
     stage, left = 1, cycle
-    if p.keys >= 3 and p.frontiers >= 4:
+    refusal = _refusal(g, p)
+    if refusal is None:
         i = left.index(g.choose("riddle_key1", left))
         # the first key comes after a time the hidden state decides (params)
         tail = SOUNDS["dark_tower"].tail_s + g.think("riddle_think_cycles")
-    elif p.keys < 3:
+    elif refusal == "KEY MISSING":
         tail = tail_before_picture("dark_tower")      # KEY MISSING follows
+    else:
+        # the sad cue alone, after a silence no recording has timed (params)
+        tail = SOUNDS["dark_tower"].tail_s + g.think("unready_sad_cycles")
     yield from g.sound("dark_tower", delay=after_click("dark_tower"), tail=tail)
-    if p.keys < 3:
+    if refusal == "KEY MISSING":
         # rulebook: 'You must own all three keys to enter the tower'; REPEAT does not show
         # the refusal again (l3_p1_s03 182.17)
         return (yield from g.picture_with_sound("KEY MISSING", "sad"))
-    if p.frontiers < 4:
-        # rulebook, Frontier footnote: without the last FRONTIER press 'the tower will warn
-        # you of your failure by emitting a sad-sounding musical signal' (after the tune,
-        # as the KEY MISSING refusal: chosen, no recording shows it)
-        yield from g.sound("sad")
+    if refusal == "sad":
+        # the end signal follows as after a wrong key of the riddle (params ``loop_lead_s``)
+        yield from g.sound("sad", tail=-param("loop_lead_s")["sad"])
         return 0.0
     yield from g.show(left[i], None, remember=False)
     while True:
@@ -66,6 +67,21 @@ def dark_tower(g: Stage, p: Player):
     # (params ``final_horn_after_click_s``)
     return (yield from battle(g, p, siege_brigands(g), final=True,
                                  horn_delay=param("final_horn_after_click_s")))
+
+
+def _refusal(g: Stage, p: Player) -> str | None:
+    """Return how the tower refuses ``p`` the Dark Tower after its tune, or None when it
+    asks the riddle: "KEY MISSING" (the picture with the sad cue) without the three keys
+    (the corpus); with them but without the last FRONTIER press (rulebook, Frontier
+    footnote: 'the tower will warn you of your failure by emitting a sad-sounding musical
+    signal'), "sad" (the cue alone) or "KEY MISSING" again if one check refuses both, as
+    decision ``dark_tower_unready`` settles (no recording has such a visit)."""
+    if p.keys < 3:
+        return "KEY MISSING"
+    if p.frontiers >= 4:
+        return None
+    return g.choose("dark_tower_unready", ["sad", "KEY MISSING"],
+                    list(param("dark_tower_unready")))
 
 
 def siege_brigands(g: Stage) -> int:

@@ -117,12 +117,22 @@ def test_dark_tower_without_the_last_frontier_only_sounds_the_sad_signal():
     """Frontier, footnote: 'If you forget to press the FRONTIER button for the final time and
     attempt to storm the Dark Tower, you will not be able to do so. The tower will warn you of
     your failure by emitting a sad-sounding musical signal.'"""
-    tw = tower(1, 1, inventory=dict(frontiers=3, keys=3), riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
+    tw = tower(1, 1, inventory=dict(frontiers=3, keys=3), riddle_key1=["GOLD KEY"] * 3,
+               riddle_key2=["SILVER KEY"] * 3, dark_tower_unready=["sad"])
     obs = press(tw, "DARK TOWER")
     assert shown(obs, "picture") == [] and "sad" in shown(obs, "sound")
     assert shown(obs, "display") == ["-1"]
     press(tw, "NO/END", "FRONTIER", "NO/END")
     assert shown(press(tw, "DARK TOWER"), "picture")[:1] == ["GOLD KEY"]
+
+
+def test_dark_tower_without_the_last_frontier_may_refuse_as_without_the_keys():
+    """The same warning may be the refusal the corpus shows without the three keys: KEY
+    MISSING with the sad cue (decision ``dark_tower_unready``; no recording has the visit)."""
+    tw = tower(1, 1, inventory=dict(frontiers=3, keys=3), dark_tower_unready=["KEY MISSING"])
+    obs = press(tw, "DARK TOWER")
+    assert shown(obs, "picture") == ["KEY MISSING"] and "sad" in shown(obs, "sound")
+    assert shown(obs, "display")[-1] == "-1"
 
 
 def test_solo_player_losing_the_final_battle_is_not_given_a_warrior_back():
