@@ -700,7 +700,9 @@ _ROWS = [
           "key scan that finds NO/END held to the take, at once or as late as the next "
           "pass's scan (a key loop takes a key at its second scan; a dark pass is 10880 "
           "cycles, the new key's 116 fewer; the game's scan lies about 9 ms after the pins' "
-          "retreat scan) and the click's column lag (654 cycles for R0)", "no capture"),
+          "retreat scan) and the click's column lag (654 cycles for R0); the decision counts "
+          "from the range's middle, the game's own value (battle.py ``_unknown_time``)",
+          "no capture"),
     Param("retreat_at_first_scan", (0.5, 0.5), "odds (taken, the next scan)", "chosen: a "
           "key loop takes a key at the second scan that sees it closed (cleanroom/README.md, "
           "Key latency), and the battle's first skirmish scans twice, a pass apart, as a key "
@@ -730,7 +732,8 @@ _ROWS = [
           "the battle's scan does is not recorded", "no capture"),
     Param("retreat_lamp_cycles", (0, 4000), "cycles at 425 kHz", "chosen: from the take to "
           "the Death March's WARRIORS lamp; a lost battle's lamp comes with no scan or pause "
-          "before it (``skirmish_fatal_gap_s``)", "no capture"),
+          "before it (``skirmish_fatal_gap_s``); counted from the range's middle, as "
+          "``retreat_take_cycles``", "no capture"),
     Param("stray_key", (0.55, 0.45), "odds (ignored, click)", "chosen: a key the waiting "
           "prompt does not take (YES/BUY at a turn's prompt, say) is either not taken at all "
           "or taken at the second scan that sees it with a click and nothing else, the loop "

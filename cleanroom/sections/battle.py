@@ -6,7 +6,7 @@ cited at each rule; docs/corpus-statistics.md for the odds).
 """
 from __future__ import annotations
 
-from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 
 from ..params import param
 from ..rules import Player, skirmish_chance, two_digits
@@ -128,6 +128,17 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
     return (yield from treasure(g, p))
 
 
+def _unknown_time(g: Stage, name: str) -> float:
+    """Return a duration no recording has timed: timing decision ``name`` over its
+    parameter's range, the middle of it the game's own value (the option tried first), not
+    its low end.  The resolver compares a draw's options with the durations after it at the
+    game's own values (cleanroom/conform.py, ``_best_of``): a retreat timed at the range's
+    low end showed its lamp sooner than a skirmish going on would, and lost to it."""
+    lo, hi = param(name)
+    mid = (lo + hi) // 2 // INSTRUCTION_CYCLES * INSTRUCTION_CYCLES
+    return mid / NOMINAL_CLOCK_HZ + g.think(name, lo - mid, hi - mid)
+
+
 def _retreat_taken(g: Stage, seen_before: bool) -> bool:
     """Return True when a skirmish's key scan that finds NO/END held takes it: always when
     the battle's scan before found it held too; at its first sight, as decision
@@ -156,10 +167,10 @@ def retreat(g: Stage, p: Player, w: int):
     e = g.engine
     e.use_key("NO/END")
     click = g.choose("retreat_click", [True, False], param("retreat_click"))
-    yield from g.sleep(g.think("retreat_take_cycles"))
+    yield from g.sleep(_unknown_time(g, "retreat_take_cycles"))
     if click:
         e.tone(param("click_hz"), param("click_dur_s"), cue="click")
-    yield from g.sleep(g.think("retreat_lamp_cycles"))
+    yield from g.sleep(_unknown_time(g, "retreat_lamp_cycles"))
     losses = list(range(1, w)) or [0]
     weights = [param("retreat_loss").get(n, 0.0) + 1e-3 for n in losses]
     p.warriors = w - g.choose("retreat_loss", losses, weights)

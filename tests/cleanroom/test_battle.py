@@ -139,7 +139,8 @@ def test_a_retreat_taken_a_pass_later_without_a_click_costing_two_is_resolved():
     resolver recovers it from the outputs (the Death March's lamp, the warriors shown)."""
     from cleanroom.conform import resolve
 
-    truth = dict(retreat_take_cycles=[11418], retreat_click=[False], retreat_loss=[2])
+    # taken 11,418 cycles after the scan (the decision counts from its range's middle)
+    truth = dict(retreat_take_cycles=[11418 - 7998], retreat_click=[False], retreat_loss=[2])
     script, events, log = _retreat_recording(**truth)
     assert any(e["type"] == "tone" and e.get("cue") == "death_march" for e in events)
     result = resolve(script, events)
@@ -149,7 +150,8 @@ def test_a_retreat_taken_a_pass_later_without_a_click_costing_two_is_resolved():
 
 
 def test_a_retreat_that_clicks_has_the_key_click_before_the_death_march():
-    script, events, _ = _retreat_recording(retreat_click=[True], retreat_take_cycles=[0])
+    script, events, _ = _retreat_recording(retreat_click=[True],
+                                           retreat_take_cycles=[-7998])    # at the scan
     death = next(e["t"] for e in events if e.get("cue") == "death_march")
     battle = next(e["t"] for e in events if e.get("cue") == "battle_horn")
     clicks = [e["t"] for e in events if e.get("cue") == "click" and battle < e["t"] < death]
