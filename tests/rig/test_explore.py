@@ -297,11 +297,26 @@ def test_a_retreat_rate_of_zero_fights_every_battle_out(tmp_path):
     assert summary.battles >= 3 and summary.retreats == 0
 
 
-def test_a_retreat_rate_of_one_retreats_from_every_battle(tmp_path):
-    # a retreat waits for the battle's first, second or third BRIGANDS: none ends sooner here
+def test_a_retreat_rate_of_one_holds_no_end_in_every_battle(tmp_path):
+    # a retreat waits for the battle's first, second or third BRIGANDS: none ends sooner
+    # here; whether the tower takes it before the battle ends is the tower's (a key first
+    # seen by a later skirmish's scan may wait for the next, cleanroom/sections/battle.py)
+    from rig.conformance import load_session
+
     summary = explore(TargetSpec("cleanroom"), 1, 5, tmp_path / "flee", level=1, players=1,
                       max_seconds=400, favour={"MOVE": 4.0}, retreat_rate=1.0)[0]
-    assert summary.battles >= 2 and summary.retreats == summary.battles
+    script, events = load_session(str(tmp_path / "flee" / "session_0001"))
+    horns = [e["t"] for e in events if e.get("cue") == "battle_horn"]
+    prompts = [e["t"] for e in events if e["type"] == "display"
+               and e["text"].strip() and not e["text"].isdigit()]
+
+    def in_battle(t: float) -> bool:    # after a horn, with no prompt shown since
+        horn = max((h for h in horns if h < t), default=None)
+        return horn is not None and not any(horn < p < t for p in prompts)
+    held = [a for a in script.actions if getattr(a, "button", None) == "NO/END"
+            and in_battle(a.t)]
+    assert summary.battles >= 2 and len(held) == summary.battles
+    assert 1 <= summary.retreats <= summary.battles
 
 
 def test_explore_refuses_a_retreat_rate_above_one_in_one_line(tmp_path, capsys):
