@@ -106,6 +106,7 @@ from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
 from .decisions import taken_value as _take, unseen as _unseen
 from .measure import (PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, measure_all, rescan,
                       time_of)
+from .params import param
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
@@ -128,6 +129,7 @@ RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in
 BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
 STEP_RUNS = 60          # and a search may take this many more for each decision it settles
 AHEAD_OPTIONS = 8       # _ahead tries a decision with at most this many options
+STRAY_CLICK_S = 0.08    # a key's click follows its press within this (_stray_tail)
 
 
 class _Search:
@@ -465,6 +467,11 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
                 option = measure(search, forced, dec, sweep=True)
                 keep, got, n = _try_timing(probe, forced, calls, dec, option, diff, tol)
                 runs += SWEEP_POINTS + 2 * SWEEP_STEPS + n
+            moved = _stray_timing(search, probe, (forced, revealed), dec, k,
+                                  (option, got) if keep else (dec.value, (diff, result, calls)))
+            if moved is not None:
+                runs, (diff, result, calls) = runs + 4, moved
+                continue
             if keep:
                 forced.append(option)
                 revealed.append(True)
@@ -729,6 +736,45 @@ def _best_paired(search: "_Search", probe, dec: Decision, head: list):
         if res.conforms:
             break
     return best, runs
+
+
+def _stray_timing(search: _Search, probe, settled: tuple[list, list], dec: Decision, k: int,
+                  now: tuple) -> tuple | None:
+    """Measure duration ``dec`` (decision ``k``, the next after the values ``settled[0]``)
+    again where a stray key the recording's tower took comes before the output it moves
+    (``_stray_tail``): measured with that key ignored, the duration dated another press.
+    ``now``: its value so far and that replay's (difference, result, decisions).  When the
+    measure gets further, settle the duration, the decisions up to the stray key and the
+    key taken (appended to ``settled``: values, revealed flags) and return the replay's
+    (difference, result, decisions); else None.  It takes 4 replays (``measure``, a probe)."""
+    forced, revealed = settled
+    taken, (far, _, calls) = now
+    tail = _stray_tail(search, calls, k, far)
+    option = measure(search, forced, dec, tail=tail) if tail else None
+    if option is None or option == taken:
+        return None
+    got = probe(forced + [option] + tail, dec.t)
+    if got[0] <= far:
+        return None
+    forced += [option] + tail
+    revealed += [True] + [False] * (len(tail) - 1) + [True]
+    return got
+
+
+def _stray_tail(search: _Search, calls: list, k: int, diff: float) -> list:
+    """Return the values of the decisions after duration ``k`` up to a stray key the replay
+    ``calls`` ignored (decision ``stray_key``, cleanroom.engine) but the recording's tower
+    took (its click within ``STRAY_CLICK_S`` of the press), that key taken; or [] when there
+    is none before ``diff``."""
+    for j in range(k + 1, len(calls)):
+        d = calls[j]
+        if d.t > diff + search.tol.time_s:
+            break
+        if d.name == "stray_key" and d.value is False and any(
+                e["type"] == "tone" and abs((e.get("freq_hz") or 0) - param("click_hz")) < 1
+                for e in search.precise(d.t, d.t + STRAY_CLICK_S)):
+            return [c.value for c in calls[k + 1:j]] + [True]
+    return []
 
 
 def _try_timing(probe, forced: list, calls: list, dec: Decision, option, diff: float,
