@@ -101,12 +101,12 @@ from typing import Mapping, Sequence
 from captures.script import Press, Script
 from captures.tolerance import Difference, Tolerance
 
+from .cuefind import is_key_click
 from .decisions import PROBE_MARGIN_S, Decision, ForcedChooser, allowed, is_timing
 from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
 from .decisions import taken_value as _take, unseen as _unseen
 from .measure import (PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, measure_all, rescan,
                       time_of)
-from .params import param
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
                        QuietWindow, Result, compare, match_window, same_item, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
@@ -771,7 +771,7 @@ def _stray_tail(search: _Search, calls: list, k: int, diff: float) -> list:
         if d.t > diff + search.tol.time_s:
             break
         if d.name == "stray_key" and d.value is False and any(
-                e["type"] == "tone" and abs((e.get("freq_hz") or 0) - param("click_hz")) < 1
+                e["type"] == "tone" and is_key_click(e)
                 for e in search.precise(d.t, d.t + STRAY_CLICK_S)):
             return [c.value for c in calls[k + 1:j]] + [True]
     return []

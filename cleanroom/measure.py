@@ -19,6 +19,7 @@ from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from captures.tower import run_script
 
 from .choosers import is_timing_name
+from .cuefind import is_key_click
 from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .params import param
 from .tower import CleanroomTower
@@ -182,7 +183,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
 
     def click(evs) -> float | None:
         return next((e["t"] for e in evs if e["type"] == "tone" and press < e["t"] < diff + 0.05
-                     and abs((e.get("freq_hz") or 0) - param("click_hz")) < 1), None)
+                     and is_key_click(e)), None)
 
     def beyond(got, t: float) -> bool:          # a probe's result got further than ``t``
         return got[0] > t or got[1] is not None and got[1].conforms

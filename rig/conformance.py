@@ -34,8 +34,9 @@ from typing import Callable, Sequence
 from captures.script import Script
 from captures.tolerance import Tolerance
 
-__all__ = ["SessionReport", "load_session", "load_sessions", "session_clock", "conform_job",
-           "conform_sessions", "conform_folders", "summary_table", "CAPTURE_NAMES",
+__all__ = ["SessionReport", "load_session", "load_sessions", "load_references",
+           "session_clock", "conform_job", "conform_sessions", "conform_folders",
+           "summary_table", "CAPTURE_NAMES",
            "default_witness_dir", "recording_key", "read_witness", "write_witness",
            "decision_line"]
 
@@ -108,6 +109,13 @@ def load_sessions(folder: str, sweep_base: str | None = None
                                f"{sessions[-1][0].rpartition('#')[2]})")
         return chosen
     return [(folder, *load_session(folder))]
+
+
+def load_references(folders: Sequence[str], sweep_base: str | None = None
+                    ) -> list[tuple[str, Script, list[dict]]]:
+    """Return the sessions of every reference folder in turn (``load_sessions``): all are
+    read, and a bad one fails, before any is checked."""
+    return [s for folder in folders for s in load_sessions(folder, sweep_base)]
 
 
 def session_clock(events: list, given: float | None) -> tuple[float, str]:
@@ -298,8 +306,7 @@ def conform_folders(folders: Sequence[str], tol: Tolerance | None = None,
     ``load_sessions``), then ``conform_sessions`` them."""
     from cleanroom.conform import CRITERION
 
-    sessions = [s for folder in folders for s in load_sessions(folder, sweep_base)]
-    return conform_sessions(sessions, tol or CRITERION, **options)
+    return conform_sessions(load_references(folders, sweep_base), tol or CRITERION, **options)
 
 
 def summary_table(reports: Sequence[SessionReport]) -> str:

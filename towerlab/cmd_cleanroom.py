@@ -93,14 +93,13 @@ def _conform(args, tol, out: IO[str]) -> int:
     """Resolve each reference folder (rig.conformance), --jobs at a time or on the Dask
     cluster at --scheduler; print each session's report in the order given, a progress line
     on a terminal, and the totals and a summary table for several."""
-    from rig.conformance import (conform_sessions, default_witness_dir, load_sessions,
+    from rig.conformance import (conform_sessions, default_witness_dir, load_references,
                                  summary_table)
 
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
     folders = _folders(args.reference)
-    # bad input first; a lab sweep is a session per run
-    sessions = [s for folder in folders for s in load_sessions(folder, args.sweep_base)]
+    sessions = load_references(folders, args.sweep_base)    # bad input first
     console = None
     if not args.quiet and len(sessions) > 1 and getattr(out, "isatty", lambda: False)():
         from rich.console import Console

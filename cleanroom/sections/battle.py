@@ -51,6 +51,9 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
     gap = None                # the pause before this skirmish's result, after the first
     last_scan = None          # when the battle's last key scan looked for a retreat
     while True:
+        if final:
+            # what a retreat or a lost battle would leave unbeaten (``siege_brigands``)
+            g.tower_brigands_left = brigands
         won = None
         # a lost skirmish ends the battle when it would leave fewer warriors than a
         # loss keeps: multi-player 1 (so at 2 or 1 warriors), solo 0 (at 1)
@@ -77,16 +80,12 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
                 else e.now - 3 * param("tick_dark_s") / e.clock_ratio
             last_scan = e.now
             if "NO/END" in e.held and _retreat_taken(g, e.held_since["NO/END"] <= before):
-                if final:
-                    g.tower_brigands_left = brigands
                 return (yield from retreat(g, p, w))
         if won is None:
             won = skirmish(g, w, brigands)
         if won:
             brigands //= 2
         elif fatal and len(g.players) > 1:
-            if final:
-                g.tower_brigands_left = brigands
             return (yield from battle_lost(g, p))
         else:
             # a lost skirmish takes longer to work out (params ``skirmish_lost_extra_s``)
@@ -97,8 +96,6 @@ def battle(g: Stage, p: Player, brigands: int, final: bool, horn_delay: float | 
             # the solo game's last warrior: the Death March where the skirmish's
             # WARRIORS would light (l1_p1_s133 384.3: 3.287 s after BRIGANDS, as a lost
             # skirmish's next picture)
-            if final:
-                g.tower_brigands_left = brigands
             return (yield from battle_lost(g, p))
         if not won:
             w -= 1

@@ -158,27 +158,27 @@ def test_a_retreat_that_clicks_has_the_key_click_before_the_death_march():
     assert len(clicks) == 1 and death - clicks[0] < 0.1
 
 
-def _retreat_times(log) -> list[tuple[str, object]]:
+def _retreat_decisions(log) -> list[tuple[str, object]]:
     return [(n, v) for _, n, v in log if n in ("retreat_at_first_scan", "retreat_loss")]
 
 
 def test_no_end_held_at_both_of_the_first_skirmishs_scans_retreats_there_without_a_choice():
     _, events, log = _retreat_recording(24.2, retreat_at_first_scan=[False])
-    assert _retreat_times(log) == [("retreat_loss", 1)]
+    assert _retreat_decisions(log) == [("retreat_loss", 1)]
     death = next(e["t"] for e in events if e.get("cue") == "death_march")
     assert 27.1 < death < 27.3
 
 
 def test_no_end_first_seen_by_a_later_skirmishs_scan_retreats_there_when_taken_at_once():
     _, events, log = _retreat_recording(28.0, 10.0, retreat_at_first_scan=[True])
-    assert [n for n, _ in _retreat_times(log)] == ["retreat_at_first_scan", "retreat_loss"]
+    assert [n for n, _ in _retreat_decisions(log)] == ["retreat_at_first_scan", "retreat_loss"]
     death = next(e["t"] for e in events if e.get("cue") == "death_march")
     assert 32.0 < death < 32.2
 
 
 def test_no_end_first_seen_by_a_later_skirmishs_scan_may_wait_for_the_next_skirmishs_scan():
     _, events, log = _retreat_recording(28.0, 10.0, retreat_at_first_scan=[False])
-    assert _retreat_times(log) == [("retreat_at_first_scan", False), ("retreat_loss", 1)]
+    assert _retreat_decisions(log) == [("retreat_at_first_scan", False), ("retreat_loss", 1)]
     death = next(e["t"] for e in events if e.get("cue") == "death_march")
     assert 36.9 < death < 37.1
     shown = [e["text"] for e in events if e["type"] == "display" and 32 < e["t"] < death]
@@ -187,7 +187,7 @@ def test_no_end_first_seen_by_a_later_skirmishs_scan_may_wait_for_the_next_skirm
 
 def test_no_end_released_before_the_next_scan_leaves_the_battle_going_on():
     _, events, log = _retreat_recording(28.0, 8.0, retreat_at_first_scan=[False])
-    assert _retreat_times(log) == [("retreat_at_first_scan", False)]
+    assert _retreat_decisions(log) == [("retreat_at_first_scan", False)]
     assert not any(e.get("cue") == "death_march" for e in events if e["t"] < 37.0)
 
 
