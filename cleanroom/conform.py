@@ -592,7 +592,10 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff
             got = ([best[1]], best[0], best[2], best[3])
         runs += n
         if got is not None and (got[1] > diff or got[2].conforms):
-            _drop_after(ties, retried, i)
+            # the decisions after a pair were settled again; those after another option
+            # stay as they were, and so do their ties (a bazaar's later prices, unseen until
+            # this one showed), to be tried again in the game it now makes
+            _drop_after(ties if kind == "pair" else {}, retried, i)
             return i, got[0], [True] * len(got[0]), kind != "pair", got[1:], runs
     # the decisions after one may have been settled to suit its option: settle them again
     # after each other likely option (a retreat's loss of 1, then a lost skirmish where a won
