@@ -63,3 +63,36 @@ def test_a_decision_tried_already_is_tried_again_once_the_game_has_looked_at_it_
     retried.update({0: 950.0, 1: 1000.0, 2: 1020.0})   # tried at earlier differences
     assert _retie(*args) is None
     assert tried == [0]         # read again at 1031.83; the others not since their retry
+
+
+def _bazaar():
+    """A bazaar's beast and scout prices, drawn as it opens, left at their likeliest while
+    the game had not shown them (ties), shown at 179.27 s and 182.92 s."""
+    beast = Decision(156.332, "beast_price", [17, 23], 17)
+    scout = Decision(156.333, "scout_price", [17, 24], 17)
+    decs = [beast, scout]
+    looks = [[179.21], [182.58]]
+    calls = Calls(decs, [x[0] for x in looks], looks)
+    right = {0: 23, 1: 24}
+
+    def probe(choices, t0, stop=float("inf"), span=20.0):
+        diff = 179.267 if choices[0] != right[0] else 182.917 if choices[1] != right[1] \
+            else 200.0
+        return diff, SimpleNamespace(conforms=False), calls
+
+    ties = {i: (168.876, d, "tie") for i, d in enumerate(decs)}
+    return decs, calls, probe, ties
+
+
+def test_a_tie_after_a_decision_a_retry_changes_is_kept_for_the_next_retry():
+    decs, calls, probe, ties = _bazaar()
+    retried: dict = {}
+    forced = [d.value for d in decs]
+    got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 179.267, 100,
+                 calls)
+    assert got[0] == 0 and got[1] == [23] and got[3] is True    # the scout's price stays
+    assert 1 in ties            # still to be tried once the game shows it
+    forced[0] = 23
+    got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 182.917, 100,
+                 calls)
+    assert got[0] == 1 and got[1] == [24]
