@@ -24,14 +24,18 @@ decisions again (``_retie``), the one the game looked at last before the differe
 riddle's key order is drawn as the game starts and read at each visit to the Dark Tower), each
 once, or again where the game has looked at it since: every option with the decisions after it
 as they were, or, for one taken with a duration, with that duration and those after it measured
-for the option; then the decisions whose options all differed at the same time, with each
-other likely option and the decisions after it settled again by a search of their own.  A
-decision the game had not looked at by the difference is not tried.  What gets further is kept
-and the search goes on from it; the retries have their own budget of replays (``RETIE_SHARE``
-times ``max_runs``, for each 400 s of the session: ``_budget``).  Where they find nothing:
-every duration before the difference is measured again in turn (``_remeasure``: one kept at
-the game's own value because its outputs came within the tolerance may still set a later
-prompt's flash a phase off); where a key's click comes a key-loop pass off, a recent
+for the option (a decision changed so keeps the ties after it, to be tried again in the game
+it now makes).  A decision the game had not looked at by the difference is not tried.  What
+gets further is kept and the search goes on from it.  Where that finds nothing, at the first
+stop at a difference, every duration before it is measured again in turn (``_remeasure``: one
+kept at the game's own value because its outputs came within the tolerance may still set a
+later prompt's flash a phase off; a retreat's two durations, each measured with the other at
+its own value, may both be off); then the decisions whose options all differed at the same
+time are tried with each other likely option and the decisions after it settled again by a
+search of their own, on the retries' own budget of replays (``RETIE_SHARE`` times
+``max_runs``, for each 400 s of the session: ``_budget``; these take tens of thousands of
+replays in a long session, the durations some hundreds, so they come second,
+``_resort``).  Where those find nothing: where a key's click comes a key-loop pass off, a recent
 duration is moved by what puts the loop's scan on the recording's side of the press, then
 dated at the click (cleanroom.measure ``rescan``); and last, at the check asked for only,
 the decisions after each one of the four minutes before the difference are settled again,
@@ -63,13 +67,8 @@ after it, and a timing decision is taken with it (MOVE's outcome and how long th
 to work it out), the timing decision is measured first with the best of them and the options
 are ranked again with that duration (``_paired``).
 
-What the rules predict and what chance decided (``Result.rule_items``, ``random_items``): a
-matched item is decided by a random choice when it follows a decision with two or more allowed
-options, before the next button press and the next such decision, and is not shown the same
-(kind, value, time within the tolerance) when that decision takes its next likeliest allowed
-option instead (one more replay per such decision).  Every other matched item (key clicks,
-pictures, totals, cues, the timing of all of them) is predicted by the rules from the script
-and the earlier decisions.
+What the rules predict and what chance decided (``Result.rule_items``, ``random_items``):
+cleanroom.items.
 
 How it stays fast: the search replays the script hundreds of times, and every replay goes on
 from a saved game state taken before the decision it changes instead of from power-on
@@ -107,8 +106,9 @@ from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
 from .decisions import taken_value as _take, unseen as _unseen
 from .measure import (PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, measure_all, rescan,
                       time_of)
+from .items import count_items as _count_items
 from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformError, Item,
-                       QuietWindow, Result, compare, match_window, same_item, summarize)
+                       QuietWindow, Result, compare, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
 from .snapshots import make_replayer
 
@@ -429,19 +429,12 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
             # time tolerance can: the output it decides may be dated a little before it is
             # taken); a tie left behind may, now that the difference has moved past it
             got = _retie(search, probe, forced, (ties, retried), diff, retie_budget, calls,
-                         nested=retie > 1) if retie else None
-            if got is None and retie > 1 and diff not in resorted:
-                # where the retries found nothing: the durations, a key a pass off, and last,
-                # at the check asked for only (not a looser one before it), on a budget of
-                # its own, the decisions of the four minutes before (module doc)
+                         nested=False) if retie else None
+            if got is None and retie > 1:
+                got, own = _resort(search, probe, (forced, revealed, calls), (ties, retried),
+                                   diff, diff not in resorted, retie_budget, max_runs)
                 resorted.add(diff)
-                got = _remeasure(search, probe, calls[:len(forced)], revealed, diff) or \
-                    rescan(search, probe, forced, calls, diff)
-                if got is None and search.final:
-                    got = _widen(search, probe, forced, revealed, calls, diff, max_runs)
-                    retie_budget += got[-1] if got is not None else 0
-                if got is not None:
-                    _drop_after(ties, retried, got[0] - 1)
+                retie_budget += own
             if got is None:
                 break
             i, values, flags, stay, (diff, result, calls), n = got
@@ -539,6 +532,35 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
     if count:
         _count_items(result, search)
     return result
+
+
+def _resort(search: "_Search", probe, state: tuple, kept: tuple[dict, dict], diff: float,
+            first: bool, budget: int, max_runs: int):
+    """Where the retries of single decisions found nothing at ``diff``: at the first stop
+    there, every duration measured again (``_remeasure``: some hundreds of replays); then
+    each tie's other options with the decisions after it settled again (``_retie``'s nested
+    part, up to the search's ``budget``: tens of thousands of replays in a long session,
+    spent in vain before the durations where a retreat's two durations were both off);
+    then, at the first stop, a key a pass off, and last, at the check asked for only (not a
+    looser one before it), on a budget of its own, the decisions of the four minutes before
+    (module doc).  ``state``: (forced, revealed, calls).  Return (what ``_retie`` returns or
+    None, the replays of it not charged to the retries' budget: ``_widen``'s own)."""
+    forced, revealed, calls = state
+    ties, retried = kept
+    got = _remeasure(search, probe, calls[:len(forced)], revealed, diff) if first else None
+    if got is None:
+        got = _retie(search, probe, forced, kept, diff, budget, calls, nested=True)
+        if got is not None:
+            return got, 0
+    if got is None and first:
+        got = rescan(search, probe, forced, calls, diff)
+    own = 0
+    if got is None and first and search.final:
+        got = _widen(search, probe, forced, revealed, calls, diff, max_runs)
+        own = got[-1] if got is not None else 0
+    if got is not None:
+        _drop_after(ties, retried, got[0] - 1)
+    return got, own
 
 
 def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff: float,
@@ -856,44 +878,6 @@ def _paired(dec: Decision, k: int, scores: list, best: tuple) -> bool:
     it measured (module doc)."""
     d, _, res, calls = best
     return scores.count(d) > 1 and not res.conforms and _may_pair(dec, k, d, calls)
-
-
-def _count_items(result: Result, search: _Search) -> None:
-    """Set ``result.rule_items`` and ``random_items`` (module doc: one replay per decision)."""
-    tol, end = search.tol, search.end
-    presses = search.presses
-    taken = [d.value for d in result.decisions]
-    limit = result.diff_time
-    decided: set[int] = set()
-    matched = result.matched_items          # in time order
-    matched_t = [g.t for g in matched]
-    seen = search.replay(taken, end)[1]     # kept from the search, most often
-    for i, d in enumerate(result.decisions):
-        if len(d.options) < 2 or d.t > limit:
-            continue
-        later = [e.t for e in result.decisions[i + 1:] if len(e.options) > 1 and e.t > d.t + 1e-9]
-        until = min([end, next((t for t in presses if t > d.t + 1e-9), end)] + later[:1])
-        if _unseen(seen, i, until):
-            continue            # another option shows the same until then (cleanroom.watched)
-        inside = range(bisect.bisect_left(matched_t, d.t - 1e-9),
-                       bisect.bisect_left(matched_t, until))
-        if not inside:
-            continue
-        other = next(o for o in _ranked(d.options, d.weights) if o != d.value)
-        ev, _ = search.replay(taken[:i] + [other] + taken[i + 1:], until, d.t)
-        alt = search.summarize([e for e in ev if e["t"] <= until + 1e-6], until,
-                               d.t - tol.flash_s)
-        alt_t = [a.t for a in alt]
-        for k in inside:
-            g = matched[k]
-            near = alt[bisect.bisect_left(alt_t, g.t - tol.flash_s - 1e-9):
-                       bisect.bisect_right(alt_t, g.t + tol.flash_s + 1e-9)]
-            if not any(same_item(g, a, tol) and abs(a.t - g.t) <= match_window(g, a, tol)
-                       for a in near if abs(a.t - g.t) <= tol.flash_s):
-                decided.add(k)
-    result.decided_items = [matched[k] for k in sorted(decided)]
-    result.random_items = len(decided)
-    result.rule_items = len(matched) - len(decided)
 
 
 def conform(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,

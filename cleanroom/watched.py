@@ -29,7 +29,7 @@ before a time depends only on the outputs up to 2 s after it (cleanroom.conform
 first looked at more than that margin after the replay's first difference, every option of it
 differs at that same time: the search takes the likeliest, as the replays would have, without
 them (cleanroom.conform ``_search``); and an alternative option cannot change an item before
-its first look, which ``_count_items`` uses the same way.
+its first look, which ``cleanroom.items.count_items`` uses the same way.
 """
 from __future__ import annotations
 

@@ -96,3 +96,38 @@ def test_a_tie_after_a_decision_a_retry_changes_is_kept_for_the_next_retry():
     got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 182.917, 100,
                  calls)
     assert got[0] == 1 and got[1] == [24]
+
+
+def _resort_with(monkeypatch, remeasured, nested_found):
+    """Run conform._resort with stand-ins for the durations measured again and the ties'
+    nested searches; return what it returns and the order they were tried in."""
+    from cleanroom import conform
+
+    tried: list[str] = []
+
+    def remeasure(*args):
+        tried.append("durations")
+        return remeasured
+
+    def retie(*args, nested=True):
+        tried.append("nested" if nested else "single")
+        return nested_found
+
+    monkeypatch.setattr(conform, "_remeasure", remeasure)
+    monkeypatch.setattr(conform, "_retie", retie)
+    monkeypatch.setattr(conform, "rescan", lambda *a: tried.append("rescan"))
+    search = SimpleNamespace(final=False)
+    got = conform._resort(search, None, ([], [], []), ({}, {}), DIFF, True, 100, 100)
+    return got, tried
+
+
+def test_the_durations_are_measured_again_before_the_ties_nested_searches(monkeypatch):
+    found = (3, [1], [True], False, (DIFF + 1.0, None, None), 40)
+    got, tried = _resort_with(monkeypatch, found, None)
+    assert tried == ["durations"] and got == (found, 0)
+
+
+def test_the_ties_nested_searches_follow_when_the_durations_get_no_further(monkeypatch):
+    found = (1, [8], [True], False, (DIFF + 1.0, None, None), 900)
+    got, tried = _resort_with(monkeypatch, None, found)
+    assert tried == ["durations", "nested"] and got == (found, 0)
