@@ -67,20 +67,20 @@ def test_a_decision_tried_already_is_tried_again_once_the_game_has_looked_at_it_
 
 def _bazaar():
     """A bazaar's beast and scout prices, drawn as it opens, left at their likeliest while
-    the game had not shown them (ties), shown at 179.27 s and 182.92 s."""
-    beast = Decision(156.332, "beast_price", [17, 23], 17)
-    scout = Decision(156.333, "scout_price", [17, 24], 17)
+    the game had not shown them (ties), shown at 251.30 s and 254.65 s."""
+    beast = Decision(230.512, "beast_price", [17, 21], 17)
+    scout = Decision(230.513, "scout_price", [17, 19], 17)
     decs = [beast, scout]
-    looks = [[179.21], [182.58]]
+    looks = [[251.25], [254.60]]
     calls = Calls(decs, [x[0] for x in looks], looks)
-    right = {0: 23, 1: 24}
+    right = {0: 21, 1: 19}
 
     def probe(choices, t0, stop=float("inf"), span=20.0):
-        diff = 179.267 if choices[0] != right[0] else 182.917 if choices[1] != right[1] \
-            else 200.0
+        diff = 251.300 if choices[0] != right[0] else 254.650 if choices[1] != right[1] \
+            else 280.0
         return diff, SimpleNamespace(conforms=False), calls
 
-    ties = {i: (168.876, d, "tie") for i, d in enumerate(decs)}
+    ties = {i: (240.100, d, "tie") for i, d in enumerate(decs)}
     return decs, calls, probe, ties
 
 
@@ -88,14 +88,14 @@ def test_a_tie_after_a_decision_a_retry_changes_is_kept_for_the_next_retry():
     decs, calls, probe, ties = _bazaar()
     retried: dict = {}
     forced = [d.value for d in decs]
-    got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 179.267, 100,
+    got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 251.300, 100,
                  calls)
-    assert got[0] == 0 and got[1] == [23] and got[3] is True    # the scout's price stays
+    assert got[0] == 0 and got[1] == [21] and got[3] is True    # the scout's price stays
     assert 1 in ties            # still to be tried once the game shows it
-    forced[0] = 23
-    got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 182.917, 100,
+    forced[0] = 21
+    got = _retie(SimpleNamespace(tol=FRAME), probe, forced, (ties, retried), 254.650, 100,
                  calls)
-    assert got[0] == 1 and got[1] == [24]
+    assert got[0] == 1 and got[1] == [19]
 
 
 def _resort_with(monkeypatch, remeasured, nested_found):
