@@ -142,6 +142,7 @@ def corpus(folder: str, jobs: int, old: bool) -> None:
 
 def around(folder: str, seconds: float, goal: float) -> int:
     from cleanroom.conform import load_reference
+    from tests.cleanroom.corpus_split import HELD_OUT
 
     picked = []
     for p in sorted(Path(folder).iterdir()):
@@ -159,8 +160,10 @@ def around(folder: str, seconds: float, goal: float) -> int:
     for name, length, script, events in picked:
         result, cpu, wall = timed(script, events, fast=True)
         cpus.append(cpu)
+        # a held-out session is timed like the others but is not one to study
         print(f"  {name:24} {length:6.0f} s of play: {cpu:6.2f} s processor, {wall:6.2f} s wall"
-              f" ({'conforms' if result.conforms else 'differs'})")
+              f" ({'conforms' if result.conforms else 'differs'})"
+              f"{'  [held out: measure only]' if name in HELD_OUT else ''}")
     print(f"  median {statistics.median(cpus):.2f} s, fastest {min(cpus):.2f} s, slowest "
           f"{max(cpus):.2f} s; "
           f"{sum(c < goal for c in cpus)} of {len(cpus)} under {goal:g} s")
