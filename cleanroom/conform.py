@@ -41,7 +41,9 @@ dated at the click (cleanroom.measure ``rescan``); and last, at the check asked 
 the decisions after each one of the four minutes before the difference are settled again,
 those the recording did not show first
 (``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
-settled to suit it).
+settled to suit it), each option first with the decisions after it as they were and the
+search's retries free to change them (settling them again may stop at a duration the search
+had measured again on its way).
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
 reference displays, as far as the reference shows it; decisions the reference never reveals
 keep their first option and are marked unrevealed.
@@ -634,20 +636,25 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff
 
 
 def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision, diff: float,
-                  budget: int, further: float = 0.0):
+                  budget: int, further: float = 0.0, keep: bool = False):
     """Try decision ``i``'s likeliest other options with the decisions after it settled again
     by a search of their own; return (what ``_retie`` returns, for the first that gets
-    ``further`` than ``diff``, or None; the replays taken)."""
+    ``further`` than ``diff``, or None; the replays taken).  ``keep``: first with the
+    decisions after it as they were, the search's retries free to change them (a retreat's
+    loss shown three minutes on, where settling again from it stops at a duration the
+    search had measured again on its way)."""
     runs = 0
     for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
-        if option == forced[i] or runs >= budget:
-            continue
-        spent: list = []
-        res = _search(search, min(NESTED_RUNS, budget - runs), count=False,
-                      head=forced[:i] + [option], retie=1, spent=spent)
-        runs += 1 + sum(spent)
-        if res.diff_time > diff + further or res.conforms:
-            return _went_on(probe, forced, i, dec.t, res, runs), runs
+        heads = [forced[:i] + [option] + forced[i + 1:]] if keep else []
+        for head in heads + [forced[:i] + [option]]:
+            if option == forced[i] or runs >= budget:
+                break
+            spent: list = []
+            res = _search(search, min(NESTED_RUNS, budget - runs), count=False, head=head,
+                          retie=1, spent=spent)
+            runs += 1 + sum(spent)
+            if res.diff_time > diff + further or res.conforms:
+                return _went_on(probe, forced, i, dec.t, res, runs), runs
     return None, runs
 
 
@@ -679,7 +686,7 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
     runs = 0
     for i in sorted(recent, key=lambda i: revealed[i]):     # stable: latest first in each
         got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
-                               further=search.tol.time_s)
+                               further=search.tol.time_s, keep=True)
         runs += n
         if got is not None:
             return got[:-1] + (runs,)

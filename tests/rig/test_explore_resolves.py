@@ -10,7 +10,11 @@ retreat's lamp 7 ms early) left a later prompt's flash a phase off (``_remeasure
 (batch 31337) where the search stopped 16 s after a retreat and only settling again the
 decisions after a recent one found the way (``_widen``); and two (batch 2718) where a
 key's click came a key-loop pass late, the game's scan 1-2 ms before the press, after a
-stray key's click or where the genuine's scan met the press at its edge (``_rescan``)."""
+stray key's click or where the genuine's scan met the press at its edge (``_rescan``); and
+one (batch 6161, four players retreating from most battles) where a retreat's loss of 2
+shows only at a Final Battle three minutes on, and settling again the decisions after it
+stopped at a duration the search had measured again on its way: the last resort first
+keeps the decisions after it as they were (``_widen``, ``_settle_after(keep=True)``)."""
 from __future__ import annotations
 
 import pytest
@@ -30,7 +34,9 @@ from rig.specs import TargetSpec
 # retreat's first sight became a decision, a healer's price of 17 and a battle's gold of 13
 # where the game drew others: its own draws with either of them conform)
 SESSIONS = [(777, 3, 0), (777, 7, 0), (777, 15, 0), (4242, 22, 2), (31337, 12, 0),
-            (2718, 7, 2), (2718, 24, 1)]
+            (2718, 7, 2), (2718, 24, 1), (6161, 16, 0)]
+# explore's options for a batch other than its defaults
+OPTIONS = {6161: {"players": 4, "retreat_rate": 0.6}}
 
 
 @pytest.mark.parametrize("batch,session,ambiguous", SESSIONS)
@@ -38,7 +44,8 @@ def test_an_explore_session_on_the_clean_room_game_resolves_to_its_own_draws(tmp
                                                                               session,
                                                                               ambiguous):
     seed = session_seed(batch, session)
-    play_session(TargetSpec("cleanroom"), seed, tmp_path, session=session, max_seconds=400)
+    play_session(TargetSpec("cleanroom"), seed, tmp_path, session=session, max_seconds=400,
+                 **OPTIONS.get(batch, {}))
     script, events = load_session(str(tmp_path))
     truth = CleanroomTower(seed=seed)
     assert run_script(truth, script) == events       # the script replays the recording
