@@ -645,9 +645,11 @@ def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision,
     search had measured again on its way)."""
     runs = 0
     for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
-        heads = [forced[:i] + [option] + forced[i + 1:]] if keep else []
-        for head in heads + [forced[:i] + [option]]:
-            if option == forced[i] or runs >= budget:
+        if option == forced[i]:
+            continue
+        kept = [forced[:i] + [option] + forced[i + 1:]] if keep else []
+        for head in kept + [forced[:i] + [option]]:
+            if runs >= budget:
                 break
             spent: list = []
             res = _search(search, min(NESTED_RUNS, budget - runs), count=False, head=head,
