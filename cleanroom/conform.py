@@ -38,12 +38,12 @@ replays in a long session, the durations some hundreds, so they come second,
 ``_resort``).  Where those find nothing: where a key's click comes a key-loop pass off, a recent
 duration is moved by what puts the loop's scan on the recording's side of the press, then
 dated at the click (cleanroom.measure ``rescan``); and last, at the check asked for only,
-the decisions after each one of the eight minutes before the difference shown only through
-a later draw, then each of the four minutes before, those the recording did not show first,
-are settled again (``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while
-later draws were settled to suit it), each option first with the decisions after it as they
-were and the search's retries free to change them (settling them again may stop at a
-duration the search had measured again on its way).
+the decisions after each one of the four minutes before the difference are settled again,
+those the recording did not show first
+(``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
+settled to suit it), each option first with the decisions after it as they were and the
+search's retries free to change them (settling them again may stop at a duration the search
+had measured again on its way).
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
 reference displays, as far as the reference shows it; decisions the reference never reveals
 keep their first option and are marked unrevealed.
@@ -105,7 +105,7 @@ from captures.tolerance import Difference, Tolerance
 from .cuefind import is_key_click
 from .decisions import PROBE_MARGIN_S, Decision, ForcedChooser, allowed, is_timing
 from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
-from .decisions import shown_late as _late, taken_value as _take, unseen as _unseen
+from .decisions import taken_value as _take, unseen as _unseen
 from .measure import (PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, measure_all, rescan,
                       time_of)
 from .items import count_items as _count_items
@@ -126,7 +126,7 @@ __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summari
 PAIRED_SPAN_S = 5.0     # how soon after a decision a tie may be a duration taken with it
 NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
 NESTED_RUNS = 800       # and takes at most this many replays for each
-WIDE_SPAN_S = 240.0     # _widen, the last resort, looks back this far (twice: shown_late)
+WIDE_SPAN_S = 240.0     # _widen, the last resort, goes back this far before a difference
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
 STEP_RUNS = 60          # and a search may take this many more for each decision it settles
@@ -636,15 +636,15 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff
 
 
 def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision, diff: float,
-                  budget: int, further: float = 0.0, keep=False, options=NESTED_OPTIONS):
-    """Try decision ``i``'s ``options`` likeliest options with the decisions after it settled
-    again by a search of their own; return (what ``_retie`` returns, for the first that gets
+                  budget: int, further: float = 0.0, keep: bool = False):
+    """Try decision ``i``'s likeliest other options with the decisions after it settled again
+    by a search of their own; return (what ``_retie`` returns, for the first that gets
     ``further`` than ``diff``, or None; the replays taken).  ``keep``: first with the
     decisions after it as they were, the search's retries free to change them (a retreat's
     loss shown three minutes on, where settling again from it stops at a duration the
     search had measured again on its way)."""
     runs = 0
-    for option in _ranked(dec.options, dec.weights)[:options]:
+    for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
         if option == forced[i]:
             continue
         kept = [forced[:i] + [option] + forced[i + 1:]] if keep else []
@@ -674,26 +674,21 @@ def _went_on(probe, forced: list, i: int, t: float, res: Result, runs: int) -> t
 
 def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Calls",
            diff: float, budget: int):
-    """The last resort: settle again the decisions after every option of each one of twice
-    ``WIDE_SPAN_S`` before ``diff`` shown only through a later draw, which may make up for
-    any (cleanroom.decisions ``shown_late``: a retreat's loss of 6 of 8 where a sanctuary's 7
-    gave the count a loss of 4 with 5 gives, shown by a gold total the warriors cap four
-    minutes on); then after each one of ``WIDE_SPAN_S``, ties or not, retried or not, those
-    not shown first, latest first (a retreat's loss kept at 1 while later skirmishes were
-    settled to suit it).  Return what ``_retie`` returns for the first that gets a frame
-    further, or None."""
+    """The last resort where nothing else got further: settle again the decisions after each
+    one taken less than ``WIDE_SPAN_S`` before ``diff``, ties or not, retried or not, those
+    the recording did not show first (latest first, then the others): a retreat's loss kept
+    at 1 while later skirmishes were settled to suit it shows only at a count a minute on;
+    one kept at 1 where a sanctuary's warriors made up for it, at a gold total capped by the
+    warriors, almost three minutes on.
+    Return what ``_retie`` returns for the first that gets a frame further, or None."""
     recent = [i for i in range(len(forced) - 1, -1, -1)
-              if calls[i].t > diff - 2 * WIDE_SPAN_S and not is_timing(calls[i])
+              if calls[i].t > diff - WIDE_SPAN_S and not is_timing(calls[i])
               and len(allowed(calls[i].options, calls[i].weights)[0]) > 1
               and not _unseen(calls, i, diff)]
-    late = [i for i in recent if revealed[i] and _late(probe, forced, i, calls[i], diff)]
-    near = sorted((i for i in recent if calls[i].t > diff - WIDE_SPAN_S and i not in late),
-                  key=lambda i: revealed[i])    # stable: latest first in each
-    runs = len(recent) * AHEAD_OPTIONS        # shown_late's replays, at most
-    for i in late + near:
+    runs = 0
+    for i in sorted(recent, key=lambda i: revealed[i]):     # stable: latest first in each
         got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
-                               search.tol.time_s, True,
-                               len(calls[i].options) if i in late else NESTED_OPTIONS)
+                               further=search.tol.time_s, keep=True)
         runs += n
         if got is not None:
             return got[:-1] + (runs,)
