@@ -129,7 +129,7 @@ def _unknown_time(g: Stage, name: str) -> float:
     """Return a duration no recording has timed: timing decision ``name`` over its
     parameter's range, the middle of it the game's own value (the option tried first), not
     its low end.  The resolver compares a draw's options with the durations after it at the
-    game's own values (cleanroom/conform.py, ``_best_of``): a retreat timed at the range's
+    game's own values (cleanroom/tries.py, ``best_of``): a retreat timed at the range's
     low end showed its lamp sooner than a skirmish going on would, and lost to it."""
     lo, hi = param(name)
     mid = (lo + hi) // 2 // INSTRUCTION_CYCLES * INSTRUCTION_CYCLES

@@ -79,7 +79,7 @@ def test_a_turn_pause_before_a_stray_key_the_tower_took_is_measured_at_its_click
     click: here a stray key's, which the replays take to be ignored (the likelier option)
     until the search reaches it.  Measured with the key ignored, the pause dated another
     press; the search measures it again with the key taken where the recording shows its
-    click (cleanroom/conform.py, ``_stray_tail``)."""
+    click (cleanroom/tries.py, ``stray_tail``)."""
     from captures.script import parse_script
     from captures.tower import run_script
     from cleanroom.choosers import RandomChooser, ScriptedChooser
@@ -103,7 +103,7 @@ def test_a_turn_pause_before_a_stray_key_the_tower_took_is_measured_at_its_click
 def test_a_stray_key_a_replay_ignored_but_the_recording_clicked_for_is_found_after_a_duration():
     from captures.script import parse_script
     from captures.tower import run_script
-    from cleanroom import conform
+    from cleanroom import conform, tries
     from cleanroom.choosers import RandomChooser, ScriptedChooser
     from cleanroom.tower import CleanroomTower
 
@@ -122,7 +122,7 @@ def test_a_stray_key_a_replay_ignored_but_the_recording_clicked_for_is_found_aft
         pause = max(i for i, n in enumerate(names) if n == "turn_think_cycles"
                     and calls[i].t < 31)
         assert calls[names.index("stray_key")].value is False
-        assert conform._stray_tail(search, calls, pause, 31.1) == [True]
-        assert conform._stray_tail(search, calls, pause, 30.9) == []    # beyond the difference
+        assert tries.stray_tail(search, calls, pause, 31.1) == [True]
+        assert tries.stray_tail(search, calls, pause, 30.9) == []    # beyond the difference
     finally:
         replayer.close()
