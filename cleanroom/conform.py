@@ -43,7 +43,9 @@ those the recording did not show first
 (``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
 settled to suit it), each option first with the decisions after it as they were and the
 search's retries free to change them (settling them again may stop at a duration the search
-had measured again on its way).
+had measured again on its way); then, on a budget of their own, every other option of those
+of the eight minutes before shown only through a later draw (a retreat's loss made up for by
+a sanctuary's warriors, shown at a gold total the warriors cap four minutes on).
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
 reference displays, as far as the reference shows it; decisions the reference never reveals
 keep their first option and are marked unrevealed.
@@ -104,7 +106,7 @@ from captures.tolerance import Difference, Tolerance
 
 from .decisions import PROBE_MARGIN_S, Decision, ForcedChooser, allowed, is_timing
 from .decisions import Calls as _Calls, Start as _Start, ranked as _ranked
-from .decisions import taken_value as _take, unseen as _unseen
+from .decisions import shown_late as _late, taken_value as _take, unseen as _unseen
 from .measure import (PRECISE, SWEEP_POINTS, SWEEP_STEPS, measure, measure_all, rescan,
                       time_of)
 from .items import count_items as _count_items
@@ -112,7 +114,7 @@ from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformErr
                        QuietWindow, Result, compare, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
 from .snapshots import make_replayer
-from .tries import best_of as _best_of, best_paired as _best_paired
+from .tries import AHEAD_OPTIONS, best_of as _best_of, best_paired as _best_paired
 from .tries import may_pair as _may_pair, paired as _paired
 from .tries import stray_timing as _stray_timing, try_timing as _try_timing
 
@@ -635,15 +637,16 @@ def _retie(search: "_Search", probe, forced: list, kept: tuple[dict, dict], diff
 
 
 def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision, diff: float,
-                  budget: int, further: float = 0.0, keep: bool = False):
-    """Try decision ``i``'s likeliest other options with the decisions after it settled again
-    by a search of their own; return (what ``_retie`` returns, for the first that gets
-    ``further`` than ``diff``, or None; the replays taken).  ``keep``: first with the
-    decisions after it as they were, the search's retries free to change them (a retreat's
-    loss shown three minutes on, where settling again from it stops at a duration the
-    search had measured again on its way)."""
+                  budget: int, further: float = 0.0, keep: bool = False,
+                  ranks: slice = slice(NESTED_OPTIONS)):
+    """Try decision ``i``'s likeliest other options (those of ``ranks`` among its options,
+    likeliest first) with the decisions after it settled again by a search of their own;
+    return (what ``_retie`` returns, for the first that gets ``further`` than ``diff``, or
+    None; the replays taken).  ``keep``: first with the decisions after it as they were, the
+    search's retries free to change them (a retreat's loss shown three minutes on, where
+    settling again from it stops at a duration the search had measured again on its way)."""
     runs = 0
-    for option in _ranked(dec.options, dec.weights)[:NESTED_OPTIONS]:
+    for option in _ranked(dec.options, dec.weights)[ranks]:
         if option == forced[i]:
             continue
         kept = [forced[:i] + [option] + forced[i + 1:]] if keep else []
@@ -678,14 +681,17 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
     the recording did not show first (latest first, then the others): a retreat's loss kept
     at 1 while later skirmishes were settled to suit it shows only at a count a minute on;
     one kept at 1 where a sanctuary's warriors made up for it, at a gold total capped by the
-    warriors, almost three minutes on.
-    Return what ``_retie`` returns for the first that gets a frame further, or None."""
+    warriors, almost three minutes on.  Where none gets further, on a budget of its own
+    (``_late_options``), the other options of those of twice that span shown only through a
+    later draw.  Return what ``_retie`` returns for the first that gets a frame further,
+    or None."""
     recent = [i for i in range(len(forced) - 1, -1, -1)
-              if calls[i].t > diff - WIDE_SPAN_S and not is_timing(calls[i])
+              if calls[i].t > diff - 2 * WIDE_SPAN_S and not is_timing(calls[i])
               and len(allowed(calls[i].options, calls[i].weights)[0]) > 1
               and not _unseen(calls, i, diff)]
+    near = [i for i in recent if calls[i].t > diff - WIDE_SPAN_S]
     runs = 0
-    for i in sorted(recent, key=lambda i: revealed[i]):     # stable: latest first in each
+    for i in sorted(near, key=lambda i: revealed[i]):     # stable: latest first in each
         got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
                                further=search.tol.time_s, keep=True)
         runs += n
@@ -693,6 +699,35 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
             return got[:-1] + (runs,)
         if runs >= budget:
             break
+    got = _late_options(search, probe, forced, [i for i in recent if revealed[i]], calls,
+                        diff, budget, set(near))
+    return got[:-1] + (runs + got[-1],) if got is not None else None
+
+
+def _late_options(search: "_Search", probe, forced: list, shown: list, calls: "_Calls",
+                  diff: float, budget: int, tried: set):
+    """``_widen``'s second part, on ``budget`` replays of its own: of the decisions ``shown``
+    (latest first), those whose other options all differ only ``LATE_S`` or more after them
+    (cleanroom.decisions ``shown_late``: a retreat's loss of 6 of 8 where a sanctuary's 7 gave
+    the count a loss of 4 with 5 gives, shown by a gold total the warriors cap four minutes
+    on), each option after the likeliest ``NESTED_OPTIONS`` for those ``tried`` already, with
+    the decisions after it settled again.  Return what ``_retie`` returns for the first that
+    gets a frame further (replays: ``_widen``'s second part's), or None."""
+    runs = 0
+    for i in shown:
+        if runs >= budget:
+            break
+        if len(calls[i].options) > AHEAD_OPTIONS:
+            continue
+        runs += len(calls[i].options) - 1
+        if not _late(probe, forced, i, calls[i], diff):
+            continue
+        got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
+                               search.tol.time_s, True,
+                               slice(NESTED_OPTIONS if i in tried else 0, None))
+        runs += n
+        if got is not None:
+            return got[:-1] + (runs,)
     return None
 
 

@@ -14,11 +14,13 @@ from .tower import CleanroomTower
 from .watched import WATCHED_TYPES, Watched
 
 __all__ = ["Decision", "allowed", "ForcedChooser", "is_timing", "ranked", "Start", "taken_value",
-           "Calls", "unseen", "PROBE_MARGIN_S"]
+           "Calls", "unseen", "shown_late", "PROBE_MARGIN_S", "LATE_S"]
 
 # how far past a difference a partial replay runs (cleanroom.conform): a decision looked at
 # later than that cannot move what came before it
 PROBE_MARGIN_S = 2.0
+# a decision whose other options all differ this long after it shows through a later draw
+LATE_S = 20.0
 # the looks at a value a chooser keeps (``ForcedChooser.looks``) are at least this far apart
 LOOK_GAP_S = 1.0
 
@@ -163,3 +165,17 @@ def unseen(calls: Calls, i: int, before: float) -> bool:
     same outputs that far, and the same first difference before ``before``."""
     used = calls.used[i]
     return used is None or used > before + PROBE_MARGIN_S
+
+
+def shown_late(probe, forced: Sequence, i: int, dec: Decision, diff: float,
+               most: int = 8) -> bool:
+    """Tell whether decision ``i``'s other options (``dec`` has at most ``most``), the values
+    ``forced`` after it as they were, all differ from the reference ``LATE_S`` or more after
+    it and before ``diff``: what it decides shows only through a later draw (a retreat's
+    loss, at the warriors a sanctuary's draw adds to).  ``probe(values, t0, stop)`` gives a
+    replay's first difference first (cleanroom.conform ``_probe``)."""
+    if len(dec.options) > most:
+        return False
+    times = [probe(list(forced[:i]) + [o] + list(forced[i + 1:]), dec.t, diff)[0]
+             for o in dec.options if o != forced[i]]
+    return bool(times) and dec.t + LATE_S <= min(times) and max(times) < diff
