@@ -114,7 +114,7 @@ from .matching import (CRITERION, FRAME_S, LOOSE, ROUNDING_S, STRICT, ConformErr
                        QuietWindow, Result, compare, summarize)
 from .reference import load_reference, read_reference_events, read_reference_script
 from .snapshots import make_replayer
-from .tries import AHEAD_OPTIONS, best_of as _best_of, best_paired as _best_paired
+from .tries import best_of as _best_of, best_paired as _best_paired
 from .tries import may_pair as _may_pair, paired as _paired
 from .tries import stray_timing as _stray_timing, try_timing as _try_timing
 
@@ -717,8 +717,6 @@ def _late_options(search: "_Search", probe, forced: list, shown: list, calls: "_
     for i in shown:
         if runs >= budget:
             break
-        if len(calls[i].options) > AHEAD_OPTIONS:
-            continue
         runs += len(calls[i].options) - 1
         if not _late(probe, forced, i, calls[i], diff):
             continue

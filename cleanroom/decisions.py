@@ -167,15 +167,12 @@ def unseen(calls: Calls, i: int, before: float) -> bool:
     return used is None or used > before + PROBE_MARGIN_S
 
 
-def shown_late(probe, forced: Sequence, i: int, dec: Decision, diff: float,
-               most: int = 8) -> bool:
-    """Tell whether decision ``i``'s other options (``dec`` has at most ``most``), the values
-    ``forced`` after it as they were, all differ from the reference ``LATE_S`` or more after
-    it and before ``diff``: what it decides shows only through a later draw (a retreat's
-    loss, at the warriors a sanctuary's draw adds to).  ``probe(values, t0, stop)`` gives a
-    replay's first difference first (cleanroom.conform ``_probe``)."""
-    if len(dec.options) > most:
-        return False
+def shown_late(probe, forced: Sequence, i: int, dec: Decision, diff: float) -> bool:
+    """Tell whether decision ``i``'s other options, the values ``forced`` after it as they
+    were, all differ from the reference ``LATE_S`` or more after it and before ``diff``: what
+    it decides shows only through a later draw (a retreat's loss, at the warriors a
+    sanctuary's draw adds to).  ``probe(values, t0, stop)`` gives a replay's first
+    difference first (cleanroom.conform ``_probe``)."""
     times = [probe(list(forced[:i]) + [o] + list(forced[i + 1:]), dec.t, diff)[0]
              for o in dec.options if o != forced[i]]
     return bool(times) and dec.t + LATE_S <= min(times) and max(times) < diff

@@ -21,20 +21,21 @@ FRAME = SimpleNamespace(time_s=1 / 60)
 LOSS_ODDS = [0.801, 0.151, 0.051, 0.001, 0.001, 0.001, 0.001]
 
 
-def _decisions():
+def _decisions(warriors=8):
     decs = [Decision(560.2, "tomb", ["deserted", "battle", "treasure"], "battle", True),
-            Decision(698.94, "retreat_loss", list(range(1, 8)), 4, True, LOSS_ODDS),
+            Decision(698.94, "retreat_loss", list(range(1, warriors)), 4, True,
+                     (LOSS_ODDS + [0.001] * warriors)[:warriors - 1]),
             Decision(751.25, "sanctuary_warriors", [4, 5, 6, 7, 8], 5, True),
             Decision(871.42, "tomb", ["deserted", "battle", "treasure"], "treasure", True),
             Decision(925.03, "beast_price", [20, 21, 22], 22, False)]
     return decs, Calls(decs, [d.t for d in decs])
 
 
-def _stuck(monkeypatch, loss=6, budget=10_000):
+def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8):
     """Return _widen's arguments for a search stuck at DIFF that gets further only with a
     retreat's loss of ``loss`` (None: with nothing), and the list of (decision, option)
     each search of its own was given, in order."""
-    decs, calls = _decisions()
+    decs, calls = _decisions(warriors)
     forced = [d.value for d in decs]
     tried: list[tuple[int, object]] = []
 
@@ -111,3 +112,10 @@ def test_such_a_decision_within_the_recent_span_is_tried_next_with_its_other_opt
     assert [o for i, o in tried if i == 1] == [1, 1, 2, 2, 3, 3, 5, 5, 6]
     assert [i for i, _ in tried[:18]] == RECENT_SEARCHES + [1] * 6    # 1-3 among the recent
     assert got is not None and got[1][0] == 6
+
+
+def test_such_a_decision_is_tried_however_many_options_it_has(monkeypatch):
+    args, tried = _stuck(monkeypatch, loss=9, warriors=12)     # a retreat from 12 warriors
+    got = _widen(*args)
+    assert [o for i, o in tried if i == 1][-1] == 9
+    assert got is not None and got[1][0] == 9
