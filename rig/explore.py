@@ -75,10 +75,13 @@ def play_session(spec, seed: int, out: str | os.PathLike, session: int = 0,
     max_seconds, quiet_s."""
     from rig.record import record_session
 
+    from cleanroom.params import odds_overridden
+
     explorer = player.Explorer(seed, session=session, **options)
     if spec.target == "cleanroom":
         spec = replace(spec, seed=seed)          # the game's own draws follow the session
-    record_session(explorer, spec, out)
+    with odds_overridden(spec.odds):
+        record_session(explorer, spec, out)
     return explorer.summary
 
 

@@ -130,6 +130,9 @@ def record_session(drive, spec: TargetSpec, out: str | os.PathLike,
                 "target": spec.target, "romset": spec.romset, "firmware": spec.firmware,
                 "script_end_s": end, "observed": target.observed_types(), "fault": None}
         meta.update(drive.meta())
+        if spec.odds:
+            meta["odds"] = {n: v if not isinstance(v, dict) else {str(k): w for k, w in v.items()}
+                            for n, v in spec.odds.items()}
         real = target.real
         if real is not None:
             cap = real.finish(end, reason=f"rig fault: {fault}" if fault else None)

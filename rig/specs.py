@@ -58,6 +58,7 @@ class TargetSpec:
     clock_hz: float | None = None      # emu: oscillator (default: the board's 425 kHz)
     box_clock_error: float = 0.0       # bench: the box's resonator error (0.003 = 0.3 % fast)
     replay: str | None = None          # replay: the recording folder to answer from
+    odds: dict | None = None           # cleanroom: odds in place of the game's own (explore)
 
 
 class Target:
@@ -165,6 +166,9 @@ def validate_spec(spec: TargetSpec) -> None:
                                            and len(spec.analyser) > len("sigrok:")):
         raise RigError(f"unknown analyser {spec.analyser!r} (expected fx2lafw or "
                        f"sigrok:DRIVER, e.g. sigrok:fx2lafw or sigrok:saleae-logic16)")
+    if spec.odds and spec.target != "cleanroom":
+        raise RigError(f"--odds is for the clean-room game (--target cleanroom), not "
+                       f"{spec.target}: a tower draws with its own")
     if spec.virtual not in ("emu", "fake"):
         raise RigError(f"unknown virtual tower {spec.virtual!r} (expected emu or fake)")
     pins = set(DARKTOWER_CHANNELS) | {"SYNC"}

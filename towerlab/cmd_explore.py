@@ -50,6 +50,11 @@ def register(sub) -> None:
     p.add_argument("--retreat-rate", type=float, default=None, metavar="SHARE",
                    help="steer the play: retreat from this share of the battles, the Final "
                         "Battle's too (default: 0.3 of the battles, 0.15 of Final Battles)")
+    p.add_argument("--odds", action="append", default=[], metavar="NAME=WEIGHTS",
+                   help="cleanroom: draw with these odds in place of the game's own, to see "
+                        "how conform fares with a tower that draws otherwise (e.g. "
+                        "'stray_key=0.2,0.8', 'retreat_loss=1:0.2,2:0.2,3:0.2,4:0.2,5:0.2'; "
+                        "repeatable; recording.json notes them)")
     p.add_argument("--jobs", type=int, default=1, help="sessions in parallel on this many "
                                                        "local processes")
     p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
@@ -62,6 +67,7 @@ def register(sub) -> None:
 
 def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     """Play ``--sessions`` sessions; print one line per session and the summary table."""
+    from cleanroom.params import read_odds
     from rig.explore import explore, summary_table
     from rig.player import MAX_SECONDS
     from rig.specs import TargetSpec
@@ -72,7 +78,8 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     if args.target == "real" and not args.port:
         raise ValueError("--target real needs the button box's serial port (--port "
                          "/dev/ttyACM0)")
-    spec = TargetSpec(args.target, romset=args.romset or args.rom, port=args.port)
+    odds = dict(read_odds(item) for item in args.odds) or None
+    spec = TargetSpec(args.target, romset=args.romset or args.rom, port=args.port, odds=odds)
     options = {"level": args.level, "players": args.players,
                "max_seconds": MAX_SECONDS if args.max_seconds is None else args.max_seconds}
     if args.favour:

@@ -12,6 +12,7 @@ import pytest
 from captures.events import read_events
 from captures.script import BUTTONS
 from captures.tower import run_script
+from cleanroom import params as cleanroom_params
 from cleanroom.tower import CleanroomTower
 from rig.explore import explore, summary_table
 from rig.player import REACTION_S, Explorer, SessionSummary, reaction_delays
@@ -207,6 +208,11 @@ def test_towerlab_explore_prints_the_table_and_writes_the_folders(tmp_path):
     (["--level", "5"], "level 5: expected 1, 2, 3 or 4"),
     (["--rom", "x.bin"], "--rom, --romset and --firmware are for --target emu, not cleanroom"),
     (["--max-seconds", "-1"], "max seconds -1.0: expected a finite number"),
+    (["--odds", "stray_key=0.5"], "--odds 'stray_key=0.5': expected 2 weights, e.g. 0.55,0.45"),
+    (["--odds", "skirmish=1"], "--odds 'skirmish=1': expected NAME=WEIGHTS with NAME one of"),
+    (["--odds", "move_odds=safe:1,ogre:1"], "--odds 'move_odds=safe:1,ogre:1': expected "
+                                            "OPTION:WEIGHT,... e.g. safe:0.3"),
+    (["--odds", "stray_key=0,0"], "expected finite weights of 0 or more, not all 0"),
 ])
 def test_bad_explore_options_are_one_line_naming_the_value(tmp_path, capsys, argv, message):
     rc = main(["explore", "--target", "cleanroom", "--out", str(tmp_path / "x"), *argv],
@@ -334,3 +340,30 @@ def test_explore_refuses_a_favour_that_is_no_turn_s_action_in_one_line(tmp_path,
                  "--favour", "HAGGLE=3"])
     err = capsys.readouterr().err
     assert code == 2 and "favour 'HAGGLE'" in err and err.count("\n") == 1
+
+
+def test_odds_in_place_of_the_games_own_steer_its_draws(tmp_path):
+    odds = {"move_odds": {"safe": 1.0}, "tomb_odds": {"deserted": 1.0}}
+    own, = explore(TargetSpec("cleanroom"), 1, 3, tmp_path / "own", players=1,
+                   max_seconds=300)
+    steered, = explore(TargetSpec("cleanroom", odds=odds), 1, 3, tmp_path / "steered",
+                       players=1, max_seconds=300)
+    assert own.battles > 0 and own.level < 4            # seed 3's first game has battles
+    assert steered.battles == 0 and steered.tombs > 0   # every move safe, every tomb empty
+    assert cleanroom_params.param("move_odds")["battle"] > 0     # the game's own again
+
+
+def test_towerlab_explore_odds_are_noted_in_recording_json(tmp_path):
+    rc = main(["explore", "--target", "cleanroom", "--seed", "3", "--players", "1",
+               "--max-seconds", "60", "--out", str(tmp_path / "x"), "--odds",
+               "stray_key=0.2,0.8", "--odds", "retreat_loss=1:0.5,4:0.5"], io.StringIO())
+    rec = load_recording(tmp_path / "x" / "session_0001")
+    assert rc == 0
+    assert rec.meta["odds"] == {"stray_key": [0.2, 0.8], "retreat_loss": {"1": 0.5, "4": 0.5}}
+
+
+def test_odds_are_for_the_clean_room_game_only(tmp_path, capsys):
+    rc = main(["explore", "--target", "emu", "--out", str(tmp_path / "x"), "--odds",
+               "stray_key=0.5,0.5"], io.StringIO())
+    err = capsys.readouterr().err
+    assert rc == 2 and "--odds is for the clean-room game (--target cleanroom), not emu" in err
