@@ -75,7 +75,7 @@ def play_session(spec, seed: int, out: str | os.PathLike, session: int = 0,
     max_seconds, quiet_s."""
     from rig.record import record_session
 
-    from cleanroom.params import odds_overridden
+    from cleanroom.odds import odds_overridden
 
     explorer = player.Explorer(seed, session=session, **options)
     if spec.target == "cleanroom":

@@ -67,7 +67,7 @@ def register(sub) -> None:
 
 def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
     """Play ``--sessions`` sessions; print one line per session and the summary table."""
-    from cleanroom.params import read_odds
+    from cleanroom.odds import read_odds
     from rig.explore import explore, summary_table
     from rig.player import MAX_SECONDS
     from rig.specs import TargetSpec
