@@ -717,12 +717,14 @@ def _late_options(search: "_Search", probe, forced: list, shown: list, calls: "_
     for i in shown:
         if runs >= budget:
             break
+        ranks = slice(NESTED_OPTIONS if i in tried else 0, None)
+        if all(o == forced[i] for o in _ranked(calls[i].options, calls[i].weights)[ranks]):
+            continue            # no option left to try: the screen's replays would be lost
         runs += len(calls[i].options) - 1
         if not _late(probe, forced, i, calls[i], diff):
             continue
         got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
-                               search.tol.time_s, True,
-                               slice(NESTED_OPTIONS if i in tried else 0, None))
+                               search.tol.time_s, True, ranks)
         runs += n
         if got is not None:
             return got[:-1] + (runs,)
