@@ -766,7 +766,6 @@ def param(name: str) -> Any:
     return PARAMS[name].value
 
 
-
 @dataclass(frozen=True)
 class Sound:
     """A sound cue: notes ``(offset_s, freq_hz, dur_s)`` and the silence after it."""

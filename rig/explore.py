@@ -73,9 +73,8 @@ def play_session(spec, seed: int, out: str | os.PathLike, session: int = 0,
     """Play one session on the target ``spec`` (rig.specs.TargetSpec) into the recording
     folder ``out``; return its summary. ``options``: Explorer's level, players,
     max_seconds, quiet_s."""
-    from rig.record import record_session
-
     from cleanroom.odds import odds_overridden
+    from rig.record import record_session
 
     explorer = player.Explorer(seed, session=session, **options)
     if spec.target == "cleanroom":
@@ -121,12 +120,14 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
     """
     from captures.files import atomic_write
     from rig.batch import run_jobs
+    from rig.specs import validate_spec
 
     if not isinstance(sessions, int) or sessions < 1:
         raise ExploreError(f"--sessions {sessions!r}: expected a number of sessions >= 1")
     if not isinstance(seed, int) or seed < 0:
         raise ExploreError(f"--seed {seed!r}: expected an integer >= 0")
     player.Explorer(0, **options)              # bad options fail before any work
+    validate_spec(spec)
     if spec.target == "real" and (jobs > 1 or scheduler):
         raise ExploreError("a real tower plays one session at a time (no --jobs or "
                            "--scheduler with --target real)")

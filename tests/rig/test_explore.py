@@ -367,3 +367,4 @@ def test_odds_are_for_the_clean_room_game_only(tmp_path, capsys):
                "stray_key=0.5,0.5"], io.StringIO())
     err = capsys.readouterr().err
     assert rc == 2 and "--odds is for the clean-room game (--target cleanroom), not emu" in err
+    assert not (tmp_path / "x").exists()
