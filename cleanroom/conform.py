@@ -40,12 +40,19 @@ duration is moved by what puts the loop's scan on the recording's side of the pr
 dated at the click (cleanroom.measure ``rescan``); and last, at the check asked for only,
 the decisions after each one of the four minutes before the difference are settled again,
 those the recording did not show first
-(``_widen``, on a budget of ``max_runs``: a retreat's loss kept at 1 while later draws were
-settled to suit it), each option first with the decisions after it as they were and the
+(``_widen``, on ``WIDE_SHARE`` times ``max_runs``: a retreat's loss kept at 1 while later draws
+were settled to suit it), each option first with the decisions after it as they were and the
 search's retries free to change them (settling them again may stop at a duration the search
 had measured again on its way); then, on a budget of their own, every other option of those
 of the eight minutes before shown only through a later draw (a retreat's loss made up for by
-a sanctuary's warriors, shown at a gold total the warriors cap four minutes on).
+a sanctuary's warriors, shown at a gold total the warriors cap four minutes on).  The last
+resort's budgets, and the retries' settling of the decisions after a tie, count every replay
+asked for (``_Search.runs``), the searches of their own's among them: such a search says it
+took fewer than it did (a retry of its own that found nothing is not in its count).  Counted
+by what those searches said, the first part took up to ten times its budget before the
+second part found the draw (a 1,200 s explore session: 61,254 replays, 12 minutes, on a
+budget of 6,154); counted as taken, the first part's share is twice the budget, which the
+largest first-part find measured took (9,437 replays of a budget of 7,502).
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
 reference displays, as far as the reference shows it; decisions the reference never reveals
 keep their first option and are marked unrevealed.
@@ -130,6 +137,7 @@ __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summari
 NESTED_OPTIONS = 3      # _retie settles the decisions after again for this many options
 NESTED_RUNS = 800       # and takes at most this many replays for each
 WIDE_SPAN_S = 240.0     # _widen, the last resort, goes back this far before a difference
+WIDE_SHARE = 2          # and its first part may take this many times its budget in replays
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
 STEP_RUNS = 60          # and a search may take this many more for each decision it settles
@@ -160,6 +168,7 @@ class _Search:
         self._precise = sorted((e for e in reference if e["type"] in PRECISE), key=time_of)
         self._precise_t = [e["t"] for e in self._precise]
         self.presses = sorted(a.t for a in script.actions if isinstance(a, Press))
+        self.runs = 0           # replays asked for: what the last resorts' budgets count
 
     def precise(self, lo: float, hi: float) -> list[dict]:
         """Return the reference's lamp, motor and tone events from ``lo`` to ``hi`` seconds."""
@@ -169,6 +178,7 @@ class _Search:
     def replay(self, forced: Sequence, until: float, t0: float = 0.0) -> tuple[list, list]:
         """Return (events, decisions) of the script replayed to ``until`` with ``forced``;
         ``t0``: the time of the first decision the caller may have changed."""
+        self.runs += 1
         rep = self.replayer.run(forced, until, t0)
         return rep.events, _Calls(rep.calls, rep.used, rep.looks)
 
@@ -645,21 +655,21 @@ def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision,
     None; the replays taken).  ``keep``: first with the decisions after it as they were, the
     search's retries free to change them (a retreat's loss shown three minutes on, where
     settling again from it stops at a duration the search had measured again on its way)."""
-    runs = 0
+    start = search.runs
     for option in _ranked(dec.options, dec.weights)[ranks]:
         if option == forced[i]:
             continue
         kept = [forced[:i] + [option] + forced[i + 1:]] if keep else []
         for head in kept + [forced[:i] + [option]]:
+            runs = search.runs - start
             if runs >= budget:
                 break
-            spent: list = []
             res = _search(search, min(NESTED_RUNS, budget - runs), count=False, head=head,
-                          retie=1, spent=spent)
-            runs += 1 + sum(spent)
+                          retie=1)
             if res.diff_time > diff + further or res.conforms:
+                runs = search.runs - start
                 return _went_on(probe, forced, i, dec.t, res, runs), runs
-    return None, runs
+    return None, search.runs - start
 
 
 def _went_on(probe, forced: list, i: int, t: float, res: Result, runs: int) -> tuple:
@@ -681,9 +691,9 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
     the recording did not show first (latest first, then the others): a retreat's loss kept
     at 1 while later skirmishes were settled to suit it shows only at a count a minute on;
     one kept at 1 where a sanctuary's warriors made up for it, at a gold total capped by the
-    warriors, almost three minutes on.  Where none gets further, on a budget of its own
-    (``_late_options``), the other options of those of twice that span shown only through a
-    later draw.  Return what ``_retie`` returns for the first that gets a frame further,
+    warriors, almost three minutes on; up to ``WIDE_SHARE`` times ``budget`` replays.
+    Where none gets further, on ``budget`` replays of its own (``_late_options``), the other
+    options of those of twice that span shown only through a later draw.  Return what ``_retie`` returns for the first that gets a frame further,
     or None."""
     recent = [i for i in range(len(forced) - 1, -1, -1)
               if calls[i].t > diff - 2 * WIDE_SPAN_S and not is_timing(calls[i])
@@ -692,12 +702,13 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
     near = [i for i in recent if calls[i].t > diff - WIDE_SPAN_S]
     runs = 0
     for i in sorted(near, key=lambda i: revealed[i]):     # stable: latest first in each
-        got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
-                               further=search.tol.time_s, keep=True)
+        got, n = _settle_after(search, probe, forced, i, calls[i], diff,
+                               WIDE_SHARE * budget - runs, further=search.tol.time_s,
+                               keep=True)
         runs += n
         if got is not None:
             return got[:-1] + (runs,)
-        if runs >= budget:
+        if runs >= WIDE_SHARE * budget:
             break
     got = _late_options(search, probe, forced, [i for i in recent if revealed[i]], calls,
                         diff, budget, set(near))
@@ -713,21 +724,19 @@ def _late_options(search: "_Search", probe, forced: list, shown: list, calls: "_
     on), each option after the likeliest ``NESTED_OPTIONS`` for those ``tried`` already, with
     the decisions after it settled again.  Return what ``_retie`` returns for the first that
     gets a frame further (replays: ``_widen``'s second part's), or None."""
-    runs = 0
+    start = search.runs
     for i in shown:
-        if runs >= budget:
+        if search.runs - start >= budget:
             break
         ranks = slice(NESTED_OPTIONS if i in tried else 0, None)
         if all(o == forced[i] for o in _ranked(calls[i].options, calls[i].weights)[ranks]):
             continue            # no option left to try: the screen's replays would be lost
-        runs += len(calls[i].options) - 1
         if not _late(probe, forced, i, calls[i], diff):
             continue
-        got, n = _settle_after(search, probe, forced, i, calls[i], diff, budget - runs,
-                               search.tol.time_s, True, ranks)
-        runs += n
+        got, _ = _settle_after(search, probe, forced, i, calls[i], diff,
+                               budget - (search.runs - start), search.tol.time_s, True, ranks)
         if got is not None:
-            return got[:-1] + (runs,)
+            return got[:-1] + (search.runs - start,)
     return None
 
 

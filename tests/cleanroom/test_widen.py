@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from cleanroom import conform
-from cleanroom.conform import WIDE_SPAN_S, _widen
+from cleanroom.conform import WIDE_SHARE, WIDE_SPAN_S, _widen
 from cleanroom.decisions import LATE_S
 from cleanroom.decisions import Calls, Decision
 
@@ -31,15 +31,18 @@ def _decisions(warriors=8):
     return decs, Calls(decs, [d.t for d in decs])
 
 
-def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8):
+def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8, own_runs=11, said_runs=10):
     """Return _widen's arguments for a search stuck at DIFF that gets further only with a
     retreat's loss of ``loss`` (None: with nothing), and the list of (decision, option)
-    each search of its own was given, in order."""
+    each search of its own was given, in order.  Each such search replays ``own_runs``
+    times and says it took ``said_runs`` (a retry that failed inside it, uncounted)."""
     decs, calls = _decisions(warriors)
     forced = [d.value for d in decs]
     tried: list[tuple[int, object]] = []
+    search = SimpleNamespace(tol=FRAME, runs=0)     # runs: the replays asked for
 
     def probe(choices, t0, stop=float("inf"), span=20.0):
+        search.runs += 1
         changed = [k for k, (a, b) in enumerate(zip(choices, forced)) if a != b]
         if changed == [1]:
             d = SANCTUARY_SHOWN[choices[1] > 4]     # the sanctuary's count no longer adds up
@@ -52,7 +55,9 @@ def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8):
     def search_own(search, max_runs, count=True, head=(), retie=None, spent=None, **kw):
         i = next(k for k in range(len(head)) if head[k] != forced[k])
         tried.append((i, head[i]))
-        spent.append(10)
+        search.runs += own_runs
+        if spent is not None:
+            spent.append(said_runs)
         further = i == 1 and head[1] == loss
         done = [Decision(d.t, d.name, d.options, head[k] if k < len(head) else d.value)
                 for k, d in enumerate(decs)]
@@ -60,8 +65,7 @@ def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8):
                                decisions=done)
 
     monkeypatch.setattr(conform, "_search", search_own)
-    return (SimpleNamespace(tol=FRAME), probe, forced, [True] * 4 + [False], calls, DIFF,
-            budget), tried
+    return (search, probe, forced, [True] * 4 + [False], calls, DIFF, budget), tried
 
 
 RECENT_SEARCHES = [4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2]   # the price's, tomb's, sanctuary's
@@ -91,10 +95,12 @@ def test_every_option_of_such_a_decision_is_tried_not_only_the_likeliest_three(m
 
 
 def test_such_a_decision_has_a_budget_of_its_own(monkeypatch):
-    args, tried = _stuck(monkeypatch, budget=120)     # each search here takes 11 replays
-    got = _widen(*args)
+    # each search here takes 11 replays; the recent decisions' part may take WIDE_SHARE
+    # times the budget, and the second part, after it, still runs on the budget
+    args, tried = _stuck(monkeypatch, budget=120 // WIDE_SHARE)
+    _widen(*args)
     assert [i for i, _ in tried if i != 1] == RECENT_SEARCHES[:11]    # stopped at 120
-    assert got is not None and got[0] == 1 and got[1][0] == 6
+    assert [o for i, o in tried if i == 1][:4] == [1, 1, 2, 2]
 
 
 def test_a_decision_shown_at_once_is_not_tried_beyond_the_recent_span(monkeypatch):
@@ -119,3 +125,17 @@ def test_such_a_decision_is_tried_however_many_options_it_has(monkeypatch):
     got = _widen(*args)
     assert [o for i, o in tried if i == 1][-1] == 9
     assert got is not None and got[1][0] == 9
+
+
+def test_the_budgets_count_the_replays_taken_not_those_a_search_of_its_own_reports(
+        monkeypatch):
+    # each search of its own replays 40 times but reports only 10: a failed retry inside
+    # it is not in its own count
+    args, tried = _stuck(monkeypatch, loss=None, budget=200 // WIDE_SHARE, own_runs=40,
+                         said_runs=10)
+    search = args[0]
+    assert _widen(*args) is None
+    assert len([i for i, _ in tried if i != 1]) == 5       # 5 x 40 reach 200
+    second = [i for i, _ in tried if i == 1]
+    assert second                                       # the second part ran, and
+    assert search.runs - 200 <= 200 // WIDE_SHARE + 40 + 10     # on its own budget
