@@ -693,8 +693,8 @@ def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Call
     one kept at 1 where a sanctuary's warriors made up for it, at a gold total capped by the
     warriors, almost three minutes on; up to ``WIDE_SHARE`` times ``budget`` replays.
     Where none gets further, on ``budget`` replays of its own (``_late_options``), the other
-    options of those of twice that span shown only through a later draw.  Return what ``_retie`` returns for the first that gets a frame further,
-    or None."""
+    options of those of twice that span shown only through a later draw.  Return what
+    ``_retie`` returns for the first that gets a frame further, or None."""
     recent = [i for i in range(len(forced) - 1, -1, -1)
               if calls[i].t > diff - 2 * WIDE_SPAN_S and not is_timing(calls[i])
               and len(allowed(calls[i].options, calls[i].weights)[0]) > 1
