@@ -46,13 +46,16 @@ search's retries free to change them (settling them again may stop at a duration
 had measured again on its way); then, on a budget of their own, every other option of those
 of the eight minutes before shown only through a later draw (a retreat's loss made up for by
 a sanctuary's warriors, shown at a gold total the warriors cap four minutes on).  The last
-resort's budgets, and the retries' settling of the decisions after a tie, count every replay
-asked for (``_Search.runs``), the searches of their own's among them: such a search says it
-took fewer than it did (a retry of its own that found nothing is not in its count).  Counted
-by what those searches said, the first part took up to ten times its budget before the
-second part found the draw (a 1,200 s explore session: 61,254 replays, 12 minutes, on a
-budget of 6,154); counted as taken, the first part's share is twice the budget, which the
-largest first-part find measured took (9,437 replays of a budget of 7,502).
+resort's budgets, the retries' settling of the decisions after a tie and the durations
+measured again count every replay asked for (``_Search.runs``), those of the searches of
+their own among them, their retries that found nothing included.  Counted by what those
+searches said of themselves (which left such retries out), the first part took up to ten
+times its budget before the second part found the draw (a 1,200 s explore session: 61,254
+replays, 12 minutes, on a budget of 6,154); counted as taken, the first part's share is twice
+the budget, which the largest first-part find measured took (9,437 replays of a budget of
+7,502).  The retries' own budget is charged what the retries that got further took: at each
+stop the retries may take what is left of it, and those that find nothing there are not
+charged, as the search then ends at that stop unless a last resort gets further.
 Unforced decisions take their likeliest option.  Each decision therefore takes the value the
 reference displays, as far as the reference shows it; decisions the reference never reveals
 keep their first option and are marked unrevealed.
@@ -403,14 +406,13 @@ def _stricter(a: Tolerance, b: Tolerance) -> bool:
 
 
 def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence = (),
-            head_revealed: Sequence[bool] = (), retie: int | None = None,
-            spent: list | None = None) -> Result:
+            head_revealed: Sequence[bool] = (), retie: int | None = None) -> Result:
     """Resolve the decisions at the search's check (module doc); return the best replay's
     comparison (with its item counts unless not ``count``: nothing reads them).  ``head``:
     the values of decisions already settled (``head_revealed``: which the recording shows),
     the search goes on after them.  ``retie`` (default the search's): when stuck, try
     earlier decisions again (``_retie``): 2 as it says, 1 without settling the decisions
-    after one again, 0 not.  ``spent``: a list the replays the search took are appended to."""
+    after one again, 0 not."""
     tol = search.tol
     retie = search.retie if retie is None else retie
     forced: list = list(head)
@@ -424,7 +426,7 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
     ties: dict[int, tuple] = {}     # decision -> how it was kept (_retie)
     retried: dict[int, float] = {}  # ties _retie tried with the decisions after them: by when
     resorted: set[float] = set()    # differences the last resorts were tried at
-    retie_budget = first_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
+    retie_budget = RETIE_SHARE * max_runs if retie > 1 else max_runs // 2
     for k, dec in enumerate(calls[:len(head)]):
         if not is_timing(dec) and len(allowed(dec.options, dec.weights)[0]) > 1:
             ties[k] = (dec.t, dec, "pair" if _may_pair(dec, k, diff, calls) else "best")
@@ -515,8 +517,6 @@ def _search(search: _Search, max_runs: int, count: bool = True, head: Sequence =
         ties[k] = (best[0], dec, "pair" if _may_pair(dec, k, best[0], best[3]) else
                    "tie" if len(set(scores)) == 1 else "best")
         diff, result, calls = best[0], best[2], best[3]
-    if spent is not None:
-        spent.append(runs + first_budget - retie_budget)
     if not result.full:
         # the search stopped at a difference found in a partial replay: compare the whole
         events, calls = search.replay(forced, search.end)
@@ -751,6 +751,7 @@ def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: 
     after the first changed settled again (by a search of their own when the values measured
     do not get further as they are: the exact duration may bring a decision of its own, a
     reel's step at its edge), or None if it gets no further."""
+    start = search.runs
     values = measure_all(search, decisions, settled=len(decisions))
     if values is None:
         return None
@@ -759,22 +760,19 @@ def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: 
     first = moved[0] if moved else len(decisions)
     flags = [r or a != b.value for a, b, r in zip(values, decisions, revealed)]
     d, res, cl = probe(values, decisions[first].t if moved else diff)
-    runs = 4 * sum(1 for x in decisions if is_timing(x)) + 1
     if d > diff or res.conforms:
-        return first, values[first:], flags[first:], False, (d, res, cl), runs
+        return first, values[first:], flags[first:], False, (d, res, cl), search.runs - start
     if not moved:
         return None
     # the durations as measured, each with the draws after it as they were settled, are
     # kept: the draws after the last of them are settled again
     last = moved[-1]
-    spent: list = []
     again = _search(search, NESTED_RUNS, count=False, head=values[:last + 1],
-                    head_revealed=flags[:last + 1], retie=1, spent=spent)
-    runs += 1 + sum(spent)
+                    head_revealed=flags[:last + 1], retie=1)
     if not (again.diff_time > diff or again.conforms):
         return None
-    return _went_on(probe, [x.value for x in decisions], first, decisions[last].t, again,
-                    runs)
+    got = _went_on(probe, [x.value for x in decisions], first, decisions[last].t, again, 0)
+    return got[:-1] + (search.runs - start,)
 
 
 def _drop_after(ties: dict, retried: dict, i: int) -> None:

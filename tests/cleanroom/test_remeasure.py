@@ -1,9 +1,10 @@
 """Where the search is stuck, the last resorts measure every duration again
-(cleanroom/conform.py ``_remeasure``, cleanroom/measure.py ``measure_all``): a duration measured before the draw
-after it was settled was dated at another output (a turn's pause measured at the next MOVE's
-click while a stray key, later settled as taken, clicks first); measured again, it replays
-with the draws after it as the search settled them.  A stand-in search says what each replay
-was asked for and dates the click where the stray key's value puts it."""
+(cleanroom/conform.py ``_remeasure``, cleanroom/measure.py ``measure_all``): a duration
+measured before the draw after it was settled was dated at another output (a turn's pause
+measured at the next MOVE's click while a stray key, later settled as taken, clicks first);
+measured again, it replays with the draws after it as the search settled them, and what it
+took is counted in replays asked for.  A stand-in search says what each replay was asked for
+and dates the click where the stray key's value puts it."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -60,3 +61,33 @@ def test_the_draws_kept_run_to_the_next_duration_and_no_further_than_those_settl
     assert _tail(decs, 2, settled=4) == ["safe"]
     assert _tail(decs, 2, settled=3) == []
     assert _tail(decs, 0, settled=1) == []
+
+
+def test_measuring_again_counts_every_replay_its_search_of_its_own_takes(monkeypatch):
+    # the durations measured again get no further as they are; the draws after the last of
+    # them settled again by a search of its own do, and that search takes 50 replays, a
+    # failed retry of its own among them: all of them are what the last resort spent
+    from cleanroom import conform
+
+    decs = _decisions()
+    search = SimpleNamespace(runs=0)
+
+    def measure_all(search, decisions, settled):
+        search.runs += 7
+        return [624] + [d.value for d in decisions[1:]]
+
+    def probe(values, t0):
+        search.runs += 1
+        return 740.0, SimpleNamespace(conforms=False), decs
+
+    def search_own(search, max_runs, count=True, head=(), head_revealed=(), retie=None):
+        search.runs += 50
+        done = [Decision(d.t, d.name, d.options, head[k] if k < len(head) else d.value, True)
+                for k, d in enumerate(decs)]
+        return SimpleNamespace(diff_time=750.0, conforms=False, decisions=done)
+
+    monkeypatch.setattr(conform, "measure_all", measure_all)
+    monkeypatch.setattr(conform, "_search", search_own)
+    got = conform._remeasure(search, probe, decs, [True] * 4, 740.0)
+    assert got is not None and got[0] == 0 and got[1][0] == 624
+    assert got[-1] == search.runs == 7 + 1 + 50 + 1

@@ -31,11 +31,11 @@ def _decisions(warriors=8):
     return decs, Calls(decs, [d.t for d in decs])
 
 
-def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8, own_runs=11, said_runs=10):
+def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8, own_runs=11):
     """Return _widen's arguments for a search stuck at DIFF that gets further only with a
     retreat's loss of ``loss`` (None: with nothing), and the list of (decision, option)
     each search of its own was given, in order.  Each such search replays ``own_runs``
-    times and says it took ``said_runs`` (a retry that failed inside it, uncounted)."""
+    times (its failed retries among them)."""
     decs, calls = _decisions(warriors)
     forced = [d.value for d in decs]
     tried: list[tuple[int, object]] = []
@@ -52,12 +52,10 @@ def _stuck(monkeypatch, loss=6, budget=10_000, warriors=8, own_runs=11, said_run
             d = DIFF
         return d, SimpleNamespace(conforms=False), calls
 
-    def search_own(search, max_runs, count=True, head=(), retie=None, spent=None, **kw):
+    def search_own(search, max_runs, count=True, head=(), retie=None, **kw):
         i = next(k for k in range(len(head)) if head[k] != forced[k])
         tried.append((i, head[i]))
         search.runs += own_runs
-        if spent is not None:
-            spent.append(said_runs)
         further = i == 1 and head[1] == loss
         done = [Decision(d.t, d.name, d.options, head[k] if k < len(head) else d.value)
                 for k, d in enumerate(decs)]
@@ -127,12 +125,9 @@ def test_such_a_decision_is_tried_however_many_options_it_has(monkeypatch):
     assert got is not None and got[1][0] == 9
 
 
-def test_the_budgets_count_the_replays_taken_not_those_a_search_of_its_own_reports(
-        monkeypatch):
-    # each search of its own replays 40 times but reports only 10: a failed retry inside
-    # it is not in its own count
-    args, tried = _stuck(monkeypatch, loss=None, budget=200 // WIDE_SHARE, own_runs=40,
-                         said_runs=10)
+def test_the_budgets_count_every_replay_the_searches_of_their_own_take(monkeypatch):
+    # each search of its own replays 40 times, a failed retry inside it among them
+    args, tried = _stuck(monkeypatch, loss=None, budget=200 // WIDE_SHARE, own_runs=40)
     search = args[0]
     assert _widen(*args) is None
     assert len([i for i, _ in tried if i != 1]) == 5       # 5 x 40 reach 200
