@@ -131,7 +131,7 @@ from .tries import stray_timing as _stray_timing, try_timing as _try_timing
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
            "read_reference_events", "resolve", "witness_of", "check_witness", "Decision",
-           "ForcedChooser", "allowed",
+           "ForcedChooser", "allowed", "MAX_RUNS",
            "CRITERION", "STRICT", "LOOSE", "FRAME_S"]
 
 
@@ -143,6 +143,7 @@ WIDE_SPAN_S = 240.0     # _widen, the last resort, goes back this far before a d
 WIDE_SHARE = 2          # and its first part may take this many times its budget in replays
 RETIE_SHARE = 2         # _retie may take this many times a search's max_runs in replays
 BUDGET_SPAN_S = 400.0   # resolve's max_runs is a budget of replays for each this many seconds
+MAX_RUNS = 2000         # and this many by default
 STEP_RUNS = 60          # and a search may take this many more for each decision it settles
 
 
@@ -242,7 +243,7 @@ def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf,
 
 
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
-            end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
+            end: float | None = None, max_runs: int = MAX_RUNS, clock_ratio: float = 1.0,
             types: Sequence[str] | None = None, witness: Sequence | None = None) -> Result:
     """Replay ``script`` with each random decision resolved to what ``reference`` shows.
 
@@ -318,7 +319,7 @@ def check_witness(script: Script, reference: Sequence[dict], pairs: Sequence,
 
 
 def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
-             end: float | None = None, max_runs: int = 2000, clock_ratio: float = 1.0,
+             end: float | None = None, max_runs: int = MAX_RUNS, clock_ratio: float = 1.0,
              types: Sequence[str] | None = None, fast: bool = True,
              watch: bool | None = None, retie: int = 2) -> Result:
     """``resolve``; ``fast=False`` replays from power-on and compares whole sessions (the

@@ -114,6 +114,32 @@ def test_jobs_below_one_are_refused(capsys):
     assert code == 2 and "--jobs 0" in err and err.count("\n") == 1
 
 
+def test_a_search_budget_below_one_is_refused(capsys):
+    code, _ = run("conform", "--search-budget", "0", "--reference", *FOLDERS)
+    err = capsys.readouterr().err
+    assert code == 2 and "--search-budget 0" in err and err.count("\n") == 1
+
+
+def test_the_search_budget_is_the_resolvers_and_the_report_says_it(tmp_path, monkeypatch):
+    from cleanroom import conform
+
+    budgets = []
+
+    def resolve(*args, max_runs, **kw):
+        budgets.append(max_runs)
+        return real(*args, max_runs=max_runs, **kw)
+
+    real = conform.resolve
+    monkeypatch.setattr(conform, "resolve", resolve)
+    changed, _ = _changed(tmp_path)
+    code, text = run("conform", "--no-witnesses", "--search-budget", "200", "--reference",
+                     changed)
+    assert code == 1 and budgets == [200]
+    assert text.splitlines()[1].startswith("search budget: 200 replays for each 400 s")
+    code, text = run("conform", "--no-witnesses", "--reference", changed)
+    assert budgets == [200, conform.MAX_RUNS] and "search budget" not in text
+
+
 def test_the_table_totals_its_rows():
     reports = [SessionReport("a", "", True, 10, 10, 8, 2),
                SessionReport("b", "", False, 3, 9, 3, 0, 1.5, "reference x; game y")]
