@@ -161,30 +161,32 @@ def check(path: str | os.PathLike, spec: TargetSpec, auto_clock: bool = False) -
                        clock_note=note, rom_note=rom_note, target_events=b)
 
 
-def check_cleanroom(path: str | os.PathLike):
+def check_cleanroom(path: str | os.PathLike, max_runs: int | None = None):
     """Check a recording against the clean-room game; return cleanroom.conform's Result.
 
     The game draws random decisions (move outcomes, prices, haggles...), so it is compared as
     ``towerlab conform`` does: each decision resolved to what the recording shows, with the
     game's tolerances (key-scan latency, flash phase), on the output types the recording
-    observed, up to its end (or its fault).
+    observed, up to its end (or its fault).  ``max_runs``: the resolver's budget
+    (cleanroom.conform ``resolve``; None: its default).
     """
-    from cleanroom.conform import resolve
+    from cleanroom.conform import MAX_RUNS, resolve
 
     script, events, end, types = _cleanroom_reference(path)
-    return resolve(script, events, end=end, types=types)
+    return resolve(script, events, end=end, types=types, max_runs=max_runs or MAX_RUNS)
 
 
-def predict_cleanroom(path: str | os.PathLike, model: str):
+def predict_cleanroom(path: str | os.PathLike, model: str, max_runs: int | None = None):
     """Check a recording against the clean-room game drawing from the draw model ``model``
     (cleanroom.predict), compared as ``check_cleanroom`` compares, and scored against the
-    draws ``check_cleanroom`` resolves; return cleanroom.predict's Prediction."""
-    from cleanroom.conform import resolve
+    draws ``check_cleanroom`` resolves (with ``max_runs`` as there); return
+    cleanroom.predict's Prediction."""
+    from cleanroom.conform import MAX_RUNS, resolve
     from cleanroom.predict import model_named, predict
 
     drawing = model_named(model)            # an unknown name fails before any work
     script, events, end, types = _cleanroom_reference(path)
-    truth = resolve(script, events, end=end, types=types)
+    truth = resolve(script, events, end=end, types=types, max_runs=max_runs or MAX_RUNS)
     return predict(script, events, drawing, truth, end=end, types=types)
 
 

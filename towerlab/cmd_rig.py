@@ -92,21 +92,32 @@ def cmd_check(args, out: IO[str]) -> int:
     if args.no_resolve and args.target != "cleanroom":
         raise RigError(f"--no-resolve applies to the cleanroom target (the game's draw model), "
                        f"not {args.target}")
+    budget = args.search_budget
+    if budget is not None and args.target != "cleanroom":
+        raise RigError(f"--search-budget applies to the cleanroom target (the resolver's "
+                       f"budget), not {args.target}")
+    if budget is not None and budget < 1:
+        raise RigError(f"--search-budget {budget}: expected a number of replays >= 1")
     if args.target == "cleanroom":
         if args.clock:
             raise RigError("--clock applies to the emu and sim targets; the clean-room game "
                            "is compared with its own tolerances")
+        if budget is not None:
+            from cleanroom.conform import BUDGET_SPAN_S, MAX_RUNS
+
+            print(f"search budget: {budget} replay{'s' if budget > 1 else ''} for each "
+                  f"{BUDGET_SPAN_S:g} s of a session (default {MAX_RUNS})", file=out)
         if args.no_resolve:
             from cleanroom.predict import mode_line
 
-            predicted = predict_cleanroom(args.recording, args.draw_model)
+            predicted = predict_cleanroom(args.recording, args.draw_model, budget)
             print(mode_line(predicted.model), file=out)
             result = predicted.result
             print(f"equivalent: the clean-room game {result.describe()}" if result.conforms
                   else result.describe(), file=out)
             print(predicted.line(), file=out)
             return 0 if result.conforms else 1
-        conformed = check_cleanroom(args.recording)
+        conformed = check_cleanroom(args.recording, budget)
         if conformed.conforms:
             print(f"equivalent: the clean-room game {conformed.describe()}, random decisions "
                   f"resolved as towerlab conform does", file=out)
@@ -202,6 +213,9 @@ def register(sub) -> None:
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
                         "likeliest option)")
+    p.add_argument("--search-budget", type=int, default=None, metavar="REPLAYS",
+                   help="cleanroom: the resolver's budget of replays for each 400 s of the "
+                        "recording (default 2000), as towerlab conform's")
     p.set_defaults(func=cmd_check)
 
     p = rsub.add_parser("import", help="make a recording from a capture made elsewhere")

@@ -256,6 +256,36 @@ def test_check_against_the_clean_room_game_refuses_a_clock(capsys):
     assert _one_line(code, err, "--clock applies to the emu and sim targets")
 
 
+def test_check_against_the_clean_room_game_takes_the_resolvers_budget(capsys, monkeypatch):
+    from cleanroom import conform
+
+    budgets = []
+
+    def resolve(*args, max_runs, **kw):
+        budgets.append(max_runs)
+        return real(*args, max_runs=max_runs, **kw)
+
+    real = conform.resolve
+    monkeypatch.setattr(conform, "resolve", resolve)
+    code, out, _ = _run(["rig", "check", DATA / "level4_bazaar", "--target", "cleanroom",
+                         "--search-budget", "300"], capsys)
+    assert code == 0 and budgets == [300]
+    assert out.splitlines()[0].startswith("search budget: 300 replays for each 400 s")
+    assert out.splitlines()[1].startswith("equivalent: the clean-room game conforms")
+
+
+def test_a_search_budget_below_one_is_refused(capsys):
+    code, _, err = _run(["rig", "check", TOWER_TEST, "--target", "cleanroom",
+                         "--search-budget", "0"], capsys)
+    assert _one_line(code, err, "--search-budget 0", "replays >= 1")
+
+
+def test_a_search_budget_belongs_to_the_clean_room_game(capsys):
+    code, _, err = _run(["rig", "check", TOWER_TEST, "--target", "emu", "--search-budget",
+                         "200"], capsys)
+    assert _one_line(code, err, "--search-budget applies to the cleanroom target")
+
+
 def test_a_recording_keeps_the_script_exactly_as_given(tmp_path, capsys):
     rec = tmp_path / "rec"
     src = DATA / "level_select" / "script.txt"
