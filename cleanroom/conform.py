@@ -669,20 +669,19 @@ def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision,
                           retie=1)
             if res.diff_time > diff + further or res.conforms:
                 runs = search.runs - start
-                return _went_on(probe, forced, i, dec.t, res, runs), runs
+                return _went_on(probe, forced, i, dec.t, res) + (runs,), runs
     return None, search.runs - start
 
 
-def _went_on(probe, forced: list, i: int, t: float, res: Result, runs: int) -> tuple:
-    """Return what ``_retie`` returns for a search of its own (``res``) that settled again
-    the decisions after decision ``i`` (taken at ``t``) and got further: its decisions taken
-    before its difference, from the first it changed (its own retries may have changed one
-    before ``i``: ``forced``, the values before)."""
+def _went_on(probe, forced: list, i: int, t: float, res: Result) -> tuple:
+    """Return what ``_retie`` returns, but for its count of replays, for a search of its own
+    (``res``) that settled again the decisions after decision ``i`` (taken at ``t``) and got
+    further: its decisions taken before its difference, from the first it changed (its own
+    retries may have changed one before ``i``: ``forced``, the values before)."""
     settled = [d for d in res.decisions if d.t < res.diff_time or d.t <= t]
     j = next((j for j in range(i) if settled[j].value != forced[j]), i)
     d, r, cl = probe([d.value for d in settled], settled[j].t)
-    return (j, [d.value for d in settled[j:]], [d.revealed for d in settled[j:]], False,
-            (d, r, cl), runs)
+    return j, [d.value for d in settled[j:]], [d.revealed for d in settled[j:]], False, (d, r, cl)
 
 
 def _widen(search: "_Search", probe, forced: list, revealed: list, calls: "_Calls",
@@ -772,8 +771,8 @@ def _remeasure(search: "_Search", probe, decisions: list, revealed: list, diff: 
                     head_revealed=flags[:last + 1], retie=1)
     if not (again.diff_time > diff or again.conforms):
         return None
-    got = _went_on(probe, [x.value for x in decisions], first, decisions[last].t, again, 0)
-    return got[:-1] + (search.runs - start,)
+    got = _went_on(probe, [x.value for x in decisions], first, decisions[last].t, again)
+    return got + (search.runs - start,)
 
 
 def _drop_after(ties: dict, retried: dict, i: int) -> None:
