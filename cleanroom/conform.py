@@ -131,7 +131,7 @@ from .tries import stray_timing as _stray_timing, try_timing as _try_timing
 __all__ = ["ConformError", "Tolerance", "Item", "Difference", "Result", "summarize",
            "compare", "conform", "load_reference", "read_reference_script",
            "read_reference_events", "resolve", "witness_of", "check_witness", "Decision",
-           "ForcedChooser", "allowed", "MAX_RUNS",
+           "ForcedChooser", "allowed", "MAX_RUNS", "budget_line",
            "CRITERION", "STRICT", "LOOSE", "FRAME_S"]
 
 
@@ -243,7 +243,7 @@ def _probe(search: _Search, forced: Sequence, t0: float, stop: float = math.inf,
 
 
 def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = None,
-            end: float | None = None, max_runs: int = MAX_RUNS, clock_ratio: float = 1.0,
+            end: float | None = None, max_runs: int | None = None, clock_ratio: float = 1.0,
             types: Sequence[str] | None = None, witness: Sequence | None = None) -> Result:
     """Replay ``script`` with each random decision resolved to what ``reference`` shows.
 
@@ -257,7 +257,7 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
     MAME's 425 kHz (a real tower's RC oscillator; e.g. from ``towerlab conform``'s fit).
     ``types``: the output types the reference observed (``compare``); ``tol``: default
     ``CRITERION`` (the strict check).  ``max_runs``: the search's replays for each
-    ``BUDGET_SPAN_S`` (400 s) of the session (``_budget``).
+    ``BUDGET_SPAN_S`` (400 s) of the session (``_budget``; None: ``MAX_RUNS``).
 
     A check stricter than ``LOOSE`` searches at ``LOOSE`` first and checks the decisions it
     found at ``tol``: searched at one frame, a duration a frame off early in the session ties
@@ -270,7 +270,8 @@ def resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = N
         checked = check_witness(script, reference, witness, tol, end, clock_ratio, types)
         if checked.conforms:
             return checked
-    return _resolve(script, reference, tol, end, max_runs, clock_ratio, types, fast=True)
+    return _resolve(script, reference, tol, end, MAX_RUNS if max_runs is None else max_runs,
+                    clock_ratio, types, fast=True)
 
 
 def witness_of(result: Result) -> list:
@@ -339,6 +340,15 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
         return _resolve_at(at, tol, max_runs)
     finally:
         replayer.close()
+
+
+def budget_line(max_runs: int) -> str:
+    """Return the line a report gives for a search budget of ``max_runs`` other than
+    ``MAX_RUNS`` (``towerlab conform --search-budget``, ``rig check``)."""
+    plural = "s" if max_runs > 1 else ""
+    after = "may conform with the default" if max_runs < MAX_RUNS else "is searched further"
+    return (f"search budget: {max_runs} replay{plural} for each {BUDGET_SPAN_S:g} s of a "
+            f"session (default {MAX_RUNS}): a session that does not conform {after}")
 
 
 def _budget(max_runs: int, end: float) -> int:

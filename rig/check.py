@@ -170,10 +170,10 @@ def check_cleanroom(path: str | os.PathLike, max_runs: int | None = None):
     observed, up to its end (or its fault).  ``max_runs``: the resolver's budget
     (cleanroom.conform ``resolve``; None: its default).
     """
-    from cleanroom.conform import MAX_RUNS, resolve
+    from cleanroom.conform import resolve
 
     script, events, end, types = _cleanroom_reference(path)
-    return resolve(script, events, end=end, types=types, max_runs=max_runs or MAX_RUNS)
+    return resolve(script, events, end=end, types=types, max_runs=max_runs)
 
 
 def predict_cleanroom(path: str | os.PathLike, model: str, max_runs: int | None = None):
@@ -181,12 +181,12 @@ def predict_cleanroom(path: str | os.PathLike, model: str, max_runs: int | None 
     (cleanroom.predict), compared as ``check_cleanroom`` compares, and scored against the
     draws ``check_cleanroom`` resolves (with ``max_runs`` as there); return
     cleanroom.predict's Prediction."""
-    from cleanroom.conform import MAX_RUNS, resolve
+    from cleanroom.conform import resolve
     from cleanroom.predict import model_named, predict
 
     drawing = model_named(model)            # an unknown name fails before any work
     script, events, end, types = _cleanroom_reference(path)
-    truth = resolve(script, events, end=end, types=types, max_runs=max_runs or MAX_RUNS)
+    truth = resolve(script, events, end=end, types=types, max_runs=max_runs)
     return predict(script, events, drawing, truth, end=end, types=types)
 
 

@@ -195,11 +195,11 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
     game with the model's draws, scored against the resolver's, and ends with the line
     ``draws predicted: K of N``.  ``max_runs``: the resolver's budget (cleanroom.conform
     ``resolve``; None: its default)."""
-    from cleanroom.conform import MAX_RUNS, resolve, witness_of
+    from cleanroom.conform import resolve, witness_of
 
     try:
         truth = resolve(script, events, tol, clock_ratio=clock_ratio, witness=witness,
-                        max_runs=max_runs or MAX_RUNS)
+                        max_runs=max_runs)
         result, prediction = truth, None
         if model is not None:
             from cleanroom.predict import model_named, predict

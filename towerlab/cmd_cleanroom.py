@@ -93,15 +93,14 @@ def _conform(args, tol, out: IO[str]) -> int:
     """Resolve each reference folder (rig.conformance), --jobs at a time or on the Dask
     cluster at --scheduler; print each session's report in the order given, a progress line
     on a terminal, and the totals and a summary table for several."""
-    from cleanroom.conform import BUDGET_SPAN_S, MAX_RUNS
+    from cleanroom.conform import MAX_RUNS, budget_line
     from rig.conformance import (conform_sessions, default_witness_dir, load_references,
                                  summary_table)
+    from towerlab.options import search_budget
 
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
-    if args.search_budget is not None and args.search_budget < 1:
-        raise ValueError(f"--search-budget {args.search_budget}: expected a number of "
-                         f"replays >= 1")
+    budget = search_budget(args)
     folders = _folders(args.reference)
     sessions = load_references(folders, args.sweep_base)    # bad input first
     console = None
@@ -117,12 +116,8 @@ def _conform(args, tol, out: IO[str]) -> int:
         mode = f"{mode_line(model)}; scored against the resolver's\n"
     else:
         mode = "mode: draws resolved from the recording (the resolver)\n"
-    budget = args.search_budget
     if budget is not None and budget != MAX_RUNS:
-        mode += (f"search budget: {budget} replay{'s' if budget > 1 else ''} for each {BUDGET_SPAN_S:g} s of a session "
-                 f"(default {MAX_RUNS}): a session that does not conform "
-                 f"{'may conform with the default' if budget < MAX_RUNS else 'is searched further'}"
-                 f"\n")
+        mode += budget_line(budget) + "\n"
     said = [False]
 
     def write(text: str) -> None:
@@ -247,7 +242,7 @@ def register(sub) -> None:
                    help="where a lab sweep's corpus session is: that session's folder, or a "
                         "corpus folder holding it by the name the sweep's README gives "
                         "(default: ../../../corpus from the sweep, where the lab keeps it)")
-    from towerlab.options import add_tolerance
+    from towerlab.options import add_search_budget, add_tolerance
 
     add_tolerance(p, "tolerance", unit="s",
                   help="timing tolerance in s (default 0.0167: one 1/60 s display frame for "
@@ -282,11 +277,10 @@ def register(sub) -> None:
                    help="play each script with the game drawing from its draw model instead of "
                         "resolving the draws from the recording; report the first difference "
                         "and 'draws predicted: K of N' against the resolver's draws")
-    p.add_argument("--search-budget", type=int, default=None, metavar="REPLAYS",
-                   help="the resolver's budget of replays for each 400 s of a session (default "
-                        "2000); a smaller one gives up sooner on a recording it cannot explain "
-                        "(a triage: 200 rejects a 20-minute mutant in about a third of the "
-                        "time) and may miss a hard draw the default finds")
+    add_search_budget(p, help="the resolver's budget of replays for each 400 s of a session "
+                              "(default 2000); a smaller one gives up sooner on a recording it "
+                              "cannot explain (a triage: 200 rejects a 20-minute mutant in about "
+                              "a third of the time) and may miss a hard draw the default finds")
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
                         "likeliest option; no model of the tower's state is known yet, "

@@ -89,24 +89,22 @@ def cmd_check(args, out: IO[str]) -> int:
     from rig.check import check, check_cleanroom, predict_cleanroom
     from rig.errors import RigError
     from rig.specs import NOMINAL_CLOCK_HZ
+    from towerlab.options import search_budget
     if args.no_resolve and args.target != "cleanroom":
         raise RigError(f"--no-resolve applies to the cleanroom target (the game's draw model), "
                        f"not {args.target}")
-    budget = args.search_budget
+    budget = search_budget(args)
     if budget is not None and args.target != "cleanroom":
         raise RigError(f"--search-budget applies to the cleanroom target (the resolver's "
                        f"budget), not {args.target}")
-    if budget is not None and budget < 1:
-        raise RigError(f"--search-budget {budget}: expected a number of replays >= 1")
     if args.target == "cleanroom":
         if args.clock:
             raise RigError("--clock applies to the emu and sim targets; the clean-room game "
                            "is compared with its own tolerances")
         if budget is not None:
-            from cleanroom.conform import BUDGET_SPAN_S, MAX_RUNS
+            from cleanroom.conform import budget_line
 
-            print(f"search budget: {budget} replay{'s' if budget > 1 else ''} for each "
-                  f"{BUDGET_SPAN_S:g} s of a session (default {MAX_RUNS})", file=out)
+            print(budget_line(budget), file=out)
         if args.no_resolve:
             from cleanroom.predict import mode_line
 
@@ -190,7 +188,7 @@ def cmd_status(args, out: IO[str]) -> int:
 
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
-    from towerlab.options import add_output
+    from towerlab.options import add_output, add_search_budget
 
     rig = sub.add_parser("rig", help="the bench: record and check sessions on any tower")
     rsub = rig.add_subparsers(dest="rig_command", metavar="RIG_COMMAND")
@@ -213,9 +211,8 @@ def register(sub) -> None:
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
                         "likeliest option)")
-    p.add_argument("--search-budget", type=int, default=None, metavar="REPLAYS",
-                   help="cleanroom: the resolver's budget of replays for each 400 s of the "
-                        "recording (default 2000), as towerlab conform's")
+    add_search_budget(p, help="cleanroom: the resolver's budget of replays for each 400 s of "
+                              "the recording (default 2000), as towerlab conform's")
     p.set_defaults(func=cmd_check)
 
     p = rsub.add_parser("import", help="make a recording from a capture made elsewhere")

@@ -8,8 +8,8 @@
   names (``--time-tol``, ``--tolerance-ms``, ``--tolerance-pct``, ...) still work, in their
   own units, and are left out of the help.
 
-``AliasHelpFormatter`` hides the old names from ``--help``; ``add_output`` and
-``add_tolerance`` add the options; ``merge_aliases`` turns an old name's value (in its unit)
+``AliasHelpFormatter`` hides the old names from ``--help``; ``add_output``, ``add_tolerance``
+and ``add_search_budget`` add the options; ``merge_aliases`` turns an old name's value (in its unit)
 into the new option's after parsing.
 
 Example::
@@ -22,7 +22,8 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["AliasHelpFormatter", "add_output", "add_tolerance", "merge_aliases", "OLD_NAMES"]
+__all__ = ["AliasHelpFormatter", "add_output", "add_tolerance", "add_search_budget",
+           "search_budget", "merge_aliases", "OLD_NAMES"]
 
 # Option strings kept for the older command lines; --help does not show them.
 OLD_NAMES: set[str] = {"--output"}
@@ -71,6 +72,21 @@ def add_tolerance(p: argparse.ArgumentParser, name: str, *, unit: str, help: str
         p.add_argument(option, dest=f"_old_{dest}__{option}", type=_number(old_unit),
                        default=None, help=argparse.SUPPRESS)
         p.set_defaults(**{f"_old_{dest}__{option}__factor": factor})
+
+
+def add_search_budget(p: argparse.ArgumentParser, *, help: str) -> None:
+    """Add ``--search-budget REPLAYS`` (dest ``search_budget``, None when not given): the
+    clean-room resolver's budget (cleanroom.conform ``resolve``'s ``max_runs``); read it
+    with ``search_budget``."""
+    p.add_argument("--search-budget", type=int, default=None, metavar="REPLAYS", help=help)
+
+
+def search_budget(args: argparse.Namespace) -> int | None:
+    """Return ``--search-budget``'s value (None: not given); ValueError below 1."""
+    budget = args.search_budget
+    if budget is not None and budget < 1:
+        raise ValueError(f"--search-budget {budget}: expected a number of replays >= 1")
+    return budget
 
 
 def merge_aliases(args: argparse.Namespace) -> None:

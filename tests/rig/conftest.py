@@ -108,6 +108,23 @@ def host(stepped_box):
 
 
 @pytest.fixture
+def resolver_budgets(monkeypatch):
+    """Return a list each clean-room search appends its budget to (cleanroom.conform
+    ``_resolve``'s ``max_runs``, as ``resolve`` hands it on: the default filled in)."""
+    from cleanroom import conform
+
+    budgets: list = []
+    real = conform._resolve
+
+    def spy(script, reference, tol=None, end=None, max_runs=conform.MAX_RUNS, *args, **kw):
+        budgets.append(max_runs)
+        return real(script, reference, tol, end, max_runs, *args, **kw)
+
+    monkeypatch.setattr(conform, "_resolve", spy)
+    return budgets
+
+
+@pytest.fixture
 def avr_tools():
     _need_avr_tools()
 

@@ -256,20 +256,11 @@ def test_check_against_the_clean_room_game_refuses_a_clock(capsys):
     assert _one_line(code, err, "--clock applies to the emu and sim targets")
 
 
-def test_check_against_the_clean_room_game_takes_the_resolvers_budget(capsys, monkeypatch):
-    from cleanroom import conform
-
-    budgets = []
-
-    def resolve(*args, max_runs, **kw):
-        budgets.append(max_runs)
-        return real(*args, max_runs=max_runs, **kw)
-
-    real = conform.resolve
-    monkeypatch.setattr(conform, "resolve", resolve)
+def test_check_against_the_clean_room_game_takes_the_resolvers_budget(capsys,
+                                                                    resolver_budgets):
     code, out, _ = _run(["rig", "check", DATA / "level4_bazaar", "--target", "cleanroom",
                          "--search-budget", "300"], capsys)
-    assert code == 0 and budgets == [300]
+    assert code == 0 and resolver_budgets == [300]
     assert out.splitlines()[0].startswith("search budget: 300 replays for each 400 s")
     assert out.splitlines()[1].startswith("equivalent: the clean-room game conforms")
 

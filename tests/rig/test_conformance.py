@@ -120,17 +120,10 @@ def test_a_search_budget_below_one_is_refused(capsys):
     assert code == 2 and "--search-budget 0" in err and err.count("\n") == 1
 
 
-def test_the_search_budget_is_the_resolvers_and_the_report_says_it(tmp_path, monkeypatch):
+def test_the_search_budget_is_the_resolvers_and_the_report_says_it(tmp_path, resolver_budgets):
     from cleanroom import conform
 
-    budgets = []
-
-    def resolve(*args, max_runs, **kw):
-        budgets.append(max_runs)
-        return real(*args, max_runs=max_runs, **kw)
-
-    real = conform.resolve
-    monkeypatch.setattr(conform, "resolve", resolve)
+    budgets = resolver_budgets
     changed, _ = _changed(tmp_path)
     code, text = run("conform", "--no-witnesses", "--search-budget", "200", "--reference",
                      changed)
