@@ -678,8 +678,9 @@ def _settle_after(search: "_Search", probe, forced: list, i: int, dec: Decision,
             res = _search(search, min(NESTED_RUNS, budget - runs), count=False, head=head,
                           retie=1)
             if res.diff_time > diff + further or res.conforms:
-                runs = search.runs - start
-                return _went_on(probe, forced, i, dec.t, res) + (runs,), runs
+                got = _went_on(probe, forced, i, dec.t, res)
+                runs = search.runs - start      # the probe that confirms the find counted
+                return got + (runs,), runs
     return None, search.runs - start
 
 

@@ -134,3 +134,15 @@ def test_the_budgets_count_every_replay_the_searches_of_their_own_take(monkeypat
     second = [i for i, _ in tried if i == 1]
     assert second                                       # the second part ran, and
     assert search.runs - 200 <= 200 // WIDE_SHARE + 40 + 10     # on its own budget
+
+
+def test_a_find_counts_the_replay_that_confirms_it(monkeypatch):
+    # the search of its own that gets further is replayed once more from the first decision
+    # it changed (conform._went_on): that replay is spent too, and the count says so
+    # (a loss of 2 is among the likeliest options the recent decisions' part tries)
+    monkeypatch.setattr(conform, "WIDE_SPAN_S", 300.0)
+    args, tried = _stuck(monkeypatch, loss=2)
+    search = args[0]
+    got = _widen(*args)
+    assert got is not None and got[1][0] == 2 and len(tried) <= 16
+    assert got[-1] == search.runs, (got[-1], search.runs)
