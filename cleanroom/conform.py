@@ -342,9 +342,12 @@ def _resolve(script: Script, reference: Sequence[dict], tol: Tolerance | None = 
         replayer.close()
 
 
-def budget_line(max_runs: int) -> str:
-    """Return the line a report gives for a search budget of ``max_runs`` other than
-    ``MAX_RUNS`` (``towerlab conform --search-budget``, ``rig check``)."""
+def budget_line(max_runs: int | None) -> str | None:
+    """Return the line a report gives for a search budget of ``max_runs`` (``towerlab
+    conform --search-budget``, ``rig check``); None for the default (None or ``MAX_RUNS``),
+    which a report does not mention."""
+    if max_runs is None or max_runs == MAX_RUNS:
+        return None
     plural = "s" if max_runs > 1 else ""
     after = "may conform with the default" if max_runs < MAX_RUNS else "is searched further"
     return (f"search budget: {max_runs} replay{plural} for each {BUDGET_SPAN_S:g} s of a "

@@ -93,7 +93,7 @@ def _conform(args, tol, out: IO[str]) -> int:
     """Resolve each reference folder (rig.conformance), --jobs at a time or on the Dask
     cluster at --scheduler; print each session's report in the order given, a progress line
     on a terminal, and the totals and a summary table for several."""
-    from cleanroom.conform import MAX_RUNS, budget_line
+    from cleanroom.conform import budget_line
     from rig.conformance import (conform_sessions, default_witness_dir, load_references,
                                  summary_table)
     from towerlab.options import search_budget
@@ -116,8 +116,9 @@ def _conform(args, tol, out: IO[str]) -> int:
         mode = f"{mode_line(model)}; scored against the resolver's\n"
     else:
         mode = "mode: draws resolved from the recording (the resolver)\n"
-    if budget is not None and budget != MAX_RUNS:
-        mode += budget_line(budget) + "\n"
+    line = budget_line(budget)
+    if line:
+        mode += line + "\n"
     said = [False]
 
     def write(text: str) -> None:

@@ -101,10 +101,11 @@ def cmd_check(args, out: IO[str]) -> int:
         if args.clock:
             raise RigError("--clock applies to the emu and sim targets; the clean-room game "
                            "is compared with its own tolerances")
-        if budget is not None:
-            from cleanroom.conform import budget_line
+        from cleanroom.conform import budget_line
 
-            print(budget_line(budget), file=out)
+        line = budget_line(budget)
+        if line:
+            print(line, file=out)
         if args.no_resolve:
             from cleanroom.predict import mode_line
 

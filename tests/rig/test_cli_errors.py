@@ -265,6 +265,15 @@ def test_check_against_the_clean_room_game_takes_the_resolvers_budget(capsys,
     assert out.splitlines()[1].startswith("equivalent: the clean-room game conforms")
 
 
+def test_check_given_the_default_budget_says_nothing_of_it(capsys, resolver_budgets):
+    from cleanroom.conform import MAX_RUNS
+
+    code, out, _ = _run(["rig", "check", DATA / "level4_bazaar", "--target", "cleanroom",
+                         "--search-budget", str(MAX_RUNS)], capsys)
+    assert code == 0 and resolver_budgets == [MAX_RUNS]
+    assert out.splitlines()[0].startswith("equivalent: the clean-room game conforms")
+
+
 def test_a_search_budget_below_one_is_refused(capsys):
     code, _, err = _run(["rig", "check", TOWER_TEST, "--target", "cleanroom",
                          "--search-budget", "0"], capsys)
