@@ -186,6 +186,12 @@ class _Search:
         rep = self.replayer.run(forced, until, t0)
         return rep.events, _Calls(rep.calls, rep.used, rep.looks)
 
+    def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
+        """Return the events of ``replay(forced, until, t0)`` (the fast path may cut them from
+        a longer replay with the same decisions to ``until``: cleanroom.snapshots)."""
+        self.runs += 1
+        return self.replayer.events(forced, until, t0)
+
     def compare(self, events: list[dict], h: float) -> Result:
         """Compare ``events`` (a replay to ``h``) with the reference up to ``h``; at the
         session's end with the whole reference.  The fast path's result has the first

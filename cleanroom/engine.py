@@ -35,6 +35,7 @@ Commands a flow may yield::
 from __future__ import annotations
 
 import math
+from array import array
 from typing import Callable, Generator
 
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
@@ -102,13 +103,14 @@ class Engine(TickClock):
     # the clock reads them at every step, and a slot is read faster than one of these many
     # entries of an instance dict (a replay about 5 % sooner).
     __slots__ = (
-        "clock_ratio", "_factory", "now", "events", "reel", "powered", "held", "held_since",
-        "pressed_since", "_flow", "_wake", "_wait_keys", "_key_value", "_reel_target",
-        "_lit_run", "_ftext", "_fstate", "_toggled_at", "_fpending", "_ticks", "_tk_t", "_lit",
-        "_scan_mode", "_mode_pending", "_click_lag", "_entry_hint", "_in_loop", "_loop_ticks0",
-        "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks", "_bit_at_key", "_tones",
-        "_disp", "_lamps", "_last_card", "_next_tick", "_reel_tick_s", "_flash_ticks",
-        "_scan_ticks", "_frame_s", "_toggle_extra_cycles", "_tick_lens", "decide", "takes")
+        "clock_ratio", "_factory", "now", "events", "marks_t", "marks_now", "reel", "powered",
+        "held", "held_since", "pressed_since", "_flow", "_wake", "_wait_keys", "_key_value",
+        "_reel_target", "_lit_run", "_ftext", "_fstate", "_toggled_at", "_fpending", "_ticks",
+        "_tk_t", "_lit", "_scan_mode", "_mode_pending", "_click_lag", "_entry_hint", "_in_loop",
+        "_loop_ticks0", "_scan_lead", "_take_ticks", "_take_click_s", "_taken_ticks",
+        "_bit_at_key", "_tones", "_disp", "_lamps", "_last_card", "_next_tick", "_reel_tick_s",
+        "_flash_ticks", "_scan_ticks", "_frame_s", "_toggle_extra_cycles", "_tick_lens", "decide",
+        "takes")
 
     def __init__(self, flow_factory: Callable[["Engine"], Flow], clock_ratio: float = 1.0):
         """Make an engine for the flows ``flow_factory`` makes at each power-on.
@@ -123,6 +125,11 @@ class Engine(TickClock):
         self._factory = flow_factory
         self.now = 0.0
         self.events: list[dict] = []
+        # when each event was written or taken back: its time (``marks_t``) and the tower's
+        # (``marks_now``, never decreasing), in the order written (cleanroom.snapshots cuts a
+        # replay's events at an earlier time where nothing written later lands before it)
+        self.marks_t = array("d")
+        self.marks_now = array("d")
         self.reel = Reel()
         self.powered = False
         self.held: set[str] = set()
@@ -183,7 +190,10 @@ class Engine(TickClock):
                 break
         # make_event's dict, made here at once (the game makes thousands: a call each costs
         # a tenth of a replay)
-        self.events.append({"t": round(float(t), 6), "type": type, **fields})
+        t = round(float(t), 6)
+        self.events.append({"t": t, "type": type, **fields})
+        self.marks_t.append(t)
+        self.marks_now.append(self.now)
 
     def _put_display(self, t: float, text: str) -> None:
         if type(text) is Watched:       # plain(text), without a call for a plain one
@@ -202,6 +212,8 @@ class Engine(TickClock):
                     if events[i] is last:
                         del events[i]
                         break
+                self.marks_t.append(last["t"])
+                self.marks_now.append(self.now)
         shown = disp[-1]["text"] if disp else None
         if text != shown:
             # make_event's dict: t is rounded to the microsecond already, as it would round
@@ -209,6 +221,8 @@ class Engine(TickClock):
             ev = {"t": t, "type": "display", "text": text}
             self.events.append(ev)
             disp.append(ev)
+            self.marks_t.append(t)
+            self.marks_now.append(self.now)
 
     def _frame_of_change(self, t: float, text: str) -> float:
         """Return the 1/60 s window start at which the decoder reports a change to ``text`` at

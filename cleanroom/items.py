@@ -42,7 +42,7 @@ def count_items(result: Result, search) -> None:
         if not inside:
             continue
         other = next(o for o in _ranked(d.options, d.weights) if o != d.value)
-        ev, _ = search.replay(taken[:i] + [other] + taken[i + 1:], until, d.t)
+        ev = search.events(taken[:i] + [other] + taken[i + 1:], until, d.t)
         alt = search.summarize([e for e in ev if e["t"] <= until + 1e-6], until,
                                d.t - tol.flash_s)
         alt_t = [a.t for a in alt]

@@ -108,7 +108,7 @@ def _measure_within(search, forced: Sequence, dec, sweep: bool,
         key = (tuple(forced), option, until, dec.t) + ((tail,) if tail else ())
         got = search.measured.get(key)
         if got is None:
-            events = search.replay(list(forced) + [option] + list(tail), until, dec.t)[0]
+            events = search.events(list(forced) + [option] + list(tail), until, dec.t)
             first = bisect.bisect_left(events, dec.t - 1e-5, key=time_of)   # time order
             got = search.measured[key] = [e for e in events[first:]
                                           if e["t"] <= until and e["type"] in PRECISE]
@@ -190,7 +190,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
     # the values the replay that stopped took (``forced`` may name options it could not take)
     forced = [d.value for d in calls[:len(forced)]]
     ref = click(search.precise(press, diff + 0.05))
-    game = click(search.replay(forced, diff + 0.05, press)[0])
+    game = click(search.events(forced, diff + 0.05, press))
     runs, best, taken = 1, None, None
     if ref is not None and game is None:
         # no click: the key was not taken; a decision made as it closed (a stray key's:
@@ -201,7 +201,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
             return None
         forced = forced[:taken] + [o for o in calls[taken].options if o != forced[taken]]
         got = probe(forced, press)
-        game = click(search.replay(forced, diff + 0.05, press)[0])
+        game = click(search.events(forced, diff + 0.05, press))
         runs += 2
         if beyond(got, diff + search.tol.time_s):
             return taken, forced[taken:], [True], False, got, runs
@@ -234,7 +234,7 @@ def rescan(search, probe, forced: list, calls, diff: float):
                     head, got = edge, got2
             if beyond(got, diff + search.tol.time_s):
                 # on the recording's scan now: date the click exactly (a cycle per cycle)
-                now = click(search.replay(head, diff + 0.05, dec.t)[0])
+                now = click(search.events(head, diff + 0.05, dec.t))
                 exact = head[:i] + [min(dec.options, key=lambda o: abs(
                     o - option + ((now or ref) - ref) * rate))] + head[i + 1:]
                 again = probe(exact, dec.t)

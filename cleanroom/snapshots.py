@@ -75,6 +75,10 @@ one thread (the server is a fresh interpreter that starts none, and neither does
 it holds the GIL across the call (``PyDLL``), and ``os.fork`` is used wherever another thread
 runs.
 
+Cut from a longer replay.  ``ForkReplayer.events`` gives only a replay's events, cut from a
+kept replay that went further with the same decisions where they are provably the same
+(cleanroom.cut).
+
 Processes.  The server is the subreaper of the tree below it (Linux ``PR_SET_CHILD_SUBREAPER``)
 and every process reaps its children as they end, so no zombie stays and the tree's processor
 time adds up in the caller's children times once the server has ended (``shutdown``; the
@@ -99,13 +103,14 @@ import subprocess
 import sys
 import threading
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 from captures.script import Script, timeline
 from captures.tower import run_script
 
+from .cut import cut
 from .engine import Engine
 
 __all__ = ["Replay", "PowerOnReplayer", "ForkReplayer", "ReplayProcessError", "can_fork",
@@ -156,6 +161,13 @@ class Replay:
     used: list
     # when it looked at each (the chooser's ``looks``; None: not kept)
     looks: list | None = None
+    # where it went: its ``until``, and the tower time it started from (a node's, or 0 from
+    # power-on) with the marks of what the engine wrote or took back since (time, and the
+    # tower's time then: cleanroom.engine ``marks_t``, ``marks_now``; None: not kept)
+    until: float = math.inf
+    start: float = 0.0
+    marks: tuple | None = None
+    index: Any = field(default=None, repr=False, compare=False)    # cleanroom.cut's
 
 
 def can_fork() -> bool:
@@ -192,7 +204,12 @@ class PowerOnReplayer:
         tower, chooser = self.start(list(forced))
         events = run_script(tower, self.script, until=until)
         tower.close()
-        return Replay(events, chooser.calls, _used(chooser), _looks(chooser))
+        return Replay(events, chooser.calls, _used(chooser), _looks(chooser), until, 0.0,
+                      _marks(tower, 0))
+
+    def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
+        """Return the events of ``run(forced, until)``, replayed."""
+        return self.run(forced, until, t0).events
 
     def close(self) -> None:
         """Nothing to release."""
@@ -212,6 +229,7 @@ class _Process:
         self.sock = sock            # to the caller: requests (a node) or the answer (a run)
         self.kind = "node"          # "run" or "node" (a child on its way to become one)
         self.nraw = 0               # events the node this process was forked from had emitted
+        self.nmarks = 0             # and the engine's marks it had then
         self.last = None            # the last of them
         self.ncalls = 0             # decisions it had logged
 
@@ -233,6 +251,15 @@ def _looks(chooser) -> list | None:
 def _emitted(tower) -> list[dict]:
     """Return the clean-room tower's events as emitted (the engine's own list)."""
     return tower.game.engine.events
+
+
+def _marks(tower, n: int) -> tuple | None:
+    """Return the clean-room engine's marks from the ``n``-th on (``Replay.marks``): two
+    arrays' bytes, or None for a tower without them."""
+    engine = getattr(getattr(tower, "game", None), "engine", None)
+    if engine is None or not hasattr(engine, "marks_t"):
+        return None
+    return engine.marks_t[n:].tobytes(), engine.marks_now[n:].tobytes()
 
 
 def _since(proc: _Process, tower) -> tuple[int, list[dict]]:
@@ -378,6 +405,7 @@ def _serve(proxy: _Proxy) -> None:
                           proxy.chooser.calls[proc.ncalls:]))
     raw = _emitted(proxy.tower)
     proc.nraw, proc.last = len(raw), raw[-1] if raw else None
+    proc.nmarks = len(proxy.tower.game.engine.marks_t)
     proc.ncalls = len(proxy.chooser.calls)
     listening = proc.sock
     while True:
@@ -451,7 +479,7 @@ def _more(proxy: _Proxy) -> None:
     proc = proxy.proc
     _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
                       proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser),
-                      _looks(proxy.chooser)))
+                      _looks(proxy.chooser), _marks(proxy.tower, proc.nmarks)))
     msg, fds = _recv(proc.sock)
     for fd in fds:
         os.close(fd)
@@ -663,6 +691,7 @@ class ForkReplayer:
         self._root = _Node(None, 0, 0.0, [], [], [], 0, [], [])
         self._nodes: list[_Node] = []
         self._kept: dict[tuple, Replay] = {}
+        self.cuts = 0           # events() answered from a kept replay (cleanroom.cut)
         self._socks: list[socket.socket] = []
         self._going: _Going | None = None     # the last run, waiting to go on (``_more``)
         weakref.finalize(self, _close_all, self._socks)
@@ -683,6 +712,17 @@ class ForkReplayer:
         if len(self._kept) > KEPT_REPLAYS:
             del self._kept[next(iter(self._kept))]
         return replay
+
+    def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
+        """Return the events of ``run(forced, until, t0)``: cut from a kept replay that went
+        further where they are provably the same (cleanroom.cut), else replayed."""
+        forced = list(forced)
+        for replay in reversed(self._kept.values()):
+            got = cut(replay, forced, until, self.take)
+            if got is not None:
+                self.cuts += 1
+                return got
+        return self.run(forced, until, t0).events
 
     def _run(self, forced: list, until: float, t0: float) -> Replay:
         going = self._going
@@ -748,8 +788,9 @@ class ForkReplayer:
 
     @staticmethod
     def _replay(node: _Node, answer) -> Replay:
-        _, now, (keep, new), calls, used, looks = answer
-        return Replay(_events(node, keep, new, now), node.calls + calls, used, looks)
+        _, now, (keep, new), calls, used, looks, marks = answer
+        return Replay(_events(node, keep, new, now), node.calls + calls, used, looks, now,
+                      node.t, marks)
 
     def _answer(self, sock: socket.socket, what: str):
         answer, _ = _recv(sock)

@@ -63,6 +63,7 @@ class CleanroomTower:
             self._engine = self.game.engine
             self._engine.now = old.now
             self._engine.events = old.events
+            self._engine.marks_t, self._engine.marks_now = old.marks_t, old.marks_now
             self._engine.reel = old.reel
             self._engine.held = old.held
             self._engine.held_since = old.held_since

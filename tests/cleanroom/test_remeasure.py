@@ -27,17 +27,17 @@ def _search(asked: list):
     """A search whose replays click at the stray key's scan when it is taken, on time with a
     pause of 624 cycles, and 2.3 s later at the MOVE's when it is not, on time with -474
     (the loop's scans go on from another phase); the pause moves either a cycle per cycle."""
-    def replay(forced, until, t0):
+    def events(forced, until, t0):
         asked.append(list(forced))
         if len(forced) > 1 and forced[1] is True:
             t = CLICK + (forced[0] - 624) / 425000
         else:
             t = 716.087899 + (forced[0] + 474) / 425000
-        return [{"t": t, "type": "tone", "freq_hz": 431.9}], None
+        return [{"t": t, "type": "tone", "freq_hz": 431.9}]
     reference = [{"t": CLICK, "type": "tone", "freq_hz": 431.9},
                  {"t": 716.087899, "type": "tone", "freq_hz": 431.9}]
     return SimpleNamespace(
-        replay=replay, measured={}, end=760.0, presses=[713.7, 716.08], clock_ratio=1.0,
+        events=events, measured={}, end=760.0, presses=[713.7, 716.08], clock_ratio=1.0,
         tol=SimpleNamespace(time_s=1 / 60),
         precise=lambda lo, hi: [e for e in reference if lo <= e["t"] <= hi])
 

@@ -3,6 +3,7 @@ events in the same order and the same decisions, whatever the node they start fr
 from __future__ import annotations
 
 import math
+from array import array
 import os
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from cleanroom import conform, snapshots
 from cleanroom.conform import ForcedChooser, load_reference
+from cleanroom.cut import cut
 from cleanroom.snapshots import ForkReplayer, PowerOnReplayer, ReplayProcessError
 from cleanroom.tower import CleanroomTower
 
@@ -214,3 +216,54 @@ def test_a_process_with_another_thread_forks_through_os_fork(monkeypatch):
         release.set()
         other.join(60.0)
     assert calls == ["os.fork"]
+
+
+def _cut_points(replay, after: float) -> list[float]:
+    """Times where a cut is most likely to go wrong: at each decision, event and press after
+    ``after``, and a microsecond and a nanosecond on either side."""
+    times = sorted({d.t for d in replay.calls if d.t > after} |
+                   {e["t"] for e in replay.events if e["t"] > after})
+    return [t + dt for t in times[::3] for dt in (0.0, -1e-6, 1e-6, -1e-9, 1e-9, -2e-6)]
+
+
+def test_events_cut_from_a_longer_replay_are_the_replay_to_the_cut(session):
+    # ``events`` answers from a kept replay that went further with the same decisions;
+    # at any time, a decision's, an event's (where one written later may be dated back to
+    # its display frame) or a press's, the cut is what a replay to there shows
+    script, reference, taken = session
+    calls = reference.run(taken, 300.0).calls
+    checked = 0
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        for forced, t0 in [(taken, 100.0)] + _variants(taken, calls)[:3]:
+            long = fast.run(forced, t0 + 40.0, t0)
+            for until in _cut_points(long, t0):
+                if until >= t0 + 40.0:
+                    continue
+                got = fast.events(forced, until, t0)
+                assert got == reference.run(forced, until).events, (forced[-1], until)
+                checked += 1
+        assert fast.cuts > checked // 2, (fast.cuts, checked)
+
+
+def test_events_are_not_cut_from_a_replay_whose_decisions_differ_before_the_cut(session):
+    script, reference, taken = session
+    calls = reference.run(taken, 300.0).calls
+    (forced, t0), = _variants(taken, calls)[1:2]
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        fast.run(forced, t0 + 40.0, t0)
+        got = fast.events(taken, t0 + 20.0, t0)
+        assert fast.cuts == 0
+        assert got == reference.run(taken, t0 + 20.0).events
+
+
+def test_events_are_not_cut_where_a_later_write_lands_before_the_cut():
+    # a display change is dated to the start of its 1/60 s frame, so what the engine writes
+    # just after ``until`` may land before it, and a second change in one frame takes the
+    # first back: a replay that went further is then not the replay to ``until``
+    replay = snapshots.Replay([{"t": 1.0, "type": "display", "text": "12"}], [], [], None,
+                              until=2.0, start=0.0,
+                              marks=(array("d", [1.0, 1.49]).tobytes(),
+                                     array("d", [1.0, 1.51]).tobytes()))
+    assert cut(replay, [], 1.5, conform._take) is None
+    assert cut(replay, [], 1.52, conform._take) == replay.events
+    assert cut(replay, [], 1.49 - 1e-5, conform._take) == replay.events
