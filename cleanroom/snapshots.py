@@ -132,6 +132,7 @@ NODE_GAP_S = 12.0
 NODE_LEAD_S = 0.01      # how long before t0 a node pauses when no script step comes between
 MAX_NODES = 12
 KEPT_REPLAYS = 512      # replays kept for a request made again (the resolver repeats some)
+CUT_SPAN_S = 5.0        # and looked up by the stretches of this length they cover, to cut
 # Costs that choose between a run from a node and a replay from power-on here (measured on
 # the development machine, a 2-core VM where a page fault costs some microseconds, over the
 # 491 runs of one resolution of tests/data/corpus/l2_p1_s02, each run's own processor time
@@ -692,6 +693,7 @@ class ForkReplayer:
         self._nodes: list[_Node] = []
         self._kept: dict[tuple, Replay] = {}
         self.cuts = 0           # events() answered from a kept replay (cleanroom.cut)
+        self._by_span: dict[int, list[Replay]] = {}     # kept replays by stretch (_spans)
         self._socks: list[socket.socket] = []
         self._going: _Going | None = None     # the last run, waiting to go on (``_more``)
         weakref.finalize(self, _close_all, self._socks)
@@ -707,22 +709,34 @@ class ForkReplayer:
             hash(key)
         except TypeError:
             return self._run(list(forced), until, t0)
-        replay = self._kept.pop(key, None) or self._run(list(forced), until, t0)
+        replay = self._kept.pop(key, None)
+        if replay is None:
+            replay = self._run(list(forced), until, t0)
+            self._spans(replay, list.append)
         self._kept[key] = replay                # the latest last
         if len(self._kept) > KEPT_REPLAYS:
-            del self._kept[next(iter(self._kept))]
+            self._spans(self._kept.pop(next(iter(self._kept))), list.remove)
         return replay
 
     def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
         """Return the events of ``run(forced, until, t0)``: cut from a kept replay that went
         further where they are provably the same (cleanroom.cut), else replayed."""
         forced = list(forced)
-        for replay in reversed(self._kept.values()):
+        for replay in reversed(self._by_span.get(int(until // CUT_SPAN_S), ())):
             got = cut(replay, forced, until, self.take)
             if got is not None:
                 self.cuts += 1
                 return got
         return self.run(forced, until, t0).events
+
+    def _spans(self, replay: Replay, how) -> None:
+        """Note a kept replay (``how`` list.append) under each ``CUT_SPAN_S`` stretch of tower
+        time it covers from its start, where ``events`` looks for one to cut, or forget it
+        (list.remove)."""
+        if replay.marks is None:
+            return
+        for k in range(int(replay.start // CUT_SPAN_S), int(replay.until // CUT_SPAN_S) + 1):
+            how(self._by_span.setdefault(k, []), replay)
 
     def _run(self, forced: list, until: float, t0: float) -> Replay:
         going = self._going
@@ -803,6 +817,7 @@ class ForkReplayer:
         _close_all(self._socks)
         self._nodes.clear()
         self._kept.clear()
+        self._by_span.clear()
 
     def __enter__(self):
         return self
