@@ -34,17 +34,23 @@ CUT_S = 2e-6
 
 
 class CutIndex:
-    """What ``cut`` looks up in a replay, made once: its decisions' values and times, which
-    of them took an option other than the likeliest (``chosen``), and its marks as arrays
-    (made on first use)."""
+    """What ``cut`` looks up in a replay, made once: its decisions' values and times, and on
+    first use which of them took an option other than the likeliest (``chosen``) and its
+    marks as arrays."""
 
-    def __init__(self, replay, take: Callable[[Sequence, int, Any], Any]):
+    def __init__(self, replay):
         calls = replay.calls
+        self.calls = calls
         self.values = [d.value for d in calls]
         self.times = [d.t for d in calls]
-        self.chosen = [i for i, d in enumerate(calls) if take((), i, d) != d.value]
+        self._chosen: list[int] | None = None
         self._marks = replay.marks
         self._arrays: tuple[array, array] | None = None
+
+    def chosen(self, take: Callable[[Sequence, int, Any], Any]) -> list[int]:
+        if self._chosen is None:
+            self._chosen = [i for i, d in enumerate(self.calls) if take((), i, d) != d.value]
+        return self._chosen
 
     def marks(self) -> tuple[array, array]:
         if self._arrays is None:
@@ -68,7 +74,7 @@ def cut(replay, forced: list, until: float, take: Callable[[Sequence, int, Any],
         return None
     index = replay.index
     if index is None:
-        index = replay.index = CutIndex(replay, take)
+        index = replay.index = CutIndex(replay)
     # every decision it took by then, and a little after, as ``forced`` takes it
     m = bisect.bisect_right(index.times, until + CUT_S)
     n = min(m, len(forced))
@@ -78,8 +84,10 @@ def cut(replay, forced: list, until: float, take: Callable[[Sequence, int, Any],
         if any(forced[i] != values[i] and take(forced, i, calls[i]) != values[i]
                for i in range(n - 1, -1, -1)):
             return None
-    if bisect.bisect_left(index.chosen, n) < bisect.bisect_left(index.chosen, m):
-        return None     # it took a decision past ``forced``'s end off its likeliest
+    if m > n:
+        chosen = index.chosen(take)
+        if bisect.bisect_left(chosen, n) < bisect.bisect_left(chosen, m):
+            return None     # it took a decision past ``forced``'s end off its likeliest
     # nothing it wrote or took back after ``until`` is dated by then
     marks_t, marks_now = index.marks()
     k = bisect.bisect_right(marks_now, until)
