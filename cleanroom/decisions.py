@@ -69,6 +69,9 @@ class ForcedChooser:
         # are handed out ``Watched`` (cleanroom.watched); without one each counts as looked
         # at as it is taken
         self.looks: list[list[float]] = []
+        # the decision each look after its taking went to, in order (a saved state's run
+        # sends back only the looks that changed: cleanroom.snapshots)
+        self.looked: list[int] = []
         self.clock: Callable[[], float] | None = None
 
     @property
@@ -91,11 +94,13 @@ class ForcedChooser:
             return value
         seen: list[float] = []
         self.looks.append(seen)
+        i, again = len(self.looks) - 1, self.looked
 
         def looked() -> None:
             now = self.clock()
             if not seen or now >= seen[-1] + LOOK_GAP_S:
                 seen.append(now)
+                again.append(i)
         return Watched(value, looked, every=True)
 
     @staticmethod

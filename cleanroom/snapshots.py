@@ -233,6 +233,7 @@ class _Process:
         self.nmarks = 0             # and the engine's marks it had then
         self.last = None            # the last of them
         self.ncalls = 0             # decisions it had logged
+        self.nlooked = 0            # and looks after a decision's taking (``looked``)
 
 
 def _used(chooser) -> list:
@@ -247,6 +248,34 @@ def _looks(chooser) -> list | None:
     None for a chooser without them)."""
     looks = getattr(chooser, "looks", None)
     return [list(x) for x in looks] if looks is not None else None
+
+
+def _looks_since(chooser, proc: _Process):
+    """Return the chooser's looks (``_looks``) as a change from the node this process was
+    forked from: (the looks of the decisions taken since, {index: looks} of the earlier ones
+    looked at since); the whole list where the chooser does not note which (``looked``), or
+    None without looks.  A run touches only what changed: reading every decision's list
+    would copy the pages they lie in."""
+    looks = getattr(chooser, "looks", None)
+    again = getattr(chooser, "looked", None)
+    if looks is None or again is None:
+        return _looks(chooser)
+    n = proc.ncalls
+    return ([list(x) for x in looks[n:]],
+            {i: list(looks[i]) for i in set(again[proc.nlooked:]) if i < n})
+
+
+def _looks_from(base: list | None, sent):
+    """Return the looks a process sent (``_looks_since``) as a whole list, from ``base``,
+    its node's."""
+    if not isinstance(sent, tuple):
+        return sent
+    new, changed = sent
+    looks = list(base)
+    for i, x in changed.items():
+        looks[i] = x
+    looks += new
+    return looks
 
 
 def _emitted(tower) -> list[dict]:
@@ -403,11 +432,13 @@ def _serve(proxy: _Proxy) -> None:
     if proc.kind == "node":
         # the caller waits for this node's state: its step, time, events and decisions
         _send(proc.sock, ("ready", proxy.done, proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:]))
+                          proxy.chooser.calls[proc.ncalls:],
+                          _looks_since(proxy.chooser, proc)))
     raw = _emitted(proxy.tower)
     proc.nraw, proc.last = len(raw), raw[-1] if raw else None
     proc.nmarks = len(proxy.tower.game.engine.marks_t)
     proc.ncalls = len(proxy.chooser.calls)
+    proc.nlooked = len(getattr(proxy.chooser, "looked", ()))
     listening = proc.sock
     while True:
         msg = _take_request(proc, listening)
@@ -479,8 +510,8 @@ def _more(proxy: _Proxy) -> None:
     the later time: the game goes on from where it stands, as a node does."""
     proc = proxy.proc
     _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
-                      proxy.chooser.calls[proc.ncalls:], _used(proxy.chooser),
-                      _looks(proxy.chooser), _marks(proxy.tower, proc.nmarks)))
+                      proxy.chooser.calls[proc.ncalls:], _looks_since(proxy.chooser, proc),
+                      _marks(proxy.tower, proc.nmarks)))
     msg, fds = _recv(proc.sock)
     for fd in fds:
         os.close(fd)
@@ -656,6 +687,7 @@ class _Node:
     free: int                   # decisions from here on took their likeliest option
     ordered: list               # its events in time order, all (time_order at infinity)
     ordered_t: list             # their times
+    looks: list | None          # when the game looked at each decision (Replay.looks)
     used: int = 0
 
 
@@ -689,7 +721,7 @@ class ForkReplayer:
         self._server = _server()
         self._here = PowerOnReplayer(script, start)
         self._clock = 0
-        self._root = _Node(None, 0, 0.0, [], [], [], 0, [], [])
+        self._root = _Node(None, 0, 0.0, [], [], [], 0, [], [], [])
         self._nodes: list[_Node] = []
         self._kept: dict[tuple, Replay] = {}
         self.cuts = 0           # events() answered from a kept replay (cleanroom.cut)
@@ -802,9 +834,11 @@ class ForkReplayer:
 
     @staticmethod
     def _replay(node: _Node, answer) -> Replay:
-        _, now, (keep, new), calls, used, looks, marks = answer
-        return Replay(_events(node, keep, new, now), node.calls + calls, used, looks, now,
-                      node.t, marks)
+        _, now, (keep, new), calls, looks, marks = answer
+        calls = node.calls + calls
+        looks = _looks_from(node.looks, looks)
+        used = [d.t for d in calls] if looks is None else [x[0] if x else None for x in looks]
+        return Replay(_events(node, keep, new, now), calls, used, looks, now, node.t, marks)
 
     def _answer(self, sock: socket.socket, what: str):
         answer, _ = _recv(sock)
@@ -867,12 +901,13 @@ class ForkReplayer:
         except BaseException:
             mine.close()
             raise
-        _, done, t, (keep, new), calls = msg
+        _, done, t, (keep, new), calls, looks = msg
         calls = origin.calls + calls
+        looks = _looks_from(origin.looks, looks)
         raw = origin.raw[:keep] + new
         ordered = time_order(raw, math.inf)
         node = _Node(mine, done, t, raw, calls, [d.value for d in calls], self._free(calls),
-                     ordered, [e["t"] for e in ordered])
+                     ordered, [e["t"] for e in ordered], looks)
         self._nodes.append(node)
         self._nodes.sort(key=lambda n: (-n.done, -n.t))     # the latest first (_nearest)
         self._socks.append(mine)

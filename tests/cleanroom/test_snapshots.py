@@ -50,6 +50,9 @@ def _same(a, b) -> None:
     assert a.events == b.events
     assert [(d.t, d.name, d.value, d.options) for d in a.calls] == \
         [(d.t, d.name, d.value, d.options) for d in b.calls]
+    # when the game looked at each decision (a run sends only the looks that changed)
+    assert a.used == b.used
+    assert [list(x) for x in a.looks] == [list(x) for x in b.looks]
 
 
 def test_runs_from_saved_states_are_the_replays_from_power_on(session):
@@ -267,3 +270,20 @@ def test_events_are_not_cut_where_a_later_write_lands_before_the_cut():
     assert cut(replay, [], 1.5, conform._take) is None
     assert cut(replay, [], 1.52, conform._take) == replay.events
     assert cut(replay, [], 1.49 - 1e-5, conform._take) == replay.events
+
+
+def test_a_run_reports_the_looks_at_decisions_taken_before_its_saved_state(session,
+                                                                           monkeypatch):
+    # a run sends back only the looks that changed since its node: here decisions taken
+    # at 125.3 s whose values the game reads again up to 178 s, after nodes made at 130 s
+    # and later (made 2 s apart)
+    monkeypatch.setattr(snapshots, "NODE_GAP_S", 2.0)
+    script, reference, taken = session
+    full = reference.run(taken, 300.0)
+    read_later = [i for i, d in enumerate(full.calls)
+                  if full.looks[i] and full.looks[i][-1] > d.t + 20]
+    assert read_later, "the session has no value read long after its draw: pick another"
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        for t0 in (130.0, 150.0, 170.0):
+            for until in (t0 + 5, 200.0):
+                _same(fast.run(taken, until, t0), reference.run(taken, until))
