@@ -104,14 +104,14 @@ import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
 from captures.script import Script, timeline
 from captures.tower import run_script
 
 from .cut import cut
-from .engine import Engine
+from .replies import (emitted, events_since, looks_copy, looks_from, looks_since, marks_since,
+                      run_events, time_order, used_times)
 
 __all__ = ["Replay", "PowerOnReplayer", "ForkReplayer", "ReplayProcessError", "can_fork",
            "make_replayer", "shutdown", "time_order"]
@@ -188,12 +188,6 @@ def make_replayer(script: Script, start: Start, take: Take, fast: bool = True):
     return PowerOnReplayer(script, start)
 
 
-def time_order(raw: list[dict], now: float) -> list[dict]:
-    """Return what the tower's ``events()`` returns for emitted events ``raw`` at ``now``:
-    the engine's own ordering (cleanroom.engine.Engine.sorted_events)."""
-    return Engine.sorted_events(SimpleNamespace(events=raw, now=now))
-
-
 class PowerOnReplayer:
     """Replay every run from power-on (the reference path, and the portable one)."""
 
@@ -205,8 +199,8 @@ class PowerOnReplayer:
         tower, chooser = self.start(list(forced))
         events = run_script(tower, self.script, until=until)
         tower.close()
-        return Replay(events, chooser.calls, _used(chooser), _looks(chooser), until, 0.0,
-                      _marks(tower, 0))
+        return Replay(events, chooser.calls, used_times(chooser), looks_copy(chooser), until, 0.0,
+                      marks_since(tower, 0))
 
     def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
         """Return the events of ``run(forced, until)``, replayed."""
@@ -234,74 +228,6 @@ class _Process:
         self.last = None            # the last of them
         self.ncalls = 0             # decisions it had logged
         self.nlooked = 0            # and looks after a decision's taking (``looked``)
-
-
-def _used(chooser) -> list:
-    """Return when the game first looked at each of ``chooser``'s decisions (its ``used``;
-    a chooser without one: each as it was taken)."""
-    used = getattr(chooser, "used", None)
-    return list(used) if used is not None else [d.t for d in chooser.calls]
-
-
-def _looks(chooser) -> list | None:
-    """Return when the game looked at each of ``chooser``'s decisions (its ``looks``, copied;
-    None for a chooser without them)."""
-    looks = getattr(chooser, "looks", None)
-    return [list(x) for x in looks] if looks is not None else None
-
-
-def _looks_since(chooser, proc: _Process):
-    """Return the chooser's looks (``_looks``) as a change from the node this process was
-    forked from: (the looks of the decisions taken since, {index: looks} of the earlier ones
-    looked at since); the whole list where the chooser does not note which (``looked``), or
-    None without looks.  A run touches only what changed: reading every decision's list
-    would copy the pages they lie in."""
-    looks = getattr(chooser, "looks", None)
-    again = getattr(chooser, "looked", None)
-    if looks is None or again is None:
-        return _looks(chooser)
-    n = proc.ncalls
-    return ([list(x) for x in looks[n:]],
-            {i: list(looks[i]) for i in set(again[proc.nlooked:]) if i < n})
-
-
-def _looks_from(base: list | None, sent):
-    """Return the looks a process sent (``_looks_since``) as a whole list, from ``base``,
-    its node's."""
-    if not isinstance(sent, tuple):
-        return sent
-    new, changed = sent
-    looks = list(base)
-    for i, x in changed.items():
-        looks[i] = x
-    looks += new
-    return looks
-
-
-def _emitted(tower) -> list[dict]:
-    """Return the clean-room tower's events as emitted (the engine's own list)."""
-    return tower.game.engine.events
-
-
-def _marks(tower, n: int) -> tuple | None:
-    """Return the clean-room engine's marks from the ``n``-th on (``Replay.marks``): two
-    arrays' bytes, or None for a tower without them."""
-    engine = getattr(getattr(tower, "game", None), "engine", None)
-    if engine is None or not hasattr(engine, "marks_t"):
-        return None
-    return engine.marks_t[n:].tobytes(), engine.marks_now[n:].tobytes()
-
-
-def _since(proc: _Process, tower) -> tuple[int, list[dict]]:
-    """Return (how many of the node's emitted events are still the first ones, the events
-    after them).  The engine only appends events and takes back the last display change of
-    a frame, so the node's events are all there, first, when its last one is still in its
-    place; else all are sent (none kept)."""
-    raw = _emitted(tower)
-    n = proc.nraw
-    if n and not (len(raw) >= n and raw[n - 1] is proc.last):
-        return 0, list(raw)
-    return n, raw[n:]
 
 
 class _Proxy:
@@ -431,10 +357,10 @@ def _serve(proxy: _Proxy) -> None:
     proc = proxy.proc
     if proc.kind == "node":
         # the caller waits for this node's state: its step, time, events and decisions
-        _send(proc.sock, ("ready", proxy.done, proxy.tower.now, _since(proc, proxy.tower),
-                          proxy.chooser.calls[proc.ncalls:],
-                          _looks_since(proxy.chooser, proc)))
-    raw = _emitted(proxy.tower)
+        _send(proc.sock, ("ready", proxy.done, proxy.tower.now,
+                          events_since(proc, proxy.tower), proxy.chooser.calls[proc.ncalls:],
+                          looks_since(proxy.chooser, proc)))
+    raw = emitted(proxy.tower)
     proc.nraw, proc.last = len(raw), raw[-1] if raw else None
     proc.nmarks = len(proxy.tower.game.engine.marks_t)
     proc.ncalls = len(proxy.chooser.calls)
@@ -509,9 +435,9 @@ def _more(proxy: _Proxy) -> None:
     this process).  The events and decisions after more are those of a run asked for with
     the later time: the game goes on from where it stands, as a node does."""
     proc = proxy.proc
-    _send(proc.sock, ("ok", proxy.tower.now, _since(proc, proxy.tower),
-                      proxy.chooser.calls[proc.ncalls:], _looks_since(proxy.chooser, proc),
-                      _marks(proxy.tower, proc.nmarks)))
+    _send(proc.sock, ("ok", proxy.tower.now, events_since(proc, proxy.tower),
+                      proxy.chooser.calls[proc.ncalls:], looks_since(proxy.chooser, proc),
+                      marks_since(proxy.tower, proc.nmarks)))
     msg, fds = _recv(proc.sock)
     for fd in fds:
         os.close(fd)
@@ -700,18 +626,6 @@ class _Going:
     node: _Node
 
 
-def _events(node: _Node, keep: int, new: list[dict], now: float) -> list[dict]:
-    """Return a run's events in time order from its node's ``keep`` first events and its
-    ``new`` ones: the node's in the order it holds them up to the first time a new one (or
-    ``now``) may come between, the rest ordered by ``time_order``.  The same list, because
-    the engine orders by time alone and keeps the order of emission at equal times."""
-    if keep < len(node.raw):
-        return time_order(node.raw[:keep] + new, now)
-    lo = min([now] + [e["t"] for e in new])
-    p = bisect.bisect_left(node.ordered_t, lo)
-    return node.ordered[:p] + time_order(node.ordered[p:] + new, now)
-
-
 class ForkReplayer:
     """Replay from game states held by paused processes (module doc); POSIX only."""
 
@@ -836,9 +750,9 @@ class ForkReplayer:
     def _replay(node: _Node, answer) -> Replay:
         _, now, (keep, new), calls, looks, marks = answer
         calls = node.calls + calls
-        looks = _looks_from(node.looks, looks)
+        looks = looks_from(node.looks, looks)
         used = [d.t for d in calls] if looks is None else [x[0] if x else None for x in looks]
-        return Replay(_events(node, keep, new, now), calls, used, looks, now, node.t, marks)
+        return Replay(run_events(node, keep, new, now), calls, used, looks, now, node.t, marks)
 
     def _answer(self, sock: socket.socket, what: str):
         answer, _ = _recv(sock)
@@ -903,7 +817,7 @@ class ForkReplayer:
             raise
         _, done, t, (keep, new), calls, looks = msg
         calls = origin.calls + calls
-        looks = _looks_from(origin.looks, looks)
+        looks = looks_from(origin.looks, looks)
         raw = origin.raw[:keep] + new
         ordered = time_order(raw, math.inf)
         node = _Node(mine, done, t, raw, calls, [d.value for d in calls], self._free(calls),
