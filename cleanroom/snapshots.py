@@ -679,7 +679,7 @@ class ForkReplayer:
         """Note a kept replay (``how`` list.append) under each ``CUT_SPAN_S`` stretch of tower
         time it covers from its start, where ``events`` looks for one to cut, or forget it
         (list.remove)."""
-        if replay.marks is None:
+        if replay.marks is None or not math.isfinite(replay.until):
             return
         for k in range(int(replay.start // CUT_SPAN_S), int(replay.until // CUT_SPAN_S) + 1):
             how(self._by_span.setdefault(k, []), replay)
