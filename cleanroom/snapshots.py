@@ -626,6 +626,12 @@ class _Going:
     node: _Node
 
 
+def _remove(replays: list, replay: Replay) -> None:
+    """Remove ``replay`` itself from ``replays`` (``list.remove`` would compare the others'
+    events with its own)."""
+    del replays[next(i for i, r in enumerate(replays) if r is replay)]
+
+
 class ForkReplayer:
     """Replay from game states held by paused processes (module doc); POSIX only."""
 
@@ -661,7 +667,7 @@ class ForkReplayer:
             self._spans(replay, list.append)
         self._kept[key] = replay                # the latest last
         if len(self._kept) > KEPT_REPLAYS:
-            self._spans(self._kept.pop(next(iter(self._kept))), list.remove)
+            self._spans(self._kept.pop(next(iter(self._kept))), _remove)
         return replay
 
     def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
@@ -678,7 +684,7 @@ class ForkReplayer:
     def _spans(self, replay: Replay, how) -> None:
         """Note a kept replay (``how`` list.append) under each ``CUT_SPAN_S`` stretch of tower
         time it covers from its start, where ``events`` looks for one to cut, or forget it
-        (list.remove)."""
+        (``_remove``)."""
         if replay.marks is None or not math.isfinite(replay.until):
             return
         for k in range(int(replay.start // CUT_SPAN_S), int(replay.until // CUT_SPAN_S) + 1):

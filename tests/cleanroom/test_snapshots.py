@@ -287,3 +287,16 @@ def test_a_run_reports_the_looks_at_decisions_taken_before_its_saved_state(sessi
         for t0 in (130.0, 150.0, 170.0):
             for until in (t0 + 5, 200.0):
                 _same(fast.run(taken, until, t0), reference.run(taken, until))
+
+
+def test_a_replay_no_longer_kept_is_no_longer_cut_from(session, monkeypatch):
+    monkeypatch.setattr(snapshots, "KEPT_REPLAYS", 2)
+    script, reference, taken = session
+    with ForkReplayer(script, conform._Start(1.0), conform._take) as fast:
+        for until in (150.0, 160.0, 170.0, 180.0, 190.0):
+            fast.run(taken, until, 140.0)
+        kept = list(fast._kept.values())
+        filed = {id(r) for replays in fast._by_span.values() for r in replays}
+        assert filed == {id(r) for r in kept}
+        assert fast.events(taken, 185.0, 140.0) == reference.run(taken, 185.0).events
+        assert fast.cuts == 1
