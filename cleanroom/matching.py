@@ -331,11 +331,21 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     ref = [it for it in summarize(list(reference) + cuts, end) if seen(it)]
     got = [it for it in summarize([e for e in game if e["t"] <= end + 1e-6] + cuts, end)
            if seen(it)]
+    return _pair(ref, got, _presses(reference), tol, end)
+
+
+def _presses(reference: Sequence[dict]) -> list[float]:
+    return sorted(e["t"] for e in reference
+                  if e["type"] == "button" and e.get("action") == "press")
+
+
+def _pair(ref: list[Item], got: list[Item], presses: list[float], tol: Tolerance,
+          end: float) -> Result:
+    """Pair the game's items ``got`` with the reference's ``ref`` (``compare``); ``presses``:
+    the reference's press times (the since-input share)."""
     used = [False] * len(got)
     missing: Item | None = None
     start = 0
-    presses = sorted(e["t"] for e in reference
-                     if e["type"] == "button" and e.get("action") == "press")
 
     def grow(t: float) -> float:
         if not tol.since_input_frac:
@@ -396,6 +406,7 @@ def _index_near(items: list[Item], t: float) -> int:
 ZONE_MARGIN_S = 0.05
 WINDOW_FACTS = 8        # the latest comparisons a new one may build on
 WINDOW_ZONES = 6        # quiet stretches tried per comparison it builds on
+WINDOW_REFS = 16        # the reference's summarized parts kept for the next comparisons
 
 
 class QuietWindow:
@@ -449,6 +460,15 @@ class QuietWindow:
                 self.zones.append((a["t"], b["t"]))
         self.zone_end = [b for _, b in self.zones]
         self.facts: list[tuple[list, float, float]] = []
+        self._refs: dict[tuple, tuple[list[Item], list[float]]] = {}    # compare's, kept
+
+    def _observable(self, events: list[dict]) -> list[dict]:
+        """Return ``events`` without the outputs the reference could not observe
+        (``compare``'s ``types``)."""
+        if self.types is None:
+            return events
+        unseen = set(OUTPUT_TYPES) - set(self.types)
+        return [e for e in events if e["type"] not in unseen]
 
     def learn(self, events: list[dict], h: float, res: Result) -> None:
         """Keep a comparison (whole, or found equal to it) to build later ones on."""
@@ -473,13 +493,23 @@ class QuietWindow:
         # the last press before z1 and the inputs after it: the since-input share after z1
         j = bisect.bisect_right(self.press_t, z1) - 1
         j = self.press_at[j] if j >= 0 else 0
-        if whole:
-            ref = self.others[j:] + self.outputs[k0:]
-        else:
-            ref = (self.others[j:bisect.bisect_right(self.others_t, h)]
-                   + self.outputs[k0:bisect.bisect_right(self.out_t, h)])
+        # the reference's part summarized once for the replays that share its stretch (the
+        # options of one decision, most often): ``compare`` with no gap in the reference
+        key = (j, k0, whole, h)
+        ref = self._refs.pop(key, None)
+        if ref is None:
+            if whole:
+                part = self.others[j:] + self.outputs[k0:]
+            else:
+                part = (self.others[j:bisect.bisect_right(self.others_t, h)]
+                        + self.outputs[k0:bisect.bisect_right(self.out_t, h)])
+            ref = (summarize(self._observable(part), h), _presses(part))
+        self._refs[key] = ref
+        if len(self._refs) > WINDOW_REFS:
+            del self._refs[next(iter(self._refs))]
         got = events[bisect.bisect_left(events, z1, key=_time):]
-        res = compare(ref, got, self.tol, h, self.types)
+        got = summarize([e for e in self._observable(got) if e["t"] <= h + 1e-6], h)
+        res = _pair(ref[0], got, ref[1], self.tol, h)
         res.full = False
         self.learn(events, h, res)
         return res
