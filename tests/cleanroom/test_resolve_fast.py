@@ -6,7 +6,6 @@ How fast it is, is measured by benchmarks/conform_speed.py, not here.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest

@@ -473,7 +473,8 @@ def test_a_key_closed_before_the_loop_begins_is_taken_by_its_first_scans():
     def flow(e: Engine):
         yield ("sleep", 0.5)
         key = yield ("key", frozenset({"YES/BUY"}))
-        e.tone(param("click_hz"), param("click_dur_s"))
+        if key == "YES/BUY":
+            e.tone(param("click_hz"), param("click_dur_s"))
     engine = Engine(flow)
     engine.power(True)
     engine.advance(0.3)
