@@ -25,7 +25,8 @@ which takes some tens of minutes on a 112-session corpus)::
 
 The sessions of a corpus whose length is within a tenth of S seconds, one after the other
 on one process, the new path only (processor time of each, the median, and how many resolve
-within ``--goal`` seconds)::
+within ``--goal`` seconds; beside each, the reference run: its time in replays of the session
+from power-on with the decisions resolved, which a slower or faster machine moves less)::
 
     .venv/bin/python benchmarks/conform_speed.py --corpus CORPUS --around 400 [--goal 2]
 
@@ -35,6 +36,7 @@ corpus in under 5 minutes on 2 cores with ``--jobs 2``.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -156,18 +158,36 @@ def around(folder: str, seconds: float, goal: float) -> int:
         return 2
     print(f"corpus {folder}: {len(picked)} sessions of {seconds * 0.9:.0f}-{seconds * 1.1:.0f} "
           f"s, one process, load {os.getloadavg()[0]:.1f}")
-    cpus = []
+    cpus, ratios = [], []
     for name, length, script, events in picked:
         result, cpu, wall = timed(script, events, fast=True)
         cpus.append(cpu)
+        ratios.append(cpu / _replay_cpu(script, result, length))
         # a held-out session is timed like the others but is not one to study
         print(f"  {name:24} {length:6.0f} s of play: {cpu:6.2f} s processor, {wall:6.2f} s wall"
-              f" ({'conforms' if result.conforms else 'differs'})"
+              f", {ratios[-1]:4.0f} replays ({'conforms' if result.conforms else 'differs'})"
               f"{'  [held out: measure only]' if name in HELD_OUT else ''}")
-    print(f"  median {statistics.median(cpus):.2f} s, fastest {min(cpus):.2f} s, slowest "
-          f"{max(cpus):.2f} s; "
+    print(f"  median {statistics.median(cpus):.2f} s ({statistics.median(ratios):.0f} replays), "
+          f"fastest {min(cpus):.2f} s, slowest {max(cpus):.2f} s; "
           f"{sum(c < goal for c in cpus)} of {len(cpus)} under {goal:g} s")
     return 0
+
+
+def _replay_cpu(script, result, length: float) -> float:
+    """Return the processor time of the reference run beside each resolution: one replay of
+    the session from power-on to its end with the decisions it resolved, in this process (the
+    best of three).  A resolution's time in such replays moves less with the machine's speed
+    than its seconds do."""
+    from cleanroom import conform, snapshots
+
+    replayer = snapshots.PowerOnReplayer(script, conform._Start(1.0))
+    values = [d.value for d in result.decisions]
+    best = math.inf
+    for _ in range(3):
+        c = time.process_time()
+        replayer.run(values, length)
+        best = min(best, time.process_time() - c)
+    return best
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,10 @@ def test_the_sessions_of_one_length_are_timed_with_their_median_and_the_goal(ben
     lines = out.splitlines()
     assert lines[0].startswith(f"corpus {CORPUS}: 1 sessions of ")
     assert lines[1].split()[:2] == ["l4_p4_s16", "238"] and lines[1].endswith("(conforms)")
+    # beside each, the reference run: the resolution's time in replays from power-on
+    assert float(lines[1].split(",")[-1].split()[0]) > 1
     assert lines[2].startswith("  median ") and lines[2].endswith("1 of 1 under 60 s")
+    assert " replays), " in lines[2]
 
 
 def test_no_session_of_that_length_is_one_clear_error(bench):
