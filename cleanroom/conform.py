@@ -186,6 +186,11 @@ class _Search:
         rep = self.replayer.run(forced, until, t0)
         return rep.events, _Calls(rep.calls, rep.used, rep.looks)
 
+    def saved_from(self, forced: Sequence) -> float:
+        """Return the time of the earliest saved state the replayer keeps with ``forced``'s
+        decisions (inf: none; cleanroom.snapshots)."""
+        return self.replayer.saved_from(forced)
+
     def events(self, forced: Sequence, until: float, t0: float = 0.0) -> list[dict]:
         """Return the events of ``replay(forced, until, t0)`` (the fast path may cut them from
         a longer replay with the same decisions to ``until``: cleanroom.snapshots)."""

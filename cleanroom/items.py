@@ -30,7 +30,14 @@ def count_items(result: Result, search) -> None:
     matched = result.matched_items          # in time order
     matched_t = [g.t for g in matched]
     seen = search.replay(taken, end)[1]     # kept from the search, most often
-    for i, d in enumerate(result.decisions):
+    # the decisions from the earliest saved state the search left first, then the earlier
+    # ones: those states serve the later decisions before they give way to the states the
+    # earlier ones need (the counts do not depend on the order: each replay stands alone)
+    start = search.saved_from(taken)
+    order = [i for i, d in enumerate(result.decisions) if d.t >= start] + \
+        [i for i, d in enumerate(result.decisions) if d.t < start]
+    for i in order:
+        d = result.decisions[i]
         if len(d.options) < 2 or d.t > limit:
             continue
         later = [e.t for e in result.decisions[i + 1:] if len(e.options) > 1 and e.t > d.t + 1e-9]

@@ -206,6 +206,11 @@ class PowerOnReplayer:
         """Return the events of ``run(forced, until)``, replayed."""
         return self.run(forced, until, t0).events
 
+    @staticmethod
+    def saved_from(forced: Sequence) -> float:
+        """No saved states here (``ForkReplayer.saved_from``)."""
+        return math.inf
+
     def close(self) -> None:
         """Nothing to release."""
 
@@ -680,6 +685,13 @@ class ForkReplayer:
                 self.cuts += 1
                 return got
         return self.run(forced, until, t0).events
+
+    def saved_from(self, forced: Sequence) -> float:
+        """Return the time of the earliest saved state kept whose decisions are those
+        ``forced`` takes (inf: none)."""
+        forced = list(forced)
+        return min((n.t for n in self._nodes if self._compatible(n, forced)),
+                   default=math.inf)
 
     def _spans(self, replay: Replay, how) -> None:
         """Note a kept replay (``how`` list.append) under each ``CUT_SPAN_S`` stretch of tower
