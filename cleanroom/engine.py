@@ -126,7 +126,7 @@ class Engine(TickClock):
         self.now = 0.0
         self.events: list[dict] = []
         # when each event was written or taken back: its time (``marks_t``) and the tower's
-        # (``marks_now``, never decreasing), in the order written (cleanroom.snapshots cuts a
+        # (``marks_now``, never decreasing), in the order written (cleanroom.cut cuts a
         # replay's events at an earlier time where nothing written later lands before it)
         self.marks_t = array("d")
         self.marks_now = array("d")
