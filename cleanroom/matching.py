@@ -315,10 +315,7 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     ``Tolerance()`` (50 ms; ``resolve`` and ``towerlab conform`` default to ``CRITERION``).
     """
     tol = tol or Tolerance()
-    if types is not None:
-        unseen = set(OUTPUT_TYPES) - set(types)
-        reference = [e for e in reference if e["type"] not in unseen]
-        game = [e for e in game if e["type"] not in unseen]
+    reference, game = _observable(reference, types), _observable(game, types)
     if end is None:
         end = max([e["t"] for e in reference] + [0.0])
     gaps = [(e["t"], e["t"] + e["dur_s"]) for e in reference if e["type"] == "gap"]
@@ -332,6 +329,15 @@ def compare(reference: Sequence[dict], game: Sequence[dict], tol: Tolerance | No
     got = [it for it in summarize([e for e in game if e["t"] <= end + 1e-6] + cuts, end)
            if seen(it)]
     return _pair(ref, got, _presses(reference), tol, end)
+
+
+def _observable(events: Sequence[dict], types: Sequence[str] | None) -> Sequence[dict]:
+    """Return ``events`` without the outputs a reference observing ``types`` could not see
+    (``compare``; None: it sees all)."""
+    if types is None:
+        return events
+    unseen = set(OUTPUT_TYPES) - set(types)
+    return [e for e in events if e["type"] not in unseen]
 
 
 def _presses(reference: Sequence[dict]) -> list[float]:
@@ -444,8 +450,7 @@ class QuietWindow:
         self.out_t = [e["t"] for e in self.outputs]
         self.others = [e for e in ref if e["type"] not in OUTPUT_TYPES]
         self.others_t = [e["t"] for e in self.others]
-        self.presses = sorted(e["t"] for e in ref
-                              if e["type"] == "button" and e.get("action") == "press")
+        self.presses = _presses(ref)
         self.press_at = [i for i, e in enumerate(self.others)
                          if e["type"] == "button" and e.get("action") == "press"]
         self.press_t = [self.others[i]["t"] for i in self.press_at]
@@ -461,14 +466,6 @@ class QuietWindow:
         self.zone_end = [b for _, b in self.zones]
         self.facts: list[tuple[list, float, float]] = []
         self._refs: dict[tuple, tuple[list[Item], list[float]]] = {}    # compare's, kept
-
-    def _observable(self, events: list[dict]) -> list[dict]:
-        """Return ``events`` without the outputs the reference could not observe
-        (``compare``'s ``types``)."""
-        if self.types is None:
-            return events
-        unseen = set(OUTPUT_TYPES) - set(self.types)
-        return [e for e in events if e["type"] not in unseen]
 
     def learn(self, events: list[dict], h: float, res: Result) -> None:
         """Keep a comparison (whole, or found equal to it) to build later ones on."""
@@ -503,12 +500,12 @@ class QuietWindow:
             else:
                 part = (self.others[j:bisect.bisect_right(self.others_t, h)]
                         + self.outputs[k0:bisect.bisect_right(self.out_t, h)])
-            ref = (summarize(self._observable(part), h), _presses(part))
+            ref = (summarize(_observable(part, self.types), h), _presses(part))
         self._refs[key] = ref
         if len(self._refs) > WINDOW_REFS:
             del self._refs[next(iter(self._refs))]
         got = events[bisect.bisect_left(events, z1, key=_time):]
-        got = summarize([e for e in self._observable(got) if e["t"] <= h + 1e-6], h)
+        got = summarize([e for e in _observable(got, self.types) if e["t"] <= h + 1e-6], h)
         res = _pair(ref[0], got, ref[1], self.tol, h)
         res.full = False
         self.learn(events, h, res)
