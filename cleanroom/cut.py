@@ -28,7 +28,7 @@ import bisect
 from array import array
 from typing import Any, Callable, Sequence
 
-__all__ = ["cut", "CUT_S"]
+__all__ = ["cut", "takes_alike", "CUT_S"]
 
 CUT_S = 2e-6
 
@@ -61,6 +61,17 @@ class CutIndex:
         return self._arrays
 
 
+def takes_alike(forced: Sequence, values: Sequence, calls: Sequence, n: int,
+                take: Callable[[Sequence, int, Any], Any]) -> bool:
+    """Tell whether ``forced`` takes each of a replay's first ``n`` decisions (``calls``,
+    taken as ``values``; ``n`` at most ``len(forced)``) as the replay took it (``take``: the
+    chooser's rule, which passes over a forced value the rules do not allow)."""
+    if forced[:n] == values[:n]:
+        return True
+    return not any(forced[i] != values[i] and take(forced, i, calls[i]) != values[i]
+                   for i in range(n - 1, -1, -1))
+
+
 def _time(e: dict) -> float:
     return e["t"]
 
@@ -78,12 +89,8 @@ def cut(replay, forced: list, until: float, take: Callable[[Sequence, int, Any],
     # every decision it took by then, and a little after, as ``forced`` takes it
     m = bisect.bisect_right(index.times, until + CUT_S)
     n = min(m, len(forced))
-    values = index.values
-    if forced[:n] != values[:n]:
-        calls = replay.calls
-        if any(forced[i] != values[i] and take(forced, i, calls[i]) != values[i]
-               for i in range(n - 1, -1, -1)):
-            return None
+    if not takes_alike(forced, index.values, replay.calls, n, take):
+        return None
     if m > n:
         chosen = index.chosen(take)
         if bisect.bisect_left(chosen, n) < bisect.bisect_left(chosen, m):

@@ -109,7 +109,7 @@ from typing import Any, Callable, Sequence
 from captures.script import Script, timeline
 from captures.tower import run_script
 
-from .cut import cut
+from .cut import cut, takes_alike
 from .replies import (emitted, events_since, looks_copy, looks_from, looks_since, marks_since,
                       run_events, time_order, used_times)
 
@@ -796,11 +796,9 @@ class ForkReplayer:
         """Tell whether ``forced`` takes every decision ``node`` took as it did."""
         if node.free > len(forced):
             return False                # a forced option past the end of ``forced``
-        n = min(len(node.calls), len(forced))
-        if forced[:n] == node.values[:n]:
-            return True                 # the rest took their likeliest option either way
-        take = self.take
-        return all(take(forced, i, d) == d.value for i, d in enumerate(node.calls))
+        # after its end, the node took each likeliest option, as ``forced`` takes them
+        return takes_alike(forced, node.values, node.calls, min(len(node.calls), len(forced)),
+                           self.take)
 
     def _nearest(self, forced: list, until: float) -> _Node:
         best = self._root
