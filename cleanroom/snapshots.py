@@ -58,7 +58,7 @@ fault is slow; so early in a session, where a replay from power-on costs less th
 is replayed from power-on here instead (``FORK_S``, ``HERE_S_PER_S``, ``CHILD_S_PER_S``).  Only
 the time the game runs from the node is saved: the search still asks for each candidate's
 replay, some tens of seconds of game each (benchmarks/conform_speed.py).  The processes of the
-tree fork through the C library's ``fork`` (``_fork``), not ``os.fork``: the interpreter's
+tree fork through the C library's ``fork`` (cleanroom.forks), not ``os.fork``: the interpreter's
 steps around ``os.fork`` (its at-fork handlers, ``threading``'s among them, and its
 reinitialisation of threads and locks) cost a run's child about 200 page copies and 0.4 ms
 before it does anything, a third of what a run costs; a raw fork's child starts with about 30.
@@ -91,7 +91,6 @@ from __future__ import annotations
 
 import atexit
 import bisect
-import ctypes
 import gc
 import math
 import os
@@ -110,6 +109,7 @@ from captures.script import Script, timeline
 from captures.tower import run_script
 
 from .cut import cut, takes_alike
+from .forks import fork, reap, subreaper
 from .replies import (emitted, events_since, looks_copy, looks_from, looks_since, marks_since,
                       run_events, time_order, used_times)
 
@@ -296,40 +296,6 @@ class _Proxy:
         self.tower.close()
 
 
-def _raw_fork() -> int:
-    """``fork()`` from the C library, without the interpreter's own steps around it (module
-    doc, "What a run costs"); the GIL stays held (``PyDLL``).  Raise OSError as ``os.fork``."""
-    pid = _LIBC_FORK()
-    if pid < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err))
-    return pid
-
-
-def _libc_fork():
-    """Return the C library's ``fork`` where the tree may call it directly (Linux), else
-    None."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        fork = ctypes.PyDLL(None, use_errno=True).fork
-    except (OSError, AttributeError):
-        return None
-    fork.restype, fork.argtypes = ctypes.c_int, ()
-    return fork
-
-
-def _fork() -> int:
-    """Fork a node or a run (``_take_request``): the C library's ``fork`` where the process
-    has one thread, as every process of the tree has, else ``os.fork``."""
-    if _LIBC_FORK is not None and threading.active_count() == 1:
-        return _raw_fork()
-    return os.fork()
-
-
-_LIBC_FORK = _libc_fork()
-
-
 def _take_request(proc: _Process, listening: socket.socket):
     """Wait for a request; fork for it.  Return it in the child, None in this process (or
     end this process at end of file)."""
@@ -338,7 +304,7 @@ def _take_request(proc: _Process, listening: socket.socket):
         listening.close()
         os._exit(0)             # children still running go to the server (module doc)
     gc.freeze()                 # the child need not scan (and so copy) what is here
-    pid = _fork()
+    pid = fork()
     if pid == 0:
         listening.close()
         proc.sock = socket.socket(fileno=fds[0])
@@ -395,8 +361,8 @@ def _server_main(fd: int) -> None:
     status = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGCHLD, lambda *_: _reap())
-        _subreaper()
+        signal.signal(signal.SIGCHLD, lambda *_: reap())
+        subreaper()
         sock = socket.socket(fileno=fd)
         _send(sock, ("hello", os.getpid()))
         proc = _Process(sock)
@@ -409,7 +375,7 @@ def _server_main(fd: int) -> None:
         status = 1
     finally:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        _reap(wait=True)
+        reap(wait=True)
         os._exit(status)
 
 
@@ -449,26 +415,6 @@ def _more(proxy: _Proxy) -> None:
     if msg is None or msg[0] != "more" or not msg[1] > proxy.until:
         os._exit(0)
     proxy.until = msg[1]
-
-
-def _reap(wait: bool = False) -> None:
-    """Collect ended children (all of them, waiting, with ``wait``)."""
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, 0 if wait else os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def _subreaper() -> None:
-    """Make this process the one the tree's orphans go to (Linux; elsewhere they go to init
-    and the tree still ends, its processor time uncounted)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)    # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
 
 
 def _picklable(exc: BaseException) -> BaseException:

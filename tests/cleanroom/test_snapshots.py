@@ -194,33 +194,6 @@ def test_the_server_and_its_processes_end_on_shutdown(session):
         os.kill(server.pid, 0)
 
 
-@pytest.mark.skipif(not os.uname().sysname == "Linux", reason="the raw fork is Linux's")
-def test_the_tree_forks_through_the_c_library_on_linux():
-    # every process of the tree has one thread: the runs above forked through it
-    assert snapshots._LIBC_FORK is not None
-
-
-def test_a_process_with_another_thread_forks_through_os_fork(monkeypatch):
-    import threading
-
-    calls = []
-
-    def spy():
-        calls.append("os.fork")
-        return 1                # as the parent: nothing is forked
-    monkeypatch.setattr(snapshots.os, "fork", spy)
-    monkeypatch.setattr(snapshots, "_raw_fork", lambda: pytest.fail("raw fork with a thread"))
-    release = threading.Event()
-    other = threading.Thread(target=release.wait, args=(60.0,))
-    other.start()
-    try:
-        assert snapshots._fork() == 1
-    finally:
-        release.set()
-        other.join(60.0)
-    assert calls == ["os.fork"]
-
-
 def _cut_points(replay, after: float) -> list[float]:
     """Times where a cut is most likely to go wrong: at each decision, event and press after
     ``after``, and a microsecond and a nanosecond on either side."""
