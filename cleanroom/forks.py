@@ -1,6 +1,7 @@
 """How the processes of the replay tree (cleanroom.snapshots) fork, where they run and how they
-are collected: the C library's ``fork`` where a process has one thread, the server as the tree's
-subreaper.  Why each: cleanroom.snapshots, "What a run costs" and "Processes"."""
+are collected: the C library's ``fork`` where a process has one thread, a child kept on the CPU
+its parent runs on, the server as the tree's subreaper.  Why each: cleanroom.snapshots, "What a
+run costs", "Where a run runs" and "Processes"."""
 from __future__ import annotations
 
 import ctypes
@@ -8,7 +9,8 @@ import os
 import sys
 import threading
 
-__all__ = ["fork", "raw_fork", "reap", "subreaper", "LIBC_FORK"]
+__all__ = ["fork", "fork_here", "pin_here", "raw_fork", "reap", "subreaper", "LIBC_FORK",
+           "GETCPU"]
 
 
 def raw_fork() -> int:
@@ -44,6 +46,53 @@ def fork() -> int:
 
 
 LIBC_FORK = _libc_fork()
+
+
+def _libc_getcpu():
+    """Return the C library's ``sched_getcpu`` where a process can be pinned to a CPU
+    (Linux), else None."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        getcpu = ctypes.CDLL(None).sched_getcpu
+    except (OSError, AttributeError):
+        return None
+    getcpu.restype, getcpu.argtypes = ctypes.c_int, ()
+    return getcpu
+
+
+GETCPU = _libc_getcpu()
+
+
+def fork_here() -> int:
+    """``fork`` a child that stays on the CPU this process runs on (cleanroom.snapshots,
+    "Where a run runs"); this process keeps the CPUs it had."""
+    mask = pin_here()
+    try:
+        pid = fork()
+    except BaseException:
+        if mask is not None:
+            os.sched_setaffinity(0, mask)
+        raise
+    if pid != 0 and mask is not None:
+        os.sched_setaffinity(0, mask)
+    return pid
+
+
+def pin_here() -> set | None:
+    """Pin this process to the CPU it runs on; return the CPUs it could run on before, or
+    None where it has only one already or where that cannot be done."""
+    if GETCPU is None:
+        return None
+    try:
+        mask = os.sched_getaffinity(0)
+        cpu = GETCPU()
+        if len(mask) < 2 or cpu not in mask:
+            return None
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        return None
+    return mask
 
 
 def reap(wait: bool = False) -> None:
