@@ -745,16 +745,20 @@ _ROWS = [
           "plague and starvation.  The development corpus: a multi-player force of 2 or 1 "
           "warriors never wins its skirmish (35 of 35 lost: the last stand rows); a solo "
           "force fights on (6 of 17 won at 2 or 1)", "rulebook; corpus (evidence rows)"),
-    Param("score", (171, 4, 3), "points", "rulebook Scoring (few moves, few warriors): "
-          "score = 171 - 4 x the winner's turns - 3 x the warriors that began the Final "
-          "Battle, within 0-99 (00: won without a score).  Read off the 8 victories of the "
-          "development sessions and captures (turns, warriors: score): l4_p1_s136 (14, 28: 31) "
-          "and l4_p2_s140 (8, 28: 55) give 4 a turn, and a start of 87 + 28 x the "
-          "warrior's weight (171 with 3); l4_p4_s16 (3, 19: 99) needs a weight of 2.67 "
-          "(24/9) or more, l4_p1_s152 (16, 44: 00) 1.44 or more, l4_p1_s104 (25, 33: 00), "
-          "l4_p3_s112 and l4_p3_s160 (1, 10: 99) and level4_riddle (3, 10: 99) any from "
-          "1.33; nothing recorded bounds it from above: 3 taken, the smallest whole number "
-          "the bounds allow (request score_victories)",
+    Param("score", (199, 4, 4), "points", "rulebook Scoring (few moves, few warriors): "
+          "score = 199 - 4 x (the winner's turns + the warriors that began the Final "
+          "Battle), within 0-99 (00: won without a score): 99 down to 25 turns and warriors "
+          "together, 4 fewer for each one more.  Read off the 8 victories of the development "
+          "sessions and captures (turns, warriors: score): l4_p1_s136 (14, 28: 31) and "
+          "l4_p2_s140 (8, 28: 55) give 4 a turn, and a start of 87 + 28 x the warrior's "
+          "weight; l4_p4_s16 (3, 19: 99) needs a weight of 2.67 (24/9) or more, l4_p1_s152 "
+          "(16, 44: 00) 1.44 or more, l4_p1_s104 (25, 33: 00), l4_p3_s112 and l4_p3_s160 "
+          "(1, 10: 99) and level4_riddle (3, 10: 99) any from 1.33; nothing recorded bounds "
+          "it from above.  Every weight from 2.67 up fits all 8 (3 with a start of 171, 4 "
+          "with 199, 6 with 255); the warriors weigh as much as a turn here, the one weight "
+          "the recordings fix, which needs no second one (the rulebook names the two "
+          "alike); it was 3 (171), the smallest whole number the bounds allow (request "
+          "score_victories)",
           "corpus: 8 victories; the warriors' weight rests on a lower bound"),
 ]
 

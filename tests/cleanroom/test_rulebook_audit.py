@@ -146,10 +146,10 @@ def test_solo_player_losing_the_final_battle_is_not_given_a_warrior_back():
 def test_score_counts_the_warriors_that_laid_siege_not_those_left_after_the_battle():
     """Scoring: 'your score is based both on the number of moves it took you to circle the
     board and the number of warriors that you lay siege to the tower with' (params score:
-    171 - 4 x 20 turns - 3 x 20 warriors = 31; the 17 survivors would give 40)."""
+    199 - 4 x (20 turns + 20 warriors) = 39; the 17 survivors would give 51)."""
     tw = tower(1, 1, inventory=dict(warriors=20, keys=3, frontiers=4, turns=20),
                riddle=[("GOLD KEY", "SILVER KEY", "BRASS KEY")], tower_brigands_L1=[17],
                skirmish=[False] * 3 + [True] * 5, riddle_key1=["GOLD KEY"] * 3, riddle_key2=["SILVER KEY"] * 3)
     obs = press(tw, "DARK TOWER", "YES/BUY", "YES/BUY")
     assert tw.game.over and player(tw).warriors == 17
-    assert shown(obs, "display")[-1] == "31"
+    assert shown(obs, "display")[-1] == "39"
