@@ -68,14 +68,12 @@ def fork_here() -> int:
     """``fork`` a child that stays on the CPU this process runs on (cleanroom.snapshots,
     "Where a run runs"); this process keeps the CPUs it had."""
     mask = pin_here()
+    pid = -1
     try:
         pid = fork()
-    except BaseException:
-        if mask is not None:
+    finally:
+        if mask is not None and pid != 0:   # this process, whether the fork failed or not
             os.sched_setaffinity(0, mask)
-        raise
-    if pid != 0 and mask is not None:
-        os.sched_setaffinity(0, mask)
     return pid
 
 
