@@ -73,7 +73,10 @@ def fork_here() -> int:
         pid = fork()
     finally:
         if mask is not None and pid != 0:   # this process, whether the fork failed or not
-            os.sched_setaffinity(0, mask)
+            try:
+                os.sched_setaffinity(0, mask)
+            except OSError:
+                pass        # a CPU taken away meanwhile: it stays pinned, only slower
     return pid
 
 

@@ -80,6 +80,22 @@ def test_a_failed_fork_gives_the_process_its_cpus_back(monkeypatch):
     assert os.sched_getaffinity(0) == before
 
 
+@affinity
+def test_a_parent_whose_cpus_cannot_be_given_back_still_forks(monkeypatch):
+    calls = []
+
+    def refuse_the_second(pid, cpus):
+        calls.append(set(cpus))
+        if len(calls) > 1:
+            raise OSError(22, "Invalid argument")
+    monkeypatch.setattr(forks.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(forks.os, "sched_setaffinity", refuse_the_second)
+    monkeypatch.setattr(forks, "GETCPU", lambda: 1)
+    monkeypatch.setattr(forks, "fork", lambda: 4242)        # as the parent: nothing forked
+    assert forks.fork_here() == 4242
+    assert calls == [{1}, {0, 1}]
+
+
 @pytest.mark.skipif(not os.uname().sysname == "Linux", reason="the raw fork is Linux's")
 def test_the_tree_forks_through_the_c_library_on_linux():
     # every process of the tree has one thread: its runs fork through it
@@ -105,3 +121,4 @@ def test_a_process_with_another_thread_forks_through_os_fork(monkeypatch):
         release.set()
         other.join(60.0)
     assert calls == ["os.fork"]
+
