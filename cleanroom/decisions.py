@@ -13,8 +13,8 @@ from .matching import ConformError
 from .tower import CleanroomTower
 from .watched import WATCHED_TYPES, Watched
 
-__all__ = ["Decision", "allowed", "ForcedChooser", "is_timing", "ranked", "Start", "taken_value",
-           "Calls", "unseen", "shown_late", "PROBE_MARGIN_S", "LATE_S"]
+__all__ = ["Decision", "allowed", "first_looks", "ForcedChooser", "is_timing", "ranked", "Start",
+           "taken_value", "Calls", "unseen", "shown_late", "PROBE_MARGIN_S", "LATE_S"]
 
 # how far past a difference a partial replay runs (cleanroom.conform): a decision looked at
 # later than that cannot move what came before it
@@ -54,6 +54,12 @@ def allowed(options: Sequence, weights: Sequence[float] | None) -> tuple[list, l
     return [o for o, _ in keep], [w for _, w in keep]
 
 
+def first_looks(looks: Sequence[Sequence[float]]) -> list[float | None]:
+    """Return when the game first looked at each decision, from when it looked at each
+    (``ForcedChooser.looks``; None: not yet)."""
+    return [seen[0] if seen else None for seen in looks]
+
+
 class ForcedChooser:
     """Take decisions from a list, then each remaining decision's likeliest option; log them.
 
@@ -77,7 +83,7 @@ class ForcedChooser:
     @property
     def used(self) -> list[float | None]:
         """When the game first looked at each decision's value (None: not yet)."""
-        return [seen[0] if seen else None for seen in self.looks]
+        return first_looks(self.looks)
 
     def choose(self, name: str, options: Sequence, weights, t: float):
         """Return the forced value for this decision if the rules allow it, else the likeliest."""

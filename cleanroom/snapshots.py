@@ -121,6 +121,7 @@ from captures.script import Script, timeline
 from captures.tower import run_script
 
 from .cut import cut, takes_alike
+from .decisions import first_looks
 from .forks import fork_here, reap, subreaper
 from .replies import (emitted, events_since, looks_copy, looks_from, looks_since, marks_since,
                       run_events, time_order, used_times)
@@ -727,7 +728,7 @@ class ForkReplayer:
         _, now, (keep, new), calls, looks, marks = answer
         calls = node.calls + calls
         looks = looks_from(node.looks, looks)
-        used = [d.t for d in calls] if looks is None else [x[0] if x else None for x in looks]
+        used = [d.t for d in calls] if looks is None else first_looks(looks)
         return Replay(run_events(node, keep, new, now), calls, used, looks, now, node.t, marks)
 
     def _answer(self, sock: socket.socket, what: str):
