@@ -87,8 +87,10 @@ def pin_here() -> set | None:
         return None
     try:
         mask = os.sched_getaffinity(0)
+        if len(mask) < 2:
+            return None         # pinned already: a node of the tree, most often
         cpu = GETCPU()
-        if len(mask) < 2 or cpu not in mask:
+        if cpu not in mask:
             return None
         os.sched_setaffinity(0, {cpu})
     except OSError:
