@@ -23,7 +23,10 @@ and over the sweep's key scans (``Sweep``):
 - for a MOVE sweep, (j + e) mod 3, e the outcome's place in the circle PLAGUE, DRAGON,
   LOST (a safe move counts as LOST with a base of its own), over blocks of consecutive
   scans of every period (``block_fits``), and a battle's count of BRIGANDS against its
-  think time modulo 3 (``battle_residues``).
+  think time modulo 3 (``battle_residues``);
+- for each of those blocks, the steps a per scan for which its scans, ordered by the
+  fractional part of a x n, show each outcome in one stretch (``circle_steps``,
+  ``block_circles``), and the order of the outcomes round that circle.
 
 Example::
 
@@ -34,7 +37,9 @@ from __future__ import annotations
 
 import collections
 import os
+import random
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Iterable, Sequence
 
 from analysis.base import AnalysisError
@@ -44,7 +49,7 @@ from captures.events import read_events, recording_events_file
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
-           "MOVE_CIRCLE", "PASS_S"]
+           "circle_steps", "circle_order", "MOVE_CIRCLE", "PASS_S"]
 
 PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
 SAME_CLICK_S = 2e-4      # clicks this close are the same scan's
@@ -55,7 +60,11 @@ OUTPUTS = ("motor", "lamp", "tone")
 # safe move (no picture) counts as LOST, with a base time of its own
 MOVE_CIRCLE = {"PLAGUE": 0, "DRAGON": 1, "LOST": 2, "none": 2}
 MOVE_OUTCOMES = {"PLAGUE", "DRAGON", "LOST", "BRIGANDS", "none"}
+# the order of a MOVE's outcomes round each block's circle (docs/draws.md, section 6)
+CIRCLE = ("none", "LOST", "DRAGON", "PLAGUE", "BRIGANDS")
 SAFE_ABOVE = 13          # a safe move's base lies this many instructions above the others'
+BLOCK = 18               # scans in a block of the MOVE sweeps (docs/draws.md, section 6)
+SHUFFLES = 200           # shuffles of a block's outcomes, for the chance of a circle
 
 
 class SweepError(AnalysisError):
@@ -254,6 +263,43 @@ class Sweep:
             blocks[(n - phase) // period][v] += 1
         return [(b * period + phase, blocks[b].most_common(1)[0][0]) for b in sorted(blocks)]
 
+    def block_circles(self, phase: int, period: int = BLOCK) -> list[tuple]:
+        """Return, per block of ``period`` scans at ``phase`` (``blocks``) whose every scan
+        is in the sweep: (its first scan, ``circle_steps`` of its outcomes, their order round
+        the circle at the middle of the first interval, of ``SHUFFLES`` shufflings of its
+        outcomes among its scans how many give some step a circle too)."""
+        scans = self.scans
+        out = []
+        for first, _ in self.blocks(period, phase):
+            ns = range(first, first + period)
+            if not all(n in scans for n in ns):
+                continue
+            outcomes = {n - first: scans[n].outcome for n in ns}
+            steps = circle_steps(outcomes)
+            order = circle_order(outcomes, float(sum(steps[0]) / 2)) if steps else []
+            rng = random.Random(f"{self.name} {first}")
+            values, hits = list(outcomes.values()), 0
+            for _ in range(SHUFFLES):
+                rng.shuffle(values)
+                hits += bool(circle_steps(dict(zip(outcomes, values))))
+            out.append((first, steps, order, hits))
+        return out
+
+    def window_circles(self, phase: int, period: int = BLOCK) -> dict[int, tuple[int, int]]:
+        """Return, per offset k from a block's start (blocks of ``period`` at ``phase``), of
+        the windows of ``period`` consecutive scans all in the sweep that begin k scans after
+        a block's start (k = 0: the blocks themselves), (how many read one circle as in
+        ``block_circles``, how many there are)."""
+        scans = self.scans
+        out: dict[int, list[int]] = collections.defaultdict(lambda: [0, 0])
+        for first in range(min(scans, default=0), max(scans, default=0) - period + 2):
+            ns = range(first, first + period)
+            if all(n in scans for n in ns):
+                got = out[(first - phase) % period]
+                got[0] += bool(circle_steps({n - first: scans[n].outcome for n in ns}))
+                got[1] += 1
+        return {k: (a, b) for k, (a, b) in sorted(out.items())}
+
     def battle_residues(self) -> dict[int, collections.Counter]:
         """Return, per count of BRIGANDS a battle showed, its think times (whole
         instructions) modulo 3, counted."""
@@ -262,6 +308,48 @@ class Sweep:
             if r.outcome == "BRIGANDS" and r.think is not None and r.number:
                 out[int(r.number)][round(r.think) % 3] += 1
         return dict(sorted(out.items()))
+
+
+def circle_steps(outcomes: dict[int, str]) -> list[tuple[Fraction, Fraction]]:
+    """Return the intervals (lo, hi) of steps a, 0 < a <= 1/2, for which the scans of
+    ``outcomes`` (scan: outcome), ordered by the fractional part of a x scan, show each
+    outcome in one stretch round the circle (intervals that touch are joined; a step 1 - a
+    orders the scans the other way round, the same circle read backwards).
+
+    The order of scans n0..n1 changes only where a is a fraction whose denominator is at
+    most n1 - n0, so one a inside each interval between such fractions tells for all of it.
+    """
+    ns = sorted(outcomes)
+    if len(ns) < 2:
+        return [(Fraction(0), Fraction(1, 2))]
+    span = ns[-1] - ns[0]
+    cuts = sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
+                  | {Fraction(1, 2)})
+    want = len(set(outcomes.values()))
+    out: list[tuple[Fraction, Fraction]] = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        if len(_stretches(outcomes, float(lo + hi) / 2)) == want:
+            if out and out[-1][1] == lo:
+                out[-1] = (out[-1][0], hi)
+            else:
+                out.append((lo, hi))
+    return out
+
+
+def circle_order(outcomes: dict[int, str], a: float) -> list[str]:
+    """Return the outcomes of ``outcomes`` (scan: outcome) round the circle of step ``a`` (by
+    the fractional part of a x scan), one per stretch, from the first in ``CIRCLE``."""
+    stretches = _stretches(outcomes, a)
+    first = min(range(len(stretches)),
+                key=lambda i: CIRCLE.index(stretches[i]) if stretches[i] in CIRCLE else 99)
+    return stretches[first:] + stretches[:first]
+
+
+def _stretches(outcomes: dict[int, str], a: float) -> list[str]:
+    """The outcome of each stretch round the circle of step ``a``: consecutive scans in the
+    order of (a x scan) mod 1 with the same outcome make one stretch."""
+    seq = [outcomes[n] for n in sorted(outcomes, key=lambda n: ((a * n) % 1.0, n))]
+    return [x for i, x in enumerate(seq) if x != seq[i - 1]] or seq[:1]
 
 
 def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
@@ -341,12 +429,32 @@ def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:
         blocks = sweep.blocks(18, phase)
         lines.append(f"  blocks of 18 scans: {miss} exceptions; blocks begin at " +
                      ", ".join(f"{s} ({v})" for s, v in blocks) + " (scan (value))")
+        lines.extend(_circle_lines(sweep.block_circles(phase), sweep.window_circles(phase)))
         residues = sweep.battle_residues()
         if residues:
             lines.append("battles, think time mod 3 by BRIGANDS: " + "; ".join(
                 f"{n}: " + " ".join(f"{r}x{c}" for r, c in sorted(cnt.items()))
                 for n, cnt in residues.items()))
     return lines
+
+
+def _circle_lines(circles: list[tuple], windows: dict[int, tuple[int, int]]) -> list[str]:
+    """The report's lines on ``Sweep.block_circles`` and ``Sweep.window_circles``."""
+    if not circles:
+        return []
+    half = [windows[k] for k in range(BLOCK // 3, BLOCK - BLOCK // 3 + 1) if k in windows]
+    whole = sum(bool(steps) for _, steps, _, _ in circles)
+    spans = sorted({" or ".join(f"{lo}-{hi}" for lo, hi in steps) or "none"
+                    for _, steps, _, _ in circles})
+    orders = sorted({" ".join(_letter(o) for o in order) for _, _, order, _ in circles})
+    return [f"  each whole block alone, its scans ordered by (a x scan) mod 1: one stretch "
+            f"per outcome in {whole} of {len(circles)} blocks, a {'; '.join(spans)}",
+            f"    round the circle: {', '.join(orders)} (circle {' '.join(map(_letter, CIRCLE))});"
+            f" of {SHUFFLES} shufflings of each block's outcomes "
+            + ", ".join(str(h) for *_, h in circles) + " read one circle",
+            f"    windows of {BLOCK} scans half a block off (beginning {BLOCK // 3}-"
+            f"{BLOCK - BLOCK // 3} scans after a block's start): {sum(a for a, _ in half)} of "
+            f"{sum(b for _, b in half)} read one circle"]
 
 
 def _letter(outcome: str) -> str:

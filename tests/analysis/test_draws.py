@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.draws import SweepError, read_sweep
+from fractions import Fraction
+
+from analysis.draws import CIRCLE, SweepError, circle_order, circle_steps, read_sweep
 from tests.corpus import genuine_corpus
 from towerlab.cli import main
 
@@ -20,16 +22,19 @@ DATA_SWEEP = Path(__file__).resolve().parents[1] / "data" / "sweeps" / "move_l2_
 
 # docs/draws.md, per MOVE sweep: the same outcome 1, 2 and 7 scans later; the bases of the
 # picture and the no-picture branches and the largest j; the 18-scan blocks' first scans and
-# values; the brigands' think times modulo 3
+# values; the brigands' think times modulo 3; the windows of 18 scans half a block off that
+# read one circle (section 6)
 DOC = {
     "move_l2_p1_s102": dict(lags={1: (0, 77), 2: (25, 76), 7: (53, 71)},
                             bases={"picture": 927, "none": 937}, jmax=14,
                             blocks=[(5, 1), (23, 0), (41, 1), (59, 0)],
-                            battles={8: {2: 2}, 9: {0: 3}, 10: {1: 3}, 11: {2: 2}, 12: {1: 2}}),
+                            battles={8: {2: 2}, 9: {0: 3}, 10: {1: 3}, 11: {2: 2}, 12: {1: 2}},
+                            half_off=(4, 21)),
     "move_l1_p1_s101": dict(lags={1: (0, 77), 2: (30, 76), 7: (48, 71)},
                             bases={"picture": 938, "none": 951}, jmax=15,
                             blocks=[(14, 1), (32, 2), (50, 1), (68, 2)],
-                            battles={8: {1: 4}, 10: {0: 6}, 11: {1: 3}, 12: {0: 3}}),
+                            battles={8: {1: 4}, 10: {0: 6}, 11: {1: 3}, 12: {0: 3}},
+                            half_off=(1, 26)),
 }
 
 
@@ -80,6 +85,40 @@ def test_blocks_shorter_or_longer_than_18_scans_leave_exceptions(sweep):
     fits = sweep.block_fits()
     assert [p for p, (miss, _) in fits.items() if miss == 0] == [6, 9, 18]
     assert all(fits[p][0] > 0 for p in (12, 17, 19, 22, 36))
+
+
+def test_each_block_of_18_scans_alone_orders_its_outcomes_round_one_circle(sweep):
+    # ordered by (a x scan) mod 1, any a from 5/12 to 3/7, each outcome makes one stretch,
+    # in the one order of CIRCLE; no shuffling of a block's outcomes does so
+    circles = sweep.block_circles(sweep.block_fits()[18][1])
+    assert [first for first, *_ in circles] == [5, 23, 41, 59]
+    for first, steps, order, shuffled_circles in circles:
+        assert steps[0][0] == Fraction(5, 12) and steps[0][1] >= Fraction(3, 7), first
+        assert [CIRCLE.index(o) for o in order] == sorted(CIRCLE.index(o) for o in order)
+        assert shuffled_circles == 0
+
+
+def test_windows_of_18_scans_half_a_block_off_seldom_read_one_circle(sweep):
+    windows = sweep.window_circles(sweep.block_fits()[18][1])
+    assert windows[0] == (4, 4)
+    half = [windows[k] for k in range(6, 13)]
+    assert (sum(a for a, _ in half), sum(b for _, b in half)) == \
+        DOC["move_l2_p1_s102"]["half_off"]
+
+
+def test_circle_steps_finds_the_step_of_outcomes_read_off_a_turning_circle():
+    table = ("none", "LOST", "DRAGON", "PLAGUE", "BRIGANDS")
+    outcomes = {n: table[int((0.1 + 0.42 * n) % 1 * 5)] for n in range(18)}
+    steps = circle_steps(outcomes)
+    assert any(lo < Fraction(42, 100) < hi for lo, hi in steps)
+    assert circle_order(outcomes, 0.42) == list(table)
+
+
+def test_circle_steps_finds_none_for_outcomes_no_step_orders():
+    # two outcomes alternating in runs of 1, 2, 3 ... fit no circle of 18 scans
+    outcomes = {n: "LOST" if n in (0, 2, 3, 6, 7, 8, 13, 14, 15, 16) else "none"
+                for n in range(18)}
+    assert circle_steps(outcomes) == []
 
 
 def test_a_battles_draw_time_mod_3_follows_its_brigands(sweep):
@@ -147,6 +186,7 @@ def test_towerlab_draws_prints_the_figures():
     assert "1: 0/77" in text and "7: 53/71" in text
     assert "picture: 927 + 3j instructions at 44 scans (j 0-14), 0 not" in text
     assert "blocks of 18 scans: 0 exceptions; blocks begin at -13 (0), 5 (1), 23 (0)" in text
+    assert "one stretch per outcome in 4 of 4 blocks, a 5/12-3/7; 5/12-4/9" in text
 
 
 def test_towerlab_draws_on_a_missing_folder_exits_2_with_one_line(tmp_path, capsys):
@@ -176,3 +216,7 @@ def check_sweep(folder: Path) -> None:
     assert fits[18][0] == 0
     assert [b for b in sweep.blocks(18, fits[18][1]) if b[0] >= 0][:4] == doc["blocks"]
     assert {n: dict(c) for n, c in sweep.battle_residues().items()} == doc["battles"]
+    circles = sweep.block_circles(fits[18][1])
+    assert all(steps and hits == 0 for _, steps, _, hits in circles)
+    half = [n for k, n in sweep.window_circles(fits[18][1]).items() if 6 <= k <= 12]
+    assert (sum(a for a, _ in half), sum(b for _, b in half)) == doc["half_off"]
