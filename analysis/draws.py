@@ -26,7 +26,10 @@ and over the sweep's key scans (``Sweep``):
   think time modulo 3 (``battle_residues``);
 - for each of those blocks, the steps a per scan for which its scans, ordered by the
   fractional part of a x n, show each outcome in one stretch (``circle_steps``,
-  ``block_circles``), and the order of the outcomes round that circle.
+  ``block_circles``), and the order of the outcomes round that circle;
+- over the whole sweep, the turn of PHASE_STEP/PHASE_TURN a scan (docs/draws.md, section 11):
+  the same outcome 64 scans later (``lag_profile``), and how close an outcome comes to one
+  arc of that phase, against every other step (``outcome_arc``).
 
 Example::
 
@@ -64,6 +67,10 @@ MOVE_OUTCOMES = {"PLAGUE", "DRAGON", "LOST", "BRIGANDS", "none"}
 CIRCLE = ("none", "LOST", "DRAGON", "PLAGUE", "BRIGANDS")
 SAFE_ABOVE = 13          # a safe move's base lies this many instructions above the others'
 BLOCK = 18               # scans in a block of the MOVE sweeps (docs/draws.md, section 6)
+# the phase the draws read turns PHASE_STEP / PHASE_TURN a pass (docs/draws.md, section 11;
+# cleanroom/phase.py holds the same, tests/cleanroom/test_phase.py checks they agree)
+PHASE_STEP, PHASE_TURN = 27, 64
+PHASE_LAGS = (57, 64, 71)   # a turn of the phase, and a turn less and more 7 passes
 SHUFFLES = 200           # shuffles of a block's outcomes, for the chance of a circle
 
 
@@ -300,6 +307,27 @@ class Sweep:
                 got[1] += 1
         return {k: (a, b) for k, (a, b) in sorted(out.items())}
 
+    def outcome_arc(self, outcome: str) -> tuple[int, int, tuple[Fraction, Fraction]]:
+        """Return (the scans off the best arc of ``outcome`` at the phase's step
+        PHASE_STEP/PHASE_TURN a scan; the fewest at any step 0 < a <= 1/2; the steps that
+        give the fewest, (lo, hi), the first such interval)."""
+        flags = {n: r.outcome == outcome for n, r in self.scans.items()}
+        at_phase = arc_misfits(flags, PHASE_STEP / PHASE_TURN)
+        ns = sorted(flags)
+        span = ns[-1] - ns[0] if ns else 1
+        cuts = sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
+                      | {Fraction(1, 2)})
+        best: tuple[int, Fraction, Fraction] | None = None
+        for lo, hi in zip(cuts, cuts[1:]):
+            m = arc_misfits(flags, float(lo + hi) / 2)
+            if best is None or m < best[0]:
+                best = (m, lo, hi)
+            elif m == best[0] and best[2] == lo:
+                best = (m, best[1], hi)
+        if best is None:
+            return at_phase, at_phase, (Fraction(0), Fraction(1, 2))
+        return at_phase, best[0], (best[1], best[2])
+
     def battle_residues(self) -> dict[int, collections.Counter]:
         """Return, per count of BRIGANDS a battle showed, its think times (whole
         instructions) modulo 3, counted."""
@@ -343,6 +371,24 @@ def circle_order(outcomes: dict[int, str], a: float) -> list[str]:
     first = min(range(len(stretches)),
                 key=lambda i: CIRCLE.index(stretches[i]) if stretches[i] in CIRCLE else 99)
     return stretches[first:] + stretches[:first]
+
+
+def arc_misfits(flags: dict[int, bool], a: float) -> int:
+    """Return how few scans of ``flags`` (scan: in or not) lie off the best arc of the
+    circle of step ``a`` (scans ordered by (a x scan) mod 1): the ins outside it and the
+    outs inside it, the arc chosen to make that least."""
+    seq = [1 if flags[n] else -1 for n in sorted(flags, key=lambda n: ((a * n) % 1.0, n))]
+    ins = sum(v > 0 for v in seq)
+
+    def most(values: list[int]) -> int:        # the largest sum of a run (Kadane)
+        best = run = 0
+        for v in values:
+            run = max(0, run + v)
+            best = max(best, run)
+        return best
+    # an arc round the circle: a run of the sequence, or all but a run of it
+    gain = max(most(seq), sum(seq) + most([-v for v in seq]))
+    return ins - gain
 
 
 def _stretches(outcomes: dict[int, str], a: float) -> list[str]:
@@ -415,6 +461,7 @@ def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:
     chance = sum((v / len(scans)) ** 2 for v in counts.values())
     lines.append(f"same outcome p scans later (chance {chance:.2f}): " +
                  ", ".join(f"{p}: {a}/{b}" for p, (a, b) in prof.items()))
+    lines.extend(_phase_lines(sweep, counts))
     for branch, (base, js, off) in sorted(sweep.loop_counts().items()):
         if js:
             lines.append(f"think time, {branch}: {base} + 3j instructions at {len(js)} scans "
@@ -436,6 +483,22 @@ def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:
                 f"{n}: " + " ".join(f"{r}x{c}" for r, c in sorted(cnt.items()))
                 for n, cnt in residues.items()))
     return lines
+
+
+def _phase_lines(sweep: Sweep, counts: collections.Counter) -> list[str]:
+    """The report's lines on the phase (docs/draws.md, section 11)."""
+    far = {p: ab for p, ab in sweep.lag_profile(PHASE_LAGS).items() if ab[1]}
+    out = []
+    if far:
+        out.append(f"a turn of the phase ({PHASE_STEP}/{PHASE_TURN} a scan): same outcome " +
+                   ", ".join(f"{p}: {a}/{b}" for p, (a, b) in far.items()) + " scans later")
+    for outcome, _ in counts.most_common():
+        if outcome == "none" or not 3 <= counts[outcome] < len(sweep.scans):
+            continue
+        at, least, (lo, hi) = sweep.outcome_arc(outcome)
+        out.append(f"  {outcome} on one arc of the phase: {at} of {len(sweep.scans)} scans "
+                   f"off; the fewest at any step, {least}, at {lo}-{hi} a scan")
+    return out
 
 
 def _circle_lines(circles: list[tuple], windows: dict[int, tuple[int, int]]) -> list[str]:

@@ -264,8 +264,13 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     docs/draws.md (analysis.draws)."""
     from analysis.draws import read_sweep, sweep_report
 
+    if args.setup and args.first:
+        raise ValueError("--setup and --first: expected one of them (each reads whole games "
+                         "its own way)")
     if args.setup:
         return _draws_setup(args, out)
+    if args.first:
+        return _draws_first(args, out)
     sweep = read_sweep(args.sweep, press=args.press)
     for line in sweep_report(sweep, runs=args.runs):
         print(line, file=out)
@@ -288,6 +293,29 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
         if reading is not None:
             readings.append(reading)
     for line in setup_report(readings, each=args.runs):
+        print(line, file=out)
+    return 0
+
+
+def _draws_first(args: argparse.Namespace, out: IO[str]) -> int:
+    """``towerlab draws --first``: the first draw of each recorded game that shows it (a game
+    at level 4), by the phase of the passes before it (cleanroom.phase)."""
+    import os
+
+    from cleanroom.phase import first_draw_report, read_first_draw
+    from cleanroom.reference import load_reference
+
+    draws = []
+    for name, events_path in _recordings(args.sweep, "a recording folder or a folder of them"):
+        script, events = load_reference(os.path.dirname(events_path))
+        draw = read_first_draw(script, events, name)
+        if draw is not None:
+            draws.append(draw)
+    if not draws:
+        print("no first draw shown in these recordings (only a game at level 4 begins with "
+              "a draw it shows)", file=out)
+        return 0
+    for line in first_draw_report(draws):
         print(line, file=out)
     return 0
 
@@ -447,6 +475,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="the DIRs are recordings of whole games (or folders of them, such as "
                         "the corpus): read the set-up after each level key and what it follows "
                         "(docs/draws.md, section 10)")
+    p.add_argument("--first", action="store_true",
+                   help="the DIRs are recordings of whole games (or folders of them): the "
+                        "first draw of each game that shows one (level 4), by the phase of "
+                        "the key-loop passes before it (docs/draws.md, section 11)")
     p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",

@@ -14,7 +14,8 @@ import pytest
 
 from fractions import Fraction
 
-from analysis.draws import CIRCLE, SweepError, circle_order, circle_steps, read_sweep
+from analysis.draws import (CIRCLE, SweepError, arc_misfits, circle_order, circle_steps,
+                            read_sweep)
 from tests.corpus import genuine_corpus
 from towerlab.cli import main
 
@@ -121,6 +122,23 @@ def test_circle_steps_finds_none_for_outcomes_no_step_orders():
     assert circle_steps(outcomes) == []
 
 
+def test_a_move_64_scans_later_often_draws_the_same(sweep):
+    # a turn of the phase (27/64 a scan); 57 and 71 scans are a turn less and more 7 scans,
+    # which bring the phase 3/64 of a turn either side
+    prof = sweep.lag_profile((57, 64, 71))
+    assert prof == {57: (9, 21), 64: (8, 14), 71: (3, 7)}
+    assert sweep.lag_profile((18,))[18] == (1, 60)      # 18 scans: 38/64 of a turn away
+
+
+def test_arc_misfits_counts_the_scans_off_the_best_arc():
+    # scans whose phase at 27/64 a scan lies in the first half of the turn are in
+    flags = {n: (27 * n) % 64 < 32 for n in range(40)}
+    assert arc_misfits(flags, 27 / 64) == 0
+    flags[5] = not flags[5]
+    assert arc_misfits(flags, 27 / 64) == 1
+    assert arc_misfits(flags, 0.3) > 5
+
+
 def test_a_battles_draw_time_mod_3_follows_its_brigands(sweep):
     got = {n: dict(c) for n, c in sweep.battle_residues().items()}
     assert got == DOC["move_l2_p1_s102"]["battles"]
@@ -204,6 +222,9 @@ def test_the_lab_sweeps_give_the_documents_figures():
 def check_sweep(folder: Path) -> None:
     sweep = read_sweep(str(folder))
     assert sweep.same_scan()[0] == sweep.same_scan()[1] == 42, folder.name
+    if folder.name == "tomb_l1_p1_s101":
+        # its battles on one arc of the phase: 9 of 78 scans off, the fewest at any step
+        assert sweep.outcome_arc("BRIGANDS") == (9, 9, (Fraction(8, 19), Fraction(14, 33)))
     doc = DOC.get(folder.name)
     if doc is None:
         return                  # the TOMB/RUIN and HAGGLE sweeps: the first figure only
