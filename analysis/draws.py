@@ -314,9 +314,7 @@ class Sweep:
         flags = {n: r.outcome == outcome for n, r in self.scans.items()}
         at_phase = arc_misfits(flags, PHASE_STEP / PHASE_TURN)
         ns = sorted(flags)
-        span = ns[-1] - ns[0] if ns else 1
-        cuts = sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
-                      | {Fraction(1, 2)})
+        cuts = _step_cuts(ns[-1] - ns[0] if ns else 1)
         best: tuple[int, Fraction, Fraction] | None = None
         for lo, hi in zip(cuts, cuts[1:]):
             m = arc_misfits(flags, float(lo + hi) / 2)
@@ -350,9 +348,7 @@ def circle_steps(outcomes: dict[int, str]) -> list[tuple[Fraction, Fraction]]:
     ns = sorted(outcomes)
     if len(ns) < 2:
         return [(Fraction(0), Fraction(1, 2))]
-    span = ns[-1] - ns[0]
-    cuts = sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
-                  | {Fraction(1, 2)})
+    cuts = _step_cuts(ns[-1] - ns[0])
     want = len(set(outcomes.values()))
     out: list[tuple[Fraction, Fraction]] = []
     for lo, hi in zip(cuts, cuts[1:]):
@@ -362,6 +358,13 @@ def circle_steps(outcomes: dict[int, str]) -> list[tuple[Fraction, Fraction]]:
             else:
                 out.append((lo, hi))
     return out
+
+
+def _step_cuts(span: int) -> list[Fraction]:
+    """The steps from 0 to 1/2 where the order of scans ``span`` apart at most round the
+    circle can change: the fractions whose denominators are ``span`` at most."""
+    return sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
+                  | {Fraction(1, 2)})
 
 
 def circle_order(outcomes: dict[int, str], a: float) -> list[str]:
