@@ -8,14 +8,16 @@ Read from recordings as a black box, three ways that agree on the step:
   of level 3 lie on a smooth curve, smoother than at any other step (``step_smoothness``);
 - the first draw of a game at level 4 (no set-up draws before it): the first MOVE's outcomes,
   ordered by ``phase(passes)``, follow the order the MOVE sweeps show round each block's circle
-  (``MOVE_ORDER``; ``read_first_move``, ``order_misfits``);
+  (``MOVE_ORDER``; ``read_first_draw``, ``order_misfits``); at level 1 they do when the
+  set-up's extra instructions count a step each (``FirstDraw.phase_after_setup``);
 - the sweeps (``analysis.draws``): a MOVE 64 scans later often draws the same, a TOMB/RUIN's
   battles lie on one arc of 27/64 x scan.
 
 Example::
 
-    first = read_first_move(*load_reference("tests/data/corpus/l4_p3_s20"), "l4_p3_s20")
-    print(first.line())    # l4_p3_s20: move safe, 641 passes since the tower test, phase 27
+    first = read_first_draw(*load_reference("tests/data/corpus/l4_p3_s20"), "l4_p3_s20")
+    print(first.line())
+    # l4_p3_s20: level 4, move safe, 641 passes since the tower test, phase 27
 """
 from __future__ import annotations
 
@@ -41,6 +43,9 @@ MOVE_ORDER = ("safe", "lost", "dragon", "plague", "battle")
 SHUFFLES = 300
 # the first draw's outcome shows within this long: the resolver reads it off a cut recording
 _SHOWN_S = 8.0
+# the draws a game at levels 1-3 makes at its set-up, shown only at the Dark Tower
+_SETUP_DRAWS = ("tower_brigands_L1", "tower_brigands_L2", "tower_brigands_L3", "riddle")
+_INSTRUCTION_CYCLES = 6
 
 
 def phase(passes: int) -> int:
@@ -123,36 +128,50 @@ def order_misfits(points: Iterable[tuple[int, str, str]], order: Sequence[str] =
 
 @dataclass(frozen=True)
 class FirstDraw:
-    """The first draw of a recorded game: its decision ``name`` and ``value`` (the
+    """The first draw a recorded game shows: its decision ``name`` and ``value`` (the
     resolver's), the key-loop ``passes`` from the tower test's key to the key that made it,
-    and the game's level."""
+    the game's level and, at levels 1-3, the set-up's time beyond the game's own in cycles
+    (``cleanroom.start_state``; None at level 4, which has none)."""
     session: str
     level: int
     name: str
     value: object
     passes: int
+    setup_cycles: float | None = None
 
     @property
     def phase(self) -> int:
         return phase(self.passes)
 
+    @property
+    def phase_after_setup(self) -> int:
+        """The phase with a step more for each instruction of the set-up's extra time."""
+        extra = round((self.setup_cycles or 0.0) / _INSTRUCTION_CYCLES)
+        return (self.phase + extra) % PHASE_TURN
+
     def line(self) -> str:
-        return (f"{self.session}: {self.name} {self.value}, {self.passes} passes since the "
-                f"tower test, phase {self.phase}")
+        setup = "" if self.setup_cycles is None else (
+            f", set-up {self.setup_cycles / _INSTRUCTION_CYCLES:+.0f} instructions (phase "
+            f"{self.phase_after_setup} with them)")
+        return (f"{self.session}: level {self.level}, {self.name} {self.value}, {self.passes} "
+                f"passes since the tower test, phase {self.phase}{setup}")
 
 
 def read_first_draw(script: Script, events: Sequence[dict], session: str = ""
                     ) -> FirstDraw | None:
-    """Return the first draw of the game the recording (``script``, ``events``) holds, with
-    the passes before it, or None when it has none or the recording does not show it (at
-    levels 1-3 the first draws are the set-up's, the Dark Tower's brigands and the riddle,
-    shown only at the Dark Tower: only a game at level 4 begins with a draw it shows).  The
-    value is the resolver's on the recording cut ``_SHOWN_S`` after the draw; ValueError
-    when the recording differs from the game before that."""
+    """Return the first draw the game the recording (``script``, ``events``) holds shows,
+    with the passes before it, or None when it has none or does not show it (at levels 1-3
+    the set-up's draws, the Dark Tower's brigands and the riddle, show only at the Dark
+    Tower: the first draw after them is read, with the set-up's time).  The value is the
+    resolver's on the recording cut ``_SHOWN_S`` after the draw; ValueError when the
+    recording differs from the game before that."""
+    from .start_state import read_setup         # it reads the phase's lines from here
+
     tower, chooser = Start(1.0, watch=False)([])
     run_script(tower, script, until=script.end_time())
     takes = tower.game.engine.takes
-    first = next((d for d in chooser.calls if not d.name.endswith("_cycles")), None)
+    first = next((d for d in chooser.calls
+                  if not d.name.endswith("_cycles") and d.name not in _SETUP_DRAWS), None)
     if first is None or len(takes) < 2:
         return None
     end = first.t + _SHOWN_S
@@ -165,27 +184,46 @@ def read_first_draw(script: Script, events: Sequence[dict], session: str = ""
     if not found.revealed:
         return None
     passes = sum(n for t, _, n in takes[1:] if t <= first.t + 1e-6)
-    return FirstDraw(session, tower.game.level, first.name, found.value, int(round(passes)))
+    setup = read_setup(script, events, session) if tower.game.level < 4 else None
+    return FirstDraw(session, tower.game.level, first.name, found.value, int(round(passes)),
+                     None if setup is None else setup.extra_cycles)
 
 
 def first_draw_report(draws: Sequence[FirstDraw], shuffles: int = SHUFFLES,
                       seed: int = 1981) -> list[str]:
-    """Return the lines of ``towerlab draws --first``: each game's first draw by phase, and,
-    for those that are a MOVE, how many leave the circle order ``MOVE_ORDER`` (against
-    shufflings of the outcomes among them)."""
-    out = [d.line() for d in sorted(draws, key=lambda d: (d.phase, d.session))]
-    moves = [d for d in draws if d.name == "move"]
-    if len(moves) < 3:
-        return out + [f"{len(moves)} first draws are a MOVE: too few to read an order"]
-    points = [(d.phase, d.session, d.value) for d in moves]
+    """Return the lines of ``towerlab draws --first``: each game's first draw by level and
+    phase, and, per level, for those that are a MOVE, how many leave the circle order
+    ``MOVE_ORDER`` (against shufflings of the outcomes among them), by the phase of the
+    passes and, at levels 1-3, with the set-up's instructions too."""
+    out = [d.line() for d in sorted(draws, key=lambda d: (d.level, d.phase, d.session))]
+    for level in sorted({d.level for d in draws}):
+        moves = [d for d in draws if d.name == "move" and d.level == level]
+        if len(moves) < 3:
+            out.append(f"level {level}: {len(moves)} first draws are a MOVE, too few to read "
+                       f"an order")
+            continue
+        readings = [("by phase", lambda d: d.phase)]
+        if level < 4:
+            readings.append(("with the set-up's instructions", lambda d: d.phase_after_setup))
+        for how, key in readings:
+            misfits, hits = _order_test([(key(d), d.session, d.value) for d in moves],
+                                        shuffles, seed)
+            out.append(f"level {level}, {len(moves)} first draws that are a MOVE, {how}: all "
+                       f"but {misfits} follow the order {' '.join(MOVE_ORDER)} round the "
+                       f"circle (of {shuffles} shufflings of their outcomes, {hits} do as "
+                       f"well)")
+    return out
+
+
+def _order_test(points: list[tuple[int, str, object]], shuffles: int, seed: int
+                ) -> tuple[int, int]:
+    """(``order_misfits`` of ``points``, how many of ``shuffles`` shufflings of their
+    outcomes among them leave as few)."""
     misfits = order_misfits(points)
     rng = random.Random(seed)
-    outcomes = [d.value for d in moves]
+    outcomes = [o for _, _, o in points]
     hits = 0
     for _ in range(shuffles):
         rng.shuffle(outcomes)
         hits += order_misfits([(p, n, o) for (p, n, _), o in zip(points, outcomes)]) <= misfits
-    out.append(f"first draws that are a MOVE: {len(moves)}; by phase, all but {misfits} follow "
-               f"the order {' '.join(MOVE_ORDER)} round the circle (of {shuffles} shufflings "
-               f"of their outcomes, {hits} do as well)")
-    return out
+    return misfits, hits

@@ -62,13 +62,18 @@ def test_the_first_draw_of_a_level_4_game_and_the_passes_before_it():
     draw = first("l4_p3_s20")
     assert (draw.level, draw.name, draw.value, draw.passes, draw.phase) == \
         (4, "move", "safe", 641, 27)
+    assert draw.setup_cycles is None and draw.phase_after_setup == 27
     assert first("l4_p1_s04").value == "battle" and first("l4_p1_s04").phase == 34
     assert first("l4_p2_s32").name == "tomb"
 
 
-def test_a_game_at_levels_1_to_3_shows_no_first_draw():
-    # its first draws are the set-up's: the Dark Tower's brigands and the riddle
-    assert first("l1_p1_s01") is None
+def test_a_game_at_levels_1_to_3_is_read_after_its_setups_hidden_draws():
+    # the Dark Tower's brigands and the riddle are drawn at the set-up and shown only at the
+    # Dark Tower: the first draw read is the next, with the set-up's time
+    draw = first("l1_p3_s35")
+    assert (draw.level, draw.name, draw.value, draw.passes, draw.phase) == \
+        (1, "move", "battle", 428, 36)
+    assert round(draw.setup_cycles / 6) == -153 and draw.phase_after_setup == 11
 
 
 def test_the_first_moves_of_level_4_games_follow_the_circles_order():
@@ -83,7 +88,8 @@ def test_the_first_moves_of_level_4_games_follow_the_circles_order():
         return
     assert (len(draws), len(moves), misfits) == (25, 14, 2)
     report = first_draw_report(draws, shuffles=100)
-    assert report[-1].startswith("first draws that are a MOVE: 14; by phase, all but 2 follow")
+    assert report[-1].startswith("level 4, 14 first draws that are a MOVE, by phase: all but "
+                                 "2 follow")
     assert f"the order {' '.join(MOVE_ORDER)}" in report[-1]
 
 
@@ -104,8 +110,10 @@ def test_towerlab_draws_first_prints_each_games_first_draw():
     out = io.StringIO()
     assert main(["draws", "--first", str(DATA_CORPUS / "l4_p3_s20"),
                  str(DATA_CORPUS / "l1_p1_s01")], out) == 0
-    assert out.getvalue().splitlines()[0] == \
-        "l4_p3_s20: move safe, 641 passes since the tower test, phase 27"
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("l1_p1_s01: level 1, warrior_price 5, 304 passes since the "
+                               "tower test, phase 16, set-up +0 instructions")
+    assert "l4_p3_s20: level 4, move safe, 641 passes since the tower test, phase 27" in lines
 
 
 def test_towerlab_draws_first_and_setup_together_exit_2_with_one_line(capsys):
