@@ -5,7 +5,10 @@ A sweep is a set of runs that are the same game up to one press, the *swept* key
 whole 1/60 s frames.  The lab's sweeps come as one folder with ``sweep.jsonl`` (a line per
 run: ``offset_frames``, ``press_s`` when the chip first saw the key, and ``events``); a
 sweep asked for as single games comes as one recording folder per run (``events.jsonl``,
-the swept key the last press, or ``press`` counted from 0).  From each run this reads:
+the swept key the last press, or ``press`` counted from 0), and one asked for as a single
+session of several games (a request's script that powers the tower off and on) as one
+recording whose ``script.txt`` says where each game begins: a run per game, its times from
+its power-on.  From each run this reads:
 
 - ``click``: the key's click, the first tone after the press (the key loop's scan that took
   it: runs with the same click were taken at the same scan);
@@ -39,6 +42,7 @@ Example::
 from __future__ import annotations
 
 import collections
+import math
 import os
 import random
 from dataclasses import dataclass, field
@@ -49,6 +53,7 @@ from analysis.base import AnalysisError
 from analysis.pictures import BLANK, lit_pictures
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 from captures.events import read_events, recording_events_file
+from captures.script import Power, ScriptError, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
@@ -419,15 +424,46 @@ def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
             events = read_events(path)
         except (OSError, ValueError) as exc:
             raise SweepError(f"{path}: {exc}") from None
-        presses = [e["t"] for e in events if e["type"] == "button" and e["action"] == "press"]
-        if not presses:
-            raise SweepError(f"{path}: no button press (expected the swept key's)")
-        if press is not None and not -len(presses) <= press < len(presses):
-            raise SweepError(f"{path}: press {press} asked for, it has {len(presses)} presses")
-        t = presses[-1 if press is None else press]
-        runs.append(run_from_events(os.path.basename(os.path.normpath(folder)), events, t))
+        name = os.path.basename(os.path.normpath(folder))
+        games = _games(os.path.dirname(path))
+        for i, (on, off) in enumerate(games):
+            label = name if len(games) == 1 else f"{name} game {i + 1}"
+            game = [dict(e, t=e["t"] - on) for e in events if on - 1e-9 <= e["t"] < off]
+            runs.append(_run_of_game(label, path, game, press))
     return Sweep(", ".join(os.path.basename(os.path.normpath(p)) for p in paths[:1]) +
                  (f" and {len(paths) - 1} more" if len(paths) > 1 else ""), runs)
+
+
+def _games(folder: str) -> list[tuple[float, float]]:
+    """The games a recording holds, (power-on, power-off) in its time: one per power-on its
+    ``script.txt`` switches (a request's sweep in one session, each game from a fresh
+    power-on); the whole recording when it has no script or no power-on after the start."""
+    script_path = os.path.join(folder, "script.txt")
+    if not os.path.isfile(script_path):
+        return [(0.0, math.inf)]
+    try:
+        script = read_script(script_path)
+    except ScriptError as exc:
+        raise SweepError(str(exc)) from None
+    switches = sorted((a.t, a.on) for a in script.actions if isinstance(a, Power))
+    ons = [0.0] + [t for t, on in switches if on and t > 0]
+    out = []
+    for on in ons:
+        off = next((t for t, is_on in switches if not is_on and t > on), math.inf)
+        out.append((on, off))
+    return out
+
+
+def _run_of_game(label: str, path: str, events: list[dict], press: int | None) -> Run:
+    """The run of one game's ``events`` (its time from its power-on): the swept key is its
+    last press, or press number ``press`` from 0."""
+    where = path if label == os.path.basename(os.path.dirname(path)) else f"{path} ({label})"
+    presses = [e["t"] for e in events if e["type"] == "button" and e["action"] == "press"]
+    if not presses:
+        raise SweepError(f"{where}: no button press (expected the swept key's)")
+    if press is not None and not -len(presses) <= press < len(presses):
+        raise SweepError(f"{where}: press {press} asked for, it has {len(presses)} presses")
+    return run_from_events(label, events, presses[-1 if press is None else press])
 
 
 def _read_lab_sweep(folder: str) -> Sweep:

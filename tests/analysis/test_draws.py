@@ -175,6 +175,29 @@ def test_a_request_folder_holding_one_recording_reads_as_that_run(tmp_path, swee
         (sweep.runs[2].outcome, sweep.runs[2].number, round(sweep.runs[2].think, 2))
 
 
+def test_a_recording_of_several_games_reads_as_a_run_per_game(tmp_path, sweep):
+    # a request's sweep played in one session: each game from a power-on its script switches
+    # (every 50 s here), the swept key each game's last press
+    lines = (DATA_SWEEP / "sweep.jsonl").read_text().splitlines()[:5]
+    events, script = [], ["# run length: 250.0 s"]
+    for i, line in enumerate(lines):
+        rec = json.loads(line)
+        at = 50.0 * i
+        if i:
+            script.append(f"{at:.6f} power on")
+        events += [dict(e, t=round(e["t"] + at, 6)) for e in rec["events"]]
+        script.append(f"{at + rec['press_s']:.6f} MOVE 0.2")
+        script.append(f"{at + 45.0:.6f} power off")
+    folder = tmp_path / "move_sweep"
+    folder.mkdir()
+    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (folder / "script.txt").write_text("\n".join(script) + "\n")
+    games = read_sweep([str(folder)])
+    assert [r.label for r in games.runs] == [f"move_sweep game {i}" for i in range(1, 6)]
+    want = [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in sweep.runs[:5]]
+    assert [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in games.runs] == want
+
+
 def test_a_folder_without_events_is_named_in_one_line(tmp_path):
     with pytest.raises(SweepError, match=r"^.*empty: no sweep.jsonl or events.jsonl"):
         (tmp_path / "empty").mkdir()
