@@ -32,9 +32,11 @@ from captures.tower import run_script
 
 from .conform import resolve
 from .decisions import Start
+from .start_state import SetupReading, read_setup
 
 __all__ = ["PHASE_STEP", "PHASE_TURN", "MOVE_ORDER", "FirstDraw", "phase", "roughness",
-           "step_smoothness", "order_misfits", "read_first_draw", "first_draw_report"]
+           "step_smoothness", "order_misfits", "read_first_draw", "first_draw_report",
+           "setup_phase_lines"]
 
 # the phase turns PHASE_STEP / PHASE_TURN of its range at each key-loop pass (section 11)
 PHASE_STEP, PHASE_TURN = 27, 64
@@ -165,8 +167,6 @@ def read_first_draw(script: Script, events: Sequence[dict], session: str = ""
     Tower: the first draw after them is read, with the set-up's time).  The value is the
     resolver's on the recording cut ``_SHOWN_S`` after the draw; ValueError when the
     recording differs from the game before that."""
-    from .start_state import read_setup         # it reads the phase's lines from here
-
     tower, chooser = Start(1.0, watch=False)([])
     run_script(tower, script, until=script.end_time())
     takes = tower.game.engine.takes
@@ -227,3 +227,27 @@ def _order_test(points: list[tuple[int, str, object]], shuffles: int, seed: int
         rng.shuffle(outcomes)
         hits += order_misfits([(p, n, o) for (p, n, _), o in zip(points, outcomes)]) <= misfits
     return misfits, hits
+
+
+# a group of set-ups this large is ordered by the phase (fewer say little)
+PHASE_GROUP = 8
+
+
+def setup_phase_lines(readings: Sequence[SetupReading], shuffles: int = SHUFFLES) -> list[str]:
+    """Return the lines ``towerlab draws --setup`` adds on the phase: the set-ups
+    (``cleanroom.start_state``) of each level and number of level-prompt loops ordered round
+    the circle by the phase of their passes since the tower test: how rough, and at which
+    step per pass the order is smoothest (docs/draws.md, section 11)."""
+    out = [f"ordered by the phase ({PHASE_STEP}/{PHASE_TURN} of a turn a pass since the tower "
+           f"test), the set-ups' steps from one to the next, summed round the circle:"]
+    for key in sorted({(r.level, len(r.level_loops)) for r in readings}):
+        rs = [r for r in readings if (r.level, len(r.level_loops)) == key]
+        if len(rs) < PHASE_GROUP:
+            continue
+        at, least, (lo, hi), hits = step_smoothness(
+            [(r.session, r.passes, r.extra_cycles) for r in rs], shuffles=shuffles)
+        out.append(f"  level {key[0]}, {key[1]} level-prompt loop{'s' if key[1] > 1 else ''} "
+                   f"({len(rs)}): {at:.0f} cycles; smoothest at a step of {lo}-{hi} a pass "
+                   f"({least:.0f}); of {shuffles} shufflings {hits} as smooth at any "
+                   f"step")
+    return out if len(out) > 1 else []

@@ -37,7 +37,6 @@ from captures.tower import run_script
 
 from .decisions import Start
 from .params import param
-from .phase import PHASE_STEP, PHASE_TURN, step_smoothness
 
 __all__ = ["SetupReading", "read_setup", "setup_groups", "setup_report", "shuffled_agreement",
            "AGREE_CYCLES", "BAND_CYCLES"]
@@ -249,30 +248,7 @@ def setup_report(readings: Sequence[SetupReading], each: bool = False,
         p = shuffled_agreement(readings, shuffles)
         out.append(f"set-up times shuffled among recordings with as many level-prompt loops: "
                    f"{p * shuffles:.0f} of {shuffles} shuffles agree as often")
-    return out + _shape(readings) + _phase_lines(readings, shuffles)
-
-
-# a group of set-ups this large is ordered by the phase (fewer say little)
-PHASE_GROUP = 8
-
-
-def _phase_lines(readings: Sequence[SetupReading], shuffles: int) -> list[str]:
-    """The set-ups of each level and number of level-prompt loops ordered round the circle
-    by the phase of their passes since the tower test (cleanroom.phase; docs/draws.md,
-    section 11): how rough, and at which step per pass the order is smoothest."""
-    out = [f"ordered by the phase ({PHASE_STEP}/{PHASE_TURN} of a turn a pass since the tower "
-           f"test), the set-ups' steps from one to the next, summed round the circle:"]
-    for key in sorted({(r.level, len(r.level_loops)) for r in readings}):
-        rs = [r for r in readings if (r.level, len(r.level_loops)) == key]
-        if len(rs) < PHASE_GROUP:
-            continue
-        at, least, (lo, hi), hits = step_smoothness(
-            [(r.session, r.passes, r.extra_cycles) for r in rs], shuffles=min(shuffles, 300))
-        out.append(f"  level {key[0]}, {key[1]} level-prompt loop{'s' if key[1] > 1 else ''} "
-                   f"({len(rs)}): {at:.0f} cycles; smoothest at a step of {lo}-{hi} a pass "
-                   f"({least:.0f}); of {min(shuffles, 300)} shufflings {hits} as smooth at any "
-                   f"step")
-    return out if len(out) > 1 else []
+    return out + _shape(readings)
 
 
 def _shape(readings: Sequence[SetupReading]) -> list[str]:

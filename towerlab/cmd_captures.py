@@ -282,6 +282,7 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
     what it follows (cleanroom.start_state)."""
     import os
 
+    from cleanroom.phase import setup_phase_lines
     from cleanroom.reference import load_reference
     from cleanroom.start_state import read_setup, setup_report
 
@@ -292,7 +293,7 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
         reading = read_setup(script, events, name, clock_ratio=args.clock_ratio)
         if reading is not None:
             readings.append(reading)
-    for line in setup_report(readings, each=args.runs):
+    for line in setup_report(readings, each=args.runs) + setup_phase_lines(readings):
         print(line, file=out)
     return 0
 

@@ -12,7 +12,8 @@ from fractions import Fraction
 
 import analysis.draws
 from cleanroom.phase import (MOVE_ORDER, PHASE_STEP, PHASE_TURN, first_draw_report, order_misfits,
-                             phase, read_first_draw, roughness, step_smoothness)
+                             phase, read_first_draw, roughness, setup_phase_lines,
+                             step_smoothness)
 from cleanroom.reference import load_reference
 from cleanroom.start_state import read_setup
 from tests.cleanroom.corpus_split import DEVELOPMENT
@@ -104,6 +105,9 @@ def test_level_3_set_ups_are_smoothest_ordered_at_27_64ths_a_pass():
     at, least, (lo, hi), hits = step_smoothness(group, shuffles=300)
     assert (lo, hi) == (Fraction(27, 64), Fraction(19, 45))
     assert hits <= 10           # 7 of 300 shufflings as smooth at their own best step
+    lines = setup_phase_lines(readings, shuffles=20)
+    assert any(line.startswith("  level 3, 3 level-prompt loops (17): 6263 cycles; smoothest "
+                               "at a step of 27/64-19/45 a pass") for line in lines)
 
 
 def test_towerlab_draws_first_prints_each_games_first_draw():
