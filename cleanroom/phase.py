@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Sequence
 
+from captures.darktower_facts import INSTRUCTION_CYCLES
 from captures.script import Script
 from captures.tower import run_script
 
@@ -47,7 +48,6 @@ SHUFFLES = 300
 _SHOWN_S = 8.0
 # the draws a game at levels 1-3 makes at its set-up, shown only at the Dark Tower
 _SETUP_DRAWS = ("tower_brigands_L1", "tower_brigands_L2", "tower_brigands_L3", "riddle")
-_INSTRUCTION_CYCLES = 6
 
 
 def phase(passes: int) -> int:
@@ -148,12 +148,12 @@ class FirstDraw:
     @property
     def phase_after_setup(self) -> int:
         """The phase with a step more for each instruction of the set-up's extra time."""
-        extra = round((self.setup_cycles or 0.0) / _INSTRUCTION_CYCLES)
+        extra = round((self.setup_cycles or 0.0) / INSTRUCTION_CYCLES)
         return (self.phase + extra) % PHASE_TURN
 
     def line(self) -> str:
         setup = "" if self.setup_cycles is None else (
-            f", set-up {self.setup_cycles / _INSTRUCTION_CYCLES:+.0f} instructions (phase "
+            f", set-up {self.setup_cycles / INSTRUCTION_CYCLES:+.0f} instructions (phase "
             f"{self.phase_after_setup} with them)")
         return (f"{self.session}: level {self.level}, {self.name} {self.value}, {self.passes} "
                 f"passes since the tower test, phase {self.phase}{setup}")
