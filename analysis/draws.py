@@ -318,18 +318,9 @@ class Sweep:
         give the fewest, (lo, hi), the first such interval)."""
         flags = {n: r.outcome == outcome for n, r in self.scans.items()}
         at_phase = arc_misfits(flags, PHASE_STEP / PHASE_TURN)
-        ns = sorted(flags)
-        cuts = _step_cuts(ns[-1] - ns[0] if ns else 1)
-        best: tuple[int, Fraction, Fraction] | None = None
-        for lo, hi in zip(cuts, cuts[1:]):
-            m = arc_misfits(flags, float(lo + hi) / 2)
-            if best is None or m < best[0]:
-                best = (m, lo, hi)
-            elif m == best[0] and best[2] == lo:
-                best = (m, best[1], hi)
-        if best is None:
-            return at_phase, at_phase, (Fraction(0), Fraction(1, 2))
-        return at_phase, best[0], (best[1], best[2])
+        steps = _step_intervals(flags, lambda a: arc_misfits(flags, a))
+        lo, hi, least = min(steps, key=lambda s: s[2])       # the first with the fewest
+        return at_phase, least, (lo, hi)
 
     def battle_residues(self) -> dict[int, collections.Counter]:
         """Return, per count of BRIGANDS a battle showed, its think times (whole
@@ -345,31 +336,31 @@ def circle_steps(outcomes: dict[int, str]) -> list[tuple[Fraction, Fraction]]:
     """Return the intervals (lo, hi) of steps a, 0 < a <= 1/2, for which the scans of
     ``outcomes`` (scan: outcome), ordered by the fractional part of a x scan, show each
     outcome in one stretch round the circle (intervals that touch are joined; a step 1 - a
-    orders the scans the other way round, the same circle read backwards).
-
-    The order of scans n0..n1 changes only where a is a fraction whose denominator is at
-    most n1 - n0, so one a inside each interval between such fractions tells for all of it.
+    orders the scans the other way round, the same circle read backwards).  One a inside
+    each interval where the order does not change tells for all of it (``_step_intervals``).
     """
-    ns = sorted(outcomes)
-    if len(ns) < 2:
-        return [(Fraction(0), Fraction(1, 2))]
-    cuts = _step_cuts(ns[-1] - ns[0])
     want = len(set(outcomes.values()))
-    out: list[tuple[Fraction, Fraction]] = []
-    for lo, hi in zip(cuts, cuts[1:]):
-        if len(_stretches(outcomes, float(lo + hi) / 2)) == want:
-            if out and out[-1][1] == lo:
-                out[-1] = (out[-1][0], hi)
-            else:
-                out.append((lo, hi))
-    return out
+    return [(lo, hi) for lo, hi, one in _step_intervals(
+        outcomes, lambda a: len(_stretches(outcomes, a)) == want) if one]
 
 
-def _step_cuts(span: int) -> list[Fraction]:
-    """The steps from 0 to 1/2 where the order of scans ``span`` apart at most round the
-    circle can change: the fractions whose denominators are ``span`` at most."""
-    return sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
+def _step_intervals(scans: dict, value) -> list[tuple[Fraction, Fraction, object]]:
+    """Return ``value(a)`` over the steps 0 < a <= 1/2 for ``scans`` (keyed by scan) ordered
+    round the circle of step a: (lo, hi, value) for each interval of steps with one order,
+    intervals that touch and give the same value joined.  The order of scans n0..n1 changes
+    only where a is a fraction whose denominator is at most n1 - n0."""
+    ns = sorted(scans)
+    span = ns[-1] - ns[0] if len(ns) > 1 else 1
+    cuts = sorted({Fraction(p, q) for q in range(1, span + 1) for p in range(q // 2 + 1)}
                   | {Fraction(1, 2)})
+    out: list[tuple[Fraction, Fraction, object]] = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        v = value(float(lo + hi) / 2)
+        if out and out[-1][1] == lo and out[-1][2] == v:
+            out[-1] = (out[-1][0], hi, v)
+        else:
+            out.append((lo, hi, v))
+    return out
 
 
 def circle_order(outcomes: dict[int, str], a: float) -> list[str]:
