@@ -13,6 +13,14 @@ the model made the same, in the same place, before the model's replay first diff
 the recording.  A draw after that difference counts as not predicted: the model does not
 re-synchronise from the recording's outputs.
 
+Re-synchronised (``predict_resynced``, ``towerlab conform --no-resolve --resync``): the game
+plays the resolver's draws, so that it follows the recording, and at each draw the model is
+asked what it would draw there, with the game as the recording has it so far (the draws
+before it read off the recording's outputs).  Every draw is then scored, the first
+difference no longer ending the count: how well a model predicts each draw from the presses
+and the recording up to it, the measure for a model that knows part of the state (one kind
+of draw, a game's first draw, docs/draws.md).
+
 Durations the hidden state decides (the ``*_cycles`` decisions) are drawn by the model too
 but not counted: they are timing, not outcomes.
 
@@ -35,8 +43,9 @@ from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
 
-__all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "Prediction", "model_named",
-           "play", "score", "predict", "by_kind", "mode_line", "batch_line"]
+__all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "ResyncChooser", "Prediction",
+           "model_named", "play", "score", "predict", "predict_resynced", "by_kind",
+           "mode_line", "batch_line", "RESYNC_NOTE"]
 
 
 class DrawModel:
@@ -96,6 +105,27 @@ class ModelChooser(ForcedChooser):
         return self._hand(value, t)
 
 
+class ResyncChooser(ForcedChooser):
+    """A chooser that takes the resolver's draws (``forced``) and, at each, logs in
+    ``guesses`` what ``model`` would have drawn there (``tower``: set once it is made)."""
+
+    def __init__(self, forced, model: DrawModel):
+        super().__init__(forced)
+        self.model = model
+        self.tower: CleanroomTower | None = None
+        self.guesses: list = []
+
+    def choose(self, name: str, options: Sequence, weights, t: float):
+        allowed_options, allowed_weights = allowed(options, weights)
+        guess = self.model.draw(name, allowed_options, allowed_weights, t, self.tower)
+        if guess not in allowed_options:
+            raise ConformError(f"draw model {self.model.name!r}: {guess!r} for {name} at "
+                               f"{t:.3f} s is not one of the options the rules allow "
+                               f"({', '.join(map(repr, allowed_options))})")
+        self.guesses.append(guess)
+        return super().choose(name, options, weights, t)
+
+
 def play(script: Script, model: DrawModel, until: float, clock_ratio: float = 1.0
          ) -> tuple[list[dict], list[Decision]]:
     """Replay ``script`` to ``until`` with every draw made by ``model``; return (events,
@@ -152,8 +182,17 @@ def batch_line(scores: Iterable[dict | None]) -> str:
     return f"draws predicted: {k} of {n}{share}" + (f": {parts}" if parts else "")
 
 
-def mode_line(model: DrawModel) -> str:
-    """Return the line that says a report's draws were made by ``model``."""
+# what a re-synchronised count says it counts (``Prediction.line``, the batch's total)
+RESYNC_NOTE = "re-synchronised: each draw predicted with the recording's draws before it"
+
+
+def mode_line(model: DrawModel, resync: bool = False) -> str:
+    """Return the line that says a report's draws were made by ``model`` (``resync``: only
+    predicted by it, the game playing the resolver's: ``predict_resynced``)."""
+    if resync:
+        return (f"mode: each draw predicted by the draw model {model.name!r} "
+                f"({model.description}) with the recording's draws before it; the game "
+                f"plays the resolver's draws ({RESYNC_NOTE.split(':')[0]} at every draw)")
     return (f"mode: draws made by the draw model {model.name!r} ({model.description}), "
             f"not resolved from the recording")
 
@@ -168,6 +207,7 @@ class Prediction:
     calls: list
     truth: Result
     kinds: dict = field(default_factory=dict)
+    resynced: bool = False
 
     @property
     def predicted(self) -> int:
@@ -183,6 +223,8 @@ class Prediction:
         text = f"draws predicted: {self.predicted} of {self.drawn}"
         if parts:
             text += f" ({parts})"
+        if self.resynced:
+            text += f"; {RESYNC_NOTE}"
         if not self.result.conforms:
             text += f"; none counted after the first difference at {self.result.diff_time:.3f} s"
         if not self.truth.conforms:
@@ -205,3 +247,29 @@ def predict(script: Script, reference: Sequence[dict], model: DrawModel, truth: 
     truth_before = truth.diff_time
     return Prediction(model, result, list(calls), truth,
                       score(calls, truth.decisions, before, truth_before))
+
+
+def predict_resynced(script: Script, reference: Sequence[dict], model: DrawModel,
+                     truth: Result, tol=None, end: float | None = None,
+                     clock_ratio: float = 1.0, types: Sequence[str] | None = None
+                     ) -> Prediction:
+    """Replay ``script`` with ``truth``'s draws (the resolver's for the same recording),
+    asking ``model`` at each draw what it would draw there (module doc: re-synchronised);
+    compare the replay with ``reference`` as ``predict`` does and score the model's guesses
+    against ``truth``'s draws, every one up to the replay's first difference (none where
+    ``truth`` conforms)."""
+    tol, end = _defaults(script, reference, tol, end, clock_ratio)
+    chooser = ResyncChooser([d.value for d in truth.decisions], model)
+    tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
+    chooser.tower = tower
+    try:
+        events = run_script(tower, script, until=end)
+    finally:
+        tower.close()
+    result = compare(reference, events, tol, end, types)
+    result.decisions = list(chooser.calls)
+    guesses = [Decision(d.t, d.name, d.options, g, False, d.weights)
+               for d, g in zip(chooser.calls, chooser.guesses)]
+    return Prediction(model, result, guesses, truth,
+                      score(guesses, truth.decisions, result.diff_time, truth.diff_time),
+                      resynced=True)

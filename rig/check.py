@@ -176,18 +176,21 @@ def check_cleanroom(path: str | os.PathLike, max_runs: int | None = None):
     return resolve(script, events, end=end, types=types, max_runs=max_runs)
 
 
-def predict_cleanroom(path: str | os.PathLike, model: str, max_runs: int | None = None):
+def predict_cleanroom(path: str | os.PathLike, model: str, max_runs: int | None = None,
+                      resync: bool = False):
     """Check a recording against the clean-room game drawing from the draw model ``model``
     (cleanroom.predict), compared as ``check_cleanroom`` compares, and scored against the
-    draws ``check_cleanroom`` resolves (with ``max_runs`` as there); return
+    draws ``check_cleanroom`` resolves (with ``max_runs`` as there); ``resync``: the game
+    plays those draws and the model predicts each (``predict_resynced``); return
     cleanroom.predict's Prediction."""
     from cleanroom.conform import resolve
-    from cleanroom.predict import model_named, predict
+    from cleanroom.predict import model_named, predict, predict_resynced
 
     drawing = model_named(model)            # an unknown name fails before any work
     script, events, end, types = _cleanroom_reference(path)
     truth = resolve(script, events, end=end, types=types, max_runs=max_runs)
-    return predict(script, events, drawing, truth, end=end, types=types)
+    return (predict_resynced if resync else predict)(script, events, drawing, truth, end=end,
+                                                     types=types)
 
 
 def _cleanroom_reference(path: str | os.PathLike) -> tuple:

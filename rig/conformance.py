@@ -187,14 +187,15 @@ def write_witness(folder: str, key: str, name: str, pairs: list) -> None:
 def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
                 clock_ratio: float, fitted: str, decisions: bool,
                 witness: list | None = None, model: str | None = None,
-                max_runs: int | None = None) -> SessionReport:
+                max_runs: int | None = None, resync: bool = False) -> SessionReport:
     """Resolve one session against its reference events at ``clock_ratio`` (``fitted``: how
     it was found, a line of the report when not empty), trying ``witness`` first (module
     doc); return its report (a rig.batch job: plain values in and out, no files).
     ``model``: the name of a draw model (cleanroom.predict): the report is that of the
     game with the model's draws, scored against the resolver's, and ends with the line
-    ``draws predicted: K of N``.  ``max_runs``: the resolver's budget (cleanroom.conform
-    ``resolve``; None: its default)."""
+    ``draws predicted: K of N``; with ``resync`` the game plays the resolver's draws and the
+    model only predicts each (cleanroom.predict ``predict_resynced``).  ``max_runs``: the
+    resolver's budget (cleanroom.conform ``resolve``; None: its default)."""
     from cleanroom.conform import resolve, witness_of
 
     try:
@@ -202,10 +203,10 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
                         max_runs=max_runs)
         result, prediction = truth, None
         if model is not None:
-            from cleanroom.predict import model_named, predict
+            from cleanroom.predict import model_named, predict, predict_resynced
 
-            prediction = predict(script, events, model_named(model), truth, tol,
-                                 clock_ratio=clock_ratio)
+            prediction = (predict_resynced if resync else predict)(
+                script, events, model_named(model), truth, tol, clock_ratio=clock_ratio)
             result = prediction.result
     except Exception as exc:                # a defect: this session fails, the batch goes on
         where = traceback.extract_tb(exc.__traceback__)[-1]
@@ -261,7 +262,8 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
                      on_report: Callable[[SessionReport], None] | None = None,
                      console=None, witnesses: str | None = None,
                      model: str | None = None,
-                     max_runs: int | None = None) -> list[SessionReport]:
+                     max_runs: int | None = None, resync: bool = False
+                     ) -> list[SessionReport]:
     """Resolve each (folder, script, events) session, ``jobs`` at a time on local processes
     or on the Dask cluster at ``scheduler``; return the reports in the sessions' order.
 
@@ -270,15 +272,15 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
     the sessions' order, as soon as it and every one before it are done; ``console`` (a rich
     Console) shows a progress line on it.  ``witnesses``: the folder of witnesses (module
     doc) read before and written after each session, None for none.  ``model``: the name
-    of a draw model (``conform_job``; cleanroom.predict), None to resolve the draws.
-    ``max_runs``: the resolver's budget of replays for each 400 s of a session
+    of a draw model (``conform_job``; cleanroom.predict), None to resolve the draws;
+    ``resync``: the model re-synchronised at every draw (``conform_job``).  ``max_runs``: the resolver's budget of replays for each 400 s of a session
     (cleanroom.conform ``resolve``), None for its default.
     """
     from rig.batch import run_jobs
 
     keys = [recording_key(script, events) if witnesses else "" for _, script, events in sessions]
     jobs_args = [(folder, script, events, tol, *session_clock(events, clock_ratio), decisions,
-                  read_witness(witnesses, key), model, max_runs)
+                  read_witness(witnesses, key), model, max_runs, resync)
                  for (folder, script, events), key in zip(sessions, keys)]
     done: dict[int, SessionReport] = {}
     given = [0]

@@ -109,11 +109,14 @@ def _conform(args, tol, out: IO[str]) -> int:
         console = Console(file=out)
 
     model = None
+    if args.resync and not args.no_resolve:
+        raise ValueError("--resync: expected --no-resolve too (it re-synchronises the draw "
+                         "model's draws)")
     if args.no_resolve:
-        from cleanroom.predict import batch_line, mode_line, model_named
+        from cleanroom.predict import RESYNC_NOTE, batch_line, mode_line, model_named
 
         model = model_named(args.draw_model)
-        mode = f"{mode_line(model)}; scored against the resolver's\n"
+        mode = f"{mode_line(model, args.resync)}; scored against the resolver's\n"
     else:
         mode = "mode: draws resolved from the recording (the resolver)\n"
     line = budget_line(budget)
@@ -139,7 +142,7 @@ def _conform(args, tol, out: IO[str]) -> int:
     reports = conform_sessions(sessions, tol, args.clock_ratio, args.decisions, args.jobs,
                                args.scheduler, on_report=show, console=console,
                                witnesses=witnesses, model=model and model.name,
-                               max_runs=budget)
+                               max_runs=budget, resync=args.resync)
     if len(reports) > 1:
         if model is None:
             out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
@@ -148,10 +151,12 @@ def _conform(args, tol, out: IO[str]) -> int:
                       f"{sum(r.rule_items for r in reports)} predicted by rules, "
                       f"{sum(r.random_items for r in reports)} decided by random choices\n")
         else:
+            drawn = "the resolver's draws, predicted by" if args.resync else "the draws of"
             out.write(f"total: {sum(r.conforms for r in reports)} of {len(reports)} sessions "
-                      f"conform with the model's draws; {sum(r.matched for r in reports)} of "
+                      f"conform with {drawn} the model; {sum(r.matched for r in reports)} of "
                       f"{sum(r.total for r in reports)} items matched; "
-                      f"{batch_line(r.draws for r in reports)}\n")
+                      f"{batch_line(r.draws for r in reports)}"
+                      f"{'; ' + RESYNC_NOTE if args.resync else ''}\n")
         out.write("\n" + summary_table(reports))
     return 0 if all(r.conforms for r in reports) else 1
 
@@ -282,6 +287,10 @@ def register(sub) -> None:
                               "(default 2000); a smaller one gives up sooner on a recording it "
                               "cannot explain (a triage: 200 rejects a 20-minute mutant in about "
                               "a third of the time) and may miss a hard draw the default finds")
+    p.add_argument("--resync", action="store_true",
+                   help="with --no-resolve: the game plays the resolver's draws and the model "
+                        "predicts each with the recording's draws before it, so that a wrong "
+                        "draw does not end the count (docs/draws.md)")
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
                         "likeliest option; no model of the tower's state is known yet, "

@@ -93,6 +93,9 @@ def cmd_check(args, out: IO[str]) -> int:
     if args.no_resolve and args.target != "cleanroom":
         raise RigError(f"--no-resolve applies to the cleanroom target (the game's draw model), "
                        f"not {args.target}")
+    if args.resync and not args.no_resolve:
+        raise RigError("--resync: expected --no-resolve too (it re-synchronises the draw "
+                       "model's draws)")
     budget = search_budget(args)
     if budget is not None and args.target != "cleanroom":
         raise RigError(f"--search-budget applies to the cleanroom target (the resolver's "
@@ -109,8 +112,9 @@ def cmd_check(args, out: IO[str]) -> int:
         if args.no_resolve:
             from cleanroom.predict import mode_line
 
-            predicted = predict_cleanroom(args.recording, args.draw_model, budget)
-            print(mode_line(predicted.model), file=out)
+            predicted = predict_cleanroom(args.recording, args.draw_model, budget,
+                                          args.resync)
+            print(mode_line(predicted.model, args.resync), file=out)
             result = predicted.result
             print(f"equivalent: the clean-room game {result.describe()}" if result.conforms
                   else result.describe(), file=out)
@@ -212,6 +216,9 @@ def register(sub) -> None:
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
                         "likeliest option)")
+    p.add_argument("--resync", action="store_true",
+                   help="with --no-resolve: the game plays the resolved draws and the model "
+                        "predicts each with the recording's draws before it")
     add_search_budget(p, help="cleanroom: the resolver's budget of replays for each 400 s of "
                               "the recording (default 2000), as towerlab conform's")
     p.set_defaults(func=cmd_check)

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from cleanroom.conform import ConformError, load_reference, resolve
-from cleanroom.decisions import Decision, Start, is_timing
-from cleanroom.predict import DrawModel, Likeliest, model_named, predict, score
+from cleanroom.decisions import Decision, Start, is_timing, ranked
+from cleanroom.predict import (RESYNC_NOTE, DrawModel, Likeliest, model_named, predict,
+                               predict_resynced, score)
 from cleanroom.snapshots import PowerOnReplayer
 from towerlab.cli import main
 
@@ -73,6 +74,28 @@ def test_a_wrong_draw_ends_the_count_at_the_first_difference(bazaar):
     assert before == draws[:3]          # the wrong haggle shows at once
     assert got.predicted == 3 and got.drawn == 7
     assert "none counted after the first difference" in got.line()
+
+
+def test_a_resynchronised_model_predicts_each_draw_while_the_game_follows_the_recording(
+        bazaar):
+    script, events, truth = bazaar
+    got = predict_resynced(script, events, Likeliest(), truth)
+    assert got.result.conforms          # the game plays the resolver's draws
+    shown = [d for d in truth.decisions if d.revealed and not is_timing(d)]
+    likeliest = [d for d in shown if d.value == ranked(d.options, d.weights)[0]]
+    assert got.drawn == 7 and got.predicted == len(likeliest) == 5
+    assert got.line() == ("draws predicted: 5 of 7 (haggle 4 of 5, warrior_price 1 of 2); "
+                          + RESYNC_NOTE)
+
+
+def test_a_wrong_draw_does_not_end_a_resynchronised_count(bazaar):
+    script, events, truth = bazaar
+    values = [d.value for d in truth.decisions]
+    draws = [i for i, d in enumerate(truth.decisions) if d.revealed and not is_timing(d)]
+    wrong = draws[3]
+    values[wrong] = next(o for o in truth.decisions[wrong].options if o != values[wrong])
+    got = predict_resynced(script, events, Told(values), truth)
+    assert got.result.conforms and (got.predicted, got.drawn) == (6, 7)
 
 
 def test_the_resolver_s_draws_after_its_own_difference_are_not_counted():
@@ -139,6 +162,32 @@ def test_rig_check_no_resolve_on_the_cleanroom_target_ends_with_the_draws_predic
     code, text = run("rig", "check", "--target", "cleanroom", "--no-resolve", str(BAZAAR))
     assert code == 1
     assert text.splitlines()[-1].startswith("draws predicted: 0 of 7 (haggle 0 of 5")
+
+
+def test_conform_resync_says_its_mode_and_counts_every_draw():
+    code, text = run("conform", "--no-resolve", "--resync", "--no-witnesses", "--reference",
+                     str(BAZAAR))
+    lines = text.splitlines()
+    assert code == 0                    # the game followed the recording
+    assert lines[0].startswith("mode: each draw predicted by the draw model 'likeliest'")
+    assert lines[-1] == (f"{BAZAAR}: draws predicted: 5 of 7 (haggle 4 of 5, warrior_price "
+                         f"1 of 2); {RESYNC_NOTE}")
+
+
+def test_resync_without_no_resolve_is_one_clear_error(capsys):
+    for argv in (("conform", "--resync", "--reference", str(BAZAAR)),
+                 ("rig", "check", "--target", "cleanroom", "--resync", str(BAZAAR))):
+        code, text = run(*argv)
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and text == "" and len(err) == 1
+        assert "--resync: expected --no-resolve too" in err[0]
+
+
+def test_rig_check_resync_ends_with_the_draws_predicted():
+    code, text = run("rig", "check", "--target", "cleanroom", "--no-resolve", "--resync",
+                     str(BAZAAR))
+    assert code == 0
+    assert text.splitlines()[-1].endswith(RESYNC_NOTE)
 
 
 def test_rig_check_no_resolve_on_another_target_is_one_clear_error(capsys):
