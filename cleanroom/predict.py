@@ -131,10 +131,16 @@ def play(script: Script, model: DrawModel, until: float, clock_ratio: float = 1.
     """Replay ``script`` to ``until`` with every draw made by ``model``; return (events,
     decisions)."""
     chooser = ModelChooser(model)
+    return _run(script, chooser, until, clock_ratio), chooser.calls
+
+
+def _run(script: Script, chooser, until: float, clock_ratio: float) -> list[dict]:
+    """Replay ``script`` to ``until`` on a clean-room tower that draws through ``chooser``
+    (told the tower, which a model reads); return the events."""
     tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
     chooser.tower = tower
     try:
-        return run_script(tower, script, until=until), chooser.calls
+        return run_script(tower, script, until=until)
     finally:
         tower.close()
 
@@ -260,12 +266,7 @@ def predict_resynced(script: Script, reference: Sequence[dict], model: DrawModel
     ``truth`` conforms)."""
     tol, end = _defaults(script, reference, tol, end, clock_ratio)
     chooser = ResyncChooser([d.value for d in truth.decisions], model)
-    tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
-    chooser.tower = tower
-    try:
-        events = run_script(tower, script, until=end)
-    finally:
-        tower.close()
+    events = _run(script, chooser, end, clock_ratio)
     result = compare(reference, events, tol, end, types)
     result.decisions = list(chooser.calls)
     guesses = [Decision(d.t, d.name, d.options, g, False, d.weights)
