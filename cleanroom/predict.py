@@ -96,13 +96,20 @@ class ModelChooser(ForcedChooser):
 
     def choose(self, name: str, options: Sequence, weights, t: float):
         options, weights = allowed(options, weights)
-        value = self.model.draw(name, options, weights, t, self.tower)
-        if value not in options:
-            raise ConformError(f"draw model {self.model.name!r}: {value!r} for {name} at "
-                               f"{t:.3f} s is not one of the options the rules allow "
-                               f"({', '.join(map(repr, options))})")
+        value = _ask(self.model, name, options, weights, t, self.tower)
         self.calls.append(Decision(t, name, list(options), value, False, weights))
         return self._hand(value, t)
+
+
+def _ask(model: DrawModel, name: str, options: list, weights, t: float, tower) -> Any:
+    """Return ``model``'s value for a draw among the ``options`` the rules allow;
+    ConformError naming the model, the draw and the options for one outside them."""
+    value = model.draw(name, options, weights, t, tower)
+    if value not in options:
+        raise ConformError(f"draw model {model.name!r}: {value!r} for {name} at {t:.3f} s is "
+                           f"not one of the options the rules allow "
+                           f"({', '.join(map(repr, options))})")
+    return value
 
 
 class ResyncChooser(ForcedChooser):
@@ -116,13 +123,7 @@ class ResyncChooser(ForcedChooser):
         self.guesses: list = []
 
     def choose(self, name: str, options: Sequence, weights, t: float):
-        allowed_options, allowed_weights = allowed(options, weights)
-        guess = self.model.draw(name, allowed_options, allowed_weights, t, self.tower)
-        if guess not in allowed_options:
-            raise ConformError(f"draw model {self.model.name!r}: {guess!r} for {name} at "
-                               f"{t:.3f} s is not one of the options the rules allow "
-                               f"({', '.join(map(repr, allowed_options))})")
-        self.guesses.append(guess)
+        self.guesses.append(_ask(self.model, name, *allowed(options, weights), t, self.tower))
         return super().choose(name, options, weights, t)
 
 
