@@ -31,6 +31,7 @@ from captures.darktower_facts import INSTRUCTION_CYCLES
 from captures.script import Script
 from captures.tower import run_script
 
+from .choosers import is_timing_name
 from .conform import resolve
 from .decisions import Start
 from .start_state import SetupReading, read_setup
@@ -59,7 +60,11 @@ def roughness(points: Iterable[tuple[float, str, float]]) -> float:
     """Return how far apart neighbours lie round the circle: ``points`` are (position,
     name, value), ordered by position (then name); the sum of the value's steps from each to
     the next, the last to the first included."""
-    values = [v for _, _, v in sorted(points)]
+    return _ring_steps([v for _, _, v in sorted(points)])
+
+
+def _ring_steps(values: Sequence[float]) -> float:
+    """The sum of the steps from each of ``values`` to the next, the last to the first."""
     return sum(abs(values[i] - values[i - 1]) for i in range(len(values))) if values else 0.0
 
 
@@ -92,7 +97,7 @@ def step_smoothness(items: Sequence[tuple[str, int, float]], shuffles: int = SHU
     def best(vals: Sequence[float]) -> tuple[float, Fraction, Fraction]:
         top = None
         for k, (lo, order) in enumerate(orders):
-            r = sum(abs(vals[order[i]] - vals[order[i - 1]]) for i in range(len(order)))
+            r = _ring_steps([vals[i] for i in order])
             hi = orders[k + 1][0] if k + 1 < len(orders) else Fraction(1, 2)
             if top is None or r < top[0] - 1e-9:
                 top = (r, lo, hi)
@@ -171,7 +176,7 @@ def read_first_draw(script: Script, events: Sequence[dict], session: str = ""
     run_script(tower, script, until=script.end_time())
     takes = tower.game.engine.takes
     first = next((d for d in chooser.calls
-                  if not d.name.endswith("_cycles") and d.name not in _SETUP_DRAWS), None)
+                  if not is_timing_name(d.name) and d.name not in _SETUP_DRAWS), None)
     if first is None or len(takes) < 2:
         return None
     end = first.t + _SHOWN_S
