@@ -376,7 +376,7 @@ def arc_misfits(flags: dict[int, bool], a: float) -> int:
     """Return how few scans of ``flags`` (scan: in or not) lie off the best arc of the
     circle of step ``a`` (scans ordered by (a x scan) mod 1): the ins outside it and the
     outs inside it, the arc chosen to make that least."""
-    seq = [1 if flags[n] else -1 for n in sorted(flags, key=lambda n: ((a * n) % 1.0, n))]
+    seq = [1 if flags[n] else -1 for n in _round_circle(flags, a)]
     ins = sum(v > 0 for v in seq)
 
     def most(values: list[int]) -> int:        # the largest sum of a run (Kadane)
@@ -393,8 +393,14 @@ def arc_misfits(flags: dict[int, bool], a: float) -> int:
 def _stretches(outcomes: dict[int, str], a: float) -> list[str]:
     """The outcome of each stretch round the circle of step ``a``: consecutive scans in the
     order of (a x scan) mod 1 with the same outcome make one stretch."""
-    seq = [outcomes[n] for n in sorted(outcomes, key=lambda n: ((a * n) % 1.0, n))]
+    seq = [outcomes[n] for n in _round_circle(outcomes, a)]
     return [x for i, x in enumerate(seq) if x != seq[i - 1]] or seq[:1]
+
+
+def _round_circle(scans: Iterable[int], a: float) -> list[int]:
+    """The scans in their order round the circle of step ``a``: by (a x scan) mod 1, the
+    earlier scan first where two fall together."""
+    return sorted(scans, key=lambda n: ((a * n) % 1.0, n))
 
 
 def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
@@ -418,9 +424,10 @@ def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
         name = os.path.basename(os.path.normpath(folder))
         games = _games(os.path.dirname(path))
         for i, (on, off) in enumerate(games):
-            label = name if len(games) == 1 else f"{name} game {i + 1}"
+            one = len(games) == 1
+            label = name if one else f"{name} game {i + 1}"
             game = [dict(e, t=e["t"] - on) for e in events if on - 1e-9 <= e["t"] < off]
-            runs.append(_run_of_game(label, path, game, press))
+            runs.append(_run_of_game(label, path if one else f"{path} ({label})", game, press))
     return Sweep(", ".join(os.path.basename(os.path.normpath(p)) for p in paths[:1]) +
                  (f" and {len(paths) - 1} more" if len(paths) > 1 else ""), runs)
 
@@ -445,10 +452,10 @@ def _games(folder: str) -> list[tuple[float, float]]:
     return out
 
 
-def _run_of_game(label: str, path: str, events: list[dict], press: int | None) -> Run:
-    """The run of one game's ``events`` (its time from its power-on): the swept key is its
-    last press, or press number ``press`` from 0."""
-    where = path if label == os.path.basename(os.path.dirname(path)) else f"{path} ({label})"
+def _run_of_game(label: str, where: str, events: list[dict], press: int | None) -> Run:
+    """The run of one game's ``events`` (its time from its power-on; ``where``: the file and
+    game an error names): the swept key is its last press, or press number ``press`` from
+    0."""
     presses = [e["t"] for e in events if e["type"] == "button" and e["action"] == "press"]
     if not presses:
         raise SweepError(f"{where}: no button press (expected the swept key's)")
