@@ -45,7 +45,7 @@ from .tower import CleanroomTower
 
 __all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "ResyncChooser", "Prediction",
            "model_named", "play", "score", "predict", "predict_resynced", "by_kind",
-           "mode_line", "batch_line", "RESYNC_NOTE"]
+           "mode_line", "batch_line", "RESYNC_NOTE", "RESYNC_ALONE"]
 
 
 class DrawModel:
@@ -191,6 +191,8 @@ def batch_line(scores: Iterable[dict | None]) -> str:
 
 # what a re-synchronised count says it counts (``Prediction.line``, the batch's total)
 RESYNC_NOTE = "re-synchronised: each draw predicted with the recording's draws before it"
+# the one line for ``--resync`` asked for without ``--no-resolve`` (conform, rig check)
+RESYNC_ALONE = "--resync: expected --no-resolve too (it re-synchronises the draw model's draws)"
 
 
 def mode_line(model: DrawModel, resync: bool = False) -> str:
@@ -199,7 +201,7 @@ def mode_line(model: DrawModel, resync: bool = False) -> str:
     if resync:
         return (f"mode: each draw predicted by the draw model {model.name!r} "
                 f"({model.description}) with the recording's draws before it; the game "
-                f"plays the resolver's draws ({RESYNC_NOTE.split(':')[0]} at every draw)")
+                f"plays the resolver's draws (re-synchronised at every draw)")
     return (f"mode: draws made by the draw model {model.name!r} ({model.description}), "
             f"not resolved from the recording")
 
@@ -242,10 +244,13 @@ class Prediction:
 
 def predict(script: Script, reference: Sequence[dict], model: DrawModel, truth: Result,
             tol=None, end: float | None = None, clock_ratio: float = 1.0,
-            types: Sequence[str] | None = None) -> Prediction:
+            types: Sequence[str] | None = None, resync: bool = False) -> Prediction:
     """Replay ``script`` with ``model``'s draws, compare it with ``reference`` (as
     ``resolve`` does: ``tol`` default the strict check, ``end`` the recording's), and score
-    it against ``truth``, the resolver's result for the same recording."""
+    it against ``truth``, the resolver's result for the same recording (``resync``: the
+    model re-synchronised at every draw, ``predict_resynced``)."""
+    if resync:
+        return predict_resynced(script, reference, model, truth, tol, end, clock_ratio, types)
     tol, end = _defaults(script, reference, tol, end, clock_ratio)
     events, calls = play(script, model, end, clock_ratio)
     result = compare(reference, events, tol, end, types)

@@ -184,13 +184,12 @@ def predict_cleanroom(path: str | os.PathLike, model: str, max_runs: int | None 
     plays those draws and the model predicts each (``predict_resynced``); return
     cleanroom.predict's Prediction."""
     from cleanroom.conform import resolve
-    from cleanroom.predict import model_named, predict, predict_resynced
+    from cleanroom.predict import model_named, predict
 
     drawing = model_named(model)            # an unknown name fails before any work
     script, events, end, types = _cleanroom_reference(path)
     truth = resolve(script, events, end=end, types=types, max_runs=max_runs)
-    return (predict_resynced if resync else predict)(script, events, drawing, truth, end=end,
-                                                     types=types)
+    return predict(script, events, drawing, truth, end=end, types=types, resync=resync)
 
 
 def _cleanroom_reference(path: str | os.PathLike) -> tuple:

@@ -203,10 +203,10 @@ def conform_job(folder: str, script: Script, events: list[dict], tol: Tolerance,
                         max_runs=max_runs)
         result, prediction = truth, None
         if model is not None:
-            from cleanroom.predict import model_named, predict, predict_resynced
+            from cleanroom.predict import model_named, predict
 
-            prediction = (predict_resynced if resync else predict)(
-                script, events, model_named(model), truth, tol, clock_ratio=clock_ratio)
+            prediction = predict(script, events, model_named(model), truth, tol,
+                                 clock_ratio=clock_ratio, resync=resync)
             result = prediction.result
     except Exception as exc:                # a defect: this session fails, the batch goes on
         where = traceback.extract_tb(exc.__traceback__)[-1]
@@ -273,8 +273,9 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
     Console) shows a progress line on it.  ``witnesses``: the folder of witnesses (module
     doc) read before and written after each session, None for none.  ``model``: the name
     of a draw model (``conform_job``; cleanroom.predict), None to resolve the draws;
-    ``resync``: the model re-synchronised at every draw (``conform_job``).  ``max_runs``: the resolver's budget of replays for each 400 s of a session
-    (cleanroom.conform ``resolve``), None for its default.
+    ``resync``: the model re-synchronised at every draw (``conform_job``).  ``max_runs``:
+    the resolver's budget of replays for each 400 s of a session (cleanroom.conform
+    ``resolve``), None for its default.
     """
     from rig.batch import run_jobs
 

@@ -110,8 +110,8 @@ def _conform(args, tol, out: IO[str]) -> int:
 
     model = None
     if args.resync and not args.no_resolve:
-        raise ValueError("--resync: expected --no-resolve too (it re-synchronises the draw "
-                         "model's draws)")
+        from cleanroom.predict import RESYNC_ALONE
+        raise ValueError(RESYNC_ALONE)
     if args.no_resolve:
         from cleanroom.predict import RESYNC_NOTE, batch_line, mode_line, model_named
 

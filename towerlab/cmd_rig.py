@@ -94,8 +94,8 @@ def cmd_check(args, out: IO[str]) -> int:
         raise RigError(f"--no-resolve applies to the cleanroom target (the game's draw model), "
                        f"not {args.target}")
     if args.resync and not args.no_resolve:
-        raise RigError("--resync: expected --no-resolve too (it re-synchronises the draw "
-                       "model's draws)")
+        from cleanroom.predict import RESYNC_ALONE
+        raise RigError(RESYNC_ALONE)
     budget = search_budget(args)
     if budget is not None and args.target != "cleanroom":
         raise RigError(f"--search-budget applies to the cleanroom target (the resolver's "
