@@ -280,19 +280,12 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
 def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
     """``towerlab draws --setup``: the set-up after the level key of each recording, and
     what it follows (cleanroom.start_state)."""
-    import os
-
     from cleanroom.phase import setup_phase_lines
-    from cleanroom.reference import load_reference
     from cleanroom.start_state import read_setup, setup_report
 
-    readings = []
-    for name, events_path in _recordings(args.sweep, "a recording folder or a folder of them"):
-        # load_reference refuses a folder without its script.txt in one line
-        script, events = load_reference(os.path.dirname(events_path))
-        reading = read_setup(script, events, name, clock_ratio=args.clock_ratio)
-        if reading is not None:
-            readings.append(reading)
+    readings = [r for r in (read_setup(script, events, name, clock_ratio=args.clock_ratio)
+                            for name, script, events in _whole_games(args.sweep))
+                if r is not None]
     for line in setup_report(readings, each=args.runs) + setup_phase_lines(readings):
         print(line, file=out)
     return 0
@@ -301,17 +294,11 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
 def _draws_first(args: argparse.Namespace, out: IO[str]) -> int:
     """``towerlab draws --first``: the first draw of each recorded game that shows it (a game
     at level 4), by the phase of the passes before it (cleanroom.phase)."""
-    import os
-
     from cleanroom.phase import first_draw_report, read_first_draw
-    from cleanroom.reference import load_reference
 
-    draws = []
-    for name, events_path in _recordings(args.sweep, "a recording folder or a folder of them"):
-        script, events = load_reference(os.path.dirname(events_path))
-        draw = read_first_draw(script, events, name)
-        if draw is not None:
-            draws.append(draw)
+    draws = [d for d in (read_first_draw(script, events, name)
+                         for name, script, events in _whole_games(args.sweep))
+             if d is not None]
     if not draws:
         print("no first draw shown in these recordings (only a game at level 4 begins with "
               "a draw it shows)", file=out)
@@ -333,6 +320,18 @@ def cmd_battles(args: argparse.Namespace, out: IO[str]) -> int:
     for line in battle_report(battles, each=args.each):
         print(line, file=out)
     return 0
+
+
+def _whole_games(paths):
+    """Yield (name, script, events) of every recording of a whole game the paths name (a
+    recording folder or a folder of them: ``--setup``, ``--first``)."""
+    import os
+
+    from cleanroom.reference import load_reference
+
+    for name, events_path in _recordings(paths, "a recording folder or a folder of them"):
+        # load_reference refuses a folder without its script.txt in one line
+        yield (name, *load_reference(os.path.dirname(events_path)))
 
 
 def _recordings(paths, expected: str) -> list[tuple[str, str]]:
