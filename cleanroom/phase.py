@@ -13,6 +13,10 @@ Read from recordings as a black box, three ways that agree on the step:
 - the sweeps (``analysis.draws``): a MOVE 64 scans later often draws the same, a TOMB/RUIN's
   battles lie on one arc of 27/64 x scan.
 
+The phase is the fourth harmonic of the count of cleanroom.count (section 12): four times a
+count stepping 0x2507 a pass turns 27/64 of a turn a pass less 1/2,340, backwards; the count
+reads the MOVE's outcome with one table for every game.
+
 Example::
 
     first = read_first_draw(*load_reference("tests/data/corpus/l4_p3_s20"), "l4_p3_s20")
@@ -33,6 +37,7 @@ from captures.tower import run_script
 
 from .choosers import is_timing_name
 from .conform import resolve
+from .count import first_move_lines
 from .decisions import Start
 from .start_state import SetupReading, read_setup
 
@@ -199,7 +204,8 @@ def first_draw_report(draws: Sequence[FirstDraw], shuffles: int = SHUFFLES,
     """Return the lines of ``towerlab draws --first``: each game's first draw by level and
     phase, and, per level, for those that are a MOVE, how many leave the circle order
     ``MOVE_ORDER`` (against shufflings of the outcomes among them), by the phase of the
-    passes and, at levels 1-3, with the set-up's instructions too."""
+    passes and, at levels 1-3, with the set-up's instructions too; at level 4, how the count
+    reads them (``cleanroom.count``)."""
     out = [d.line() for d in sorted(draws, key=lambda d: (d.level, d.phase, d.session))]
     for level in sorted({d.level for d in draws}):
         moves = [d for d in draws if d.name == "move" and d.level == level]
@@ -217,6 +223,8 @@ def first_draw_report(draws: Sequence[FirstDraw], shuffles: int = SHUFFLES,
                        f"but {misfits} follow the order {' '.join(MOVE_ORDER)} round the "
                        f"circle (of {shuffles} shufflings of their outcomes, {hits} do as "
                        f"well)")
+        if level == 4:
+            out += first_move_lines([(d.passes, d.value) for d in moves], shuffles)
     return out
 
 

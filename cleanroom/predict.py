@@ -25,7 +25,9 @@ Durations the hidden state decides (the ``*_cycles`` decisions) are drawn by the
 but not counted: they are timing, not outcomes.
 
 Models (``MODELS``): ``likeliest``, each draw its likeliest option, the floor any model of
-the tower's state has to beat (no such model is known yet: docs/draws.md).  A model is a
+the tower's state has to beat; ``count``, a level-4 game's first MOVE read off the count
+(cleanroom.count, docs/draws.md section 12), every other draw as ``likeliest``: the one
+part of the state known so far.  A model is a
 ``DrawModel``: ``draw(name, options, weights, t, tower)``, where ``tower`` is the clean-room
 tower being played, whose tick clock (cleanroom/ticks.py) a model of the genuine's key-loop
 state reads.
@@ -39,12 +41,13 @@ from captures.script import Script
 from captures.tower import run_script
 
 from .conform import _defaults
+from .count import move_from_count
 from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
 
-__all__ = ["DrawModel", "Likeliest", "MODELS", "ModelChooser", "ResyncChooser", "Prediction",
-           "model_named", "play", "score", "predict", "predict_resynced", "by_kind",
+__all__ = ["DrawModel", "Likeliest", "Count", "MODELS", "ModelChooser", "ResyncChooser",
+           "Prediction", "model_named", "play", "score", "predict", "predict_resynced", "by_kind",
            "mode_line", "batch_line", "RESYNC_NOTE", "RESYNC_ALONE"]
 
 
@@ -73,7 +76,32 @@ class Likeliest(DrawModel):
         return ranked(options, weights)[0]
 
 
-MODELS: dict[str, type[DrawModel]] = {m.name: m for m in (Likeliest,)}
+class Count(Likeliest):
+    """A level-4 game's first draw, when it is a MOVE, read off the count the MOVE sweeps
+    show (cleanroom.count: ``COUNT_START`` moved on ``COUNT_STEP`` a key-loop pass since the
+    tower test, read through ``MOVE_TABLE``); every other draw its likeliest option, as
+    ``likeliest`` (what a draw does to the count is not known)."""
+
+    name = "count"
+    description = ("a level-4 game's first MOVE from the passes since the tower test; "
+                   "every other draw its likeliest option")
+
+    def draw(self, name, options, weights, t, tower):
+        game = tower.game
+        takes = game.engine.takes
+        if name == "move" and game.level == 4 and takes:
+            # this game's draws so far (a script may power the tower off and on: the takes
+            # begin again at each power-on, the chooser's calls do not)
+            if any(not is_timing(d) and d.t >= takes[0][0] for d in game.chooser.calls):
+                return super().draw(name, options, weights, t, tower)
+            passes = round(sum(n for when, _, n in takes[1:] if when <= t + 1e-6))
+            guess = move_from_count(passes)
+            if guess in options:
+                return guess
+        return super().draw(name, options, weights, t, tower)
+
+
+MODELS: dict[str, type[DrawModel]] = {m.name: m for m in (Likeliest, Count)}
 
 
 def model_named(name: str) -> DrawModel:

@@ -264,13 +264,15 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     docs/draws.md (analysis.draws)."""
     from analysis.draws import read_sweep, sweep_report
 
-    if args.setup and args.first:
-        raise ValueError("--setup and --first: expected one of them (each reads whole games "
-                         "its own way)")
+    if args.setup + args.first + args.count > 1:
+        raise ValueError("--setup, --first and --count: expected one of them (each reads its "
+                         "folders its own way)")
     if args.setup:
         return _draws_setup(args, out)
     if args.first:
         return _draws_first(args, out)
+    if args.count:
+        return _draws_count(args, out)
     sweep = read_sweep(args.sweep, press=args.press)
     for line in sweep_report(sweep, runs=args.runs):
         print(line, file=out)
@@ -304,6 +306,34 @@ def _draws_first(args: argparse.Namespace, out: IO[str]) -> int:
               "a draw it shows)", file=out)
         return 0
     for line in first_draw_report(draws):
+        print(line, file=out)
+    return 0
+
+
+def _draws_count(args: argparse.Namespace, out: IO[str]) -> int:
+    """``towerlab draws --count``: each DIR a MOVE sweep; the count they read, its table and
+    how one sweep's table predicts another's outcomes (analysis.accumulator)."""
+    import os
+
+    from analysis.accumulator import accumulator_lines, outcomes_of
+    from analysis.draws import read_sweep
+
+    if len(args.sweep) > 2:
+        raise ValueError(f"--count: {len(args.sweep)} sweeps given (expected one or two MOVE "
+                         f"sweeps)")
+    sweeps = {}
+    for path in args.sweep:
+        sweep = read_sweep(path, press=args.press)
+        if not sweep.is_move():
+            shown = sorted({r.outcome for r in sweep.scans.values()})
+            raise ValueError(f"{path}: its outcomes ({', '.join(shown)}) are not a MOVE's "
+                             f"(expected a MOVE sweep: none, LOST, DRAGON, PLAGUE, BRIGANDS)")
+        name = os.path.basename(os.path.normpath(path))
+        if name in sweeps:
+            raise ValueError(f"{path}: a second sweep named {name} (expected two different "
+                             f"MOVE sweeps)")
+        sweeps[name] = outcomes_of(sweep)
+    for line in accumulator_lines(sweeps):
         print(line, file=out)
     return 0
 
@@ -479,6 +509,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
                    help="the DIRs are recordings of whole games (or folders of them): the "
                         "first draw of each game that shows one (level 4), by the phase of "
                         "the key-loop passes before it (docs/draws.md, section 11)")
+    p.add_argument("--count", action="store_true",
+                   help="each DIR is a MOVE sweep (one or two): the 16-bit count their "
+                        "outcomes read, its table, and each sweep predicted with the other's "
+                        "(docs/draws.md, section 12)")
     p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",

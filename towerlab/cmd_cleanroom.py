@@ -293,8 +293,8 @@ def register(sub) -> None:
                         "draw does not end the count (docs/draws.md)")
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
-                        "likeliest option; no model of the tower's state is known yet, "
-                        "docs/draws.md)")
+                        "likeliest option; count: a level-4 game's first MOVE off the count "
+                        "of docs/draws.md section 12, every other draw as likeliest)")
     p.set_defaults(func=cmd_conform)
 
     q = sub.add_parser("cleanroom-play", help="play the clean-room game in the terminal")

@@ -215,7 +215,8 @@ def register(sub) -> None:
                         "the draws from the recording; ends with 'draws predicted: K of N'")
     p.add_argument("--draw-model", default="likeliest", metavar="NAME",
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
-                        "likeliest option)")
+                        "likeliest option; count: a level-4 game's first MOVE off the count "
+                        "of docs/draws.md section 12)")
     p.add_argument("--resync", action="store_true",
                    help="with --no-resolve: the game plays the resolved draws and the model "
                         "predicts each with the recording's draws before it")

@@ -126,7 +126,8 @@ def test_a_model_value_the_rules_do_not_allow_is_one_clear_error(bazaar):
 
 
 def test_an_unknown_model_name_is_one_clear_error():
-    with pytest.raises(ConformError, match="draw model 'oracle': expected one of likeliest"):
+    with pytest.raises(ConformError,
+                       match="draw model 'oracle': expected one of count, likeliest"):
         model_named("oracle")
 
 
@@ -202,7 +203,7 @@ def test_conform_with_an_unknown_draw_model_is_one_line_naming_it(capsys):
                      str(BAZAAR))
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and text == "" and len(err) == 1
-    assert "draw model 'oracle': expected one of likeliest" in err[0]
+    assert "draw model 'oracle': expected one of count, likeliest" in err[0]
 
 
 def test_conform_no_resolve_on_two_processes_prints_what_one_process_prints():

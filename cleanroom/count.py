@@ -1,0 +1,140 @@
+"""The count a MOVE's outcome reads, as a draw model: 16 bits stepped by ``COUNT_STEP`` at each
+key-loop pass since the tower test, read through its top digit and bit 7 (docs/draws.md,
+section 12).
+
+Found on the two MOVE sweeps (``analysis.accumulator``: one table for both games, each with a
+start of its own, ``MOVE_TABLE`` is that table) and checked on the first draws of the
+level-4 games that begin with a MOVE (no draw before it: the count is then the one the tower
+test left, ``COUNT_START``, moved on by the passes since): ``first_move_fit`` fits the start
+on such games and tells how many the table then gets right, against shufflings of their
+outcomes, and left out in turn.  What the count does at a draw is not known, so the model
+says nothing of any later draw (docs/draws.md, section 12: "What it is not yet").
+
+Example::
+
+    from cleanroom.count import move_from_count
+    print(move_from_count(641))     # a level-4 game's first MOVE 641 passes after the test
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Sequence
+
+__all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "count_at", "count_cell",
+           "move_from_count", "FirstMoveFit", "first_move_fit", "best_start",
+           "first_move_lines"]
+
+COUNT_STEP = 9479            # 0x2507 a key-loop pass (analysis.accumulator.STEP)
+MODULUS = 1 << 16
+# the MOVE's outcome by cell (top hexadecimal digit x 2 + bit 7), as the two MOVE sweeps fit
+# it together (analysis.accumulator.joint_fit; tests/analysis/test_accumulator.py checks it)
+MOVE_TABLE = ("lost", "dragon", "safe", "safe", "battle", "battle", "plague", "dragon",
+              "dragon", "lost", "safe", "safe", "battle", "safe", "dragon", "plague",
+              "safe", "lost", "safe", "lost", "safe", "safe", "plague", "plague",
+              "lost", "lost", "safe", "safe", "plague", "battle", "plague", "battle")
+# the count at the tower test's key, fitted on the development sessions' level-4 games that
+# begin with a MOVE (``first_move_fit``, ``best_start``: tests/cleanroom/test_count.py)
+COUNT_START = 0xECFC
+SHUFFLES = 300
+
+
+def count_at(passes: int, start: int = COUNT_START) -> int:
+    """Return the count ``passes`` key-loop passes after the tower test."""
+    return (start + COUNT_STEP * passes) % MODULUS
+
+
+def count_cell(count: int) -> int:
+    """Return the cell a count is read through: its top digit times 2, plus its bit 7."""
+    return (count >> 12) * 2 + ((count >> 7) & 1)
+
+
+def move_from_count(passes: int, start: int = COUNT_START) -> str:
+    """Return the MOVE's outcome the count gives ``passes`` passes after the tower test."""
+    return MOVE_TABLE[count_cell(count_at(passes, start))]
+
+
+@dataclass(frozen=True)
+class FirstMoveFit:
+    """How the count reads games' first MOVEs: the most the table gets right at any start
+    (``right`` of ``games``), the starts that do (``starts``), of ``shuffles`` shufflings
+    of the outcomes among the games how many do as well at their own best start (``hits``),
+    and each game left out in turn, predicted at the starts that fit the others best (the
+    commonest outcome those starts give): ``left_out`` right."""
+    right: int
+    games: int
+    starts: tuple[int, ...]
+    hits: int
+    shuffles: int
+    left_out: int
+
+
+def first_move_fit(points: Sequence[tuple[int, str]], shuffles: int = SHUFFLES,
+                   seed: int = 1981) -> FirstMoveFit:
+    """Return the ``FirstMoveFit`` of ``points`` (passes since the tower test, outcome), the
+    first MOVEs of games that drew nothing before them."""
+    import numpy as np                   # the one numeric loop here: 65,536 starts a game
+    starts = np.arange(MODULUS, dtype=np.int64)
+    table = np.array(MOVE_TABLE)
+    guesses = np.stack([table[count_cell_array((starts + COUNT_STEP * p) % MODULUS)]
+                        for p, _ in points], axis=1)           # (starts, games)
+    truth = np.array([o for _, o in points])
+    rights = (guesses == truth[None, :]).sum(1)
+    best = int(rights.max()) if len(points) else 0
+    rng = random.Random(seed)
+    mixed, hits = list(truth), 0
+    for _ in range(shuffles):
+        rng.shuffle(mixed)
+        hits += int((guesses == np.array(mixed)[None, :]).sum(1).max()) >= best
+    left_out = 0
+    for i in range(len(points)):
+        others = rights - (guesses[:, i] == truth[i])
+        fits = guesses[others == others.max(), i]
+        left_out += Counter(fits.tolist()).most_common(1)[0][0] == truth[i]
+    return FirstMoveFit(best, len(points), tuple(int(s) for s in starts[rights == best]),
+                        hits, shuffles, left_out)
+
+
+def count_cell_array(counts):
+    """``count_cell`` of a numpy array of counts."""
+    return (counts >> 12) * 2 + ((counts >> 7) & 1)
+
+
+def _start_runs(starts: Sequence[int]) -> list[tuple[int, int]]:
+    """Return sorted starts as runs of consecutive ones, (first, last) each."""
+    runs: list[tuple[int, int]] = []
+    for s in sorted(starts):
+        if runs and s == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], s)
+        else:
+            runs.append((s, s))
+    return runs
+
+
+def best_start(starts: Sequence[int]) -> int:
+    """Return the start a model takes among those that fit best: the middle of the first of
+    the longest runs of consecutive ones (the farthest from a cell's edge)."""
+    runs = _start_runs(starts)
+    first, last = max(runs, key=lambda r: (r[1] - r[0], -r[0]))
+    return (first + last) // 2
+
+
+def first_move_lines(points: Sequence[tuple[int, str]], shuffles: int = SHUFFLES) -> list[str]:
+    """Return the lines ``towerlab draws --first`` prints on the count for the first MOVEs of
+    level-4 games (``points``: passes since the tower test, outcome)."""
+    if len(points) < 3:
+        return []
+    fit = first_move_fit(points, shuffles)
+    runs = _runs(fit.starts)
+    return [f"level 4, {fit.games} first draws that are a MOVE, read by the count "
+            f"({COUNT_STEP:#06x} a pass, the MOVE sweeps' table): {fit.right} right at the "
+            f"best starts ({runs}; the model's {COUNT_START:#06x}); of {fit.shuffles} "
+            f"shufflings of their outcomes {fit.hits} do as well; each left out in turn, "
+            f"{fit.left_out} of {fit.games} right from the others"]
+
+
+def _runs(starts: Sequence[int]) -> str:
+    """Say a set of starts as runs: '0xecec-0xed0d, 0xedec-0xee0d'."""
+    out = [f"{a:#06x}" if a == b else f"{a:#06x}-{b:#06x}" for a, b in _start_runs(starts)]
+    return ", ".join(out[:4]) + (f" and {len(out) - 4} more runs" if len(out) > 4 else "")
