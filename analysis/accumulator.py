@@ -80,9 +80,14 @@ def _arrays(outcomes: dict[int, str]) -> tuple[np.ndarray, np.ndarray]:
             np.array([OUTCOMES.index(outcomes[n]) for n in scans], dtype=np.int64))
 
 
+def _cells(scans: np.ndarray, starts: np.ndarray, step: int) -> np.ndarray:
+    """Return the cell of each scan (columns) for each start (rows)."""
+    return cell((starts[:, None] + step * scans[None, :]) % MODULUS)
+
+
 def _counts(scans: np.ndarray, codes: np.ndarray, starts: np.ndarray, step: int) -> np.ndarray:
     """Return, per start, the scans of each outcome in each cell: (starts, CELLS, 5)."""
-    cells = cell((starts[:, None] + step * scans[None, :]) % MODULUS)
+    cells = _cells(scans, starts, step)
     out = np.zeros((len(starts), CELLS, len(OUTCOMES)), dtype=np.int32)
     rows = np.repeat(np.arange(len(starts)), len(scans))
     np.add.at(out, (rows, cells.ravel(), np.tile(codes, len(starts))), 1)
@@ -106,7 +111,7 @@ def _candidates(scans, codes, step: int, slack: int, cap: int, stride: int = 1
     seen: dict[bytes, tuple[int, int, np.ndarray]] = {}
     for lo in range(0, MODULUS, _CHUNK * stride):
         starts = np.arange(lo, lo + _CHUNK * stride, stride, dtype=np.int64)
-        cells = cell((starts[:, None] + step * scans[None, :]) % MODULUS).astype(np.int8)
+        cells = _cells(scans, starts, step).astype(np.int8)
         counts = _counts(scans, codes, starts, step)
         misses = _misses(counts)
         for i in np.argsort(misses, kind="stable"):
@@ -153,7 +158,7 @@ def predict_with(table: Sequence[str | None], outcomes: dict[int, str],
     best = (-1, 0, 0)
     for lo in range(0, MODULUS, _CHUNK):
         starts = np.arange(lo, lo + _CHUNK, dtype=np.int64)
-        guess = predicted[cell((starts[:, None] + step * scans[None, :]) % MODULUS)]
+        guess = predicted[_cells(scans, starts, step)]
         right = (guess == codes[None, :]).sum(1)
         i = int(right.argmax())
         if right[i] > best[0]:

@@ -22,8 +22,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
+from .choosers import is_timing_name
+
 __all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "count_at", "count_cell",
-           "move_from_count", "FirstMoveFit", "first_move_fit", "best_start",
+           "passes_since_tower_test", "first_move_passes", "move_from_count", "FirstMoveFit", "first_move_fit", "best_start",
            "first_move_lines"]
 
 COUNT_STEP = 9479            # 0x2507 a key-loop pass (analysis.accumulator.STEP)
@@ -45,9 +47,30 @@ def count_at(passes: int, start: int = COUNT_START) -> int:
     return (start + COUNT_STEP * passes) % MODULUS
 
 
-def count_cell(count: int) -> int:
-    """Return the cell a count is read through: its top digit times 2, plus its bit 7."""
+def count_cell(count):
+    """Return the cell a count (an int, or a numpy array of them) is read through: its top
+    digit times 2, plus its bit 7 (as analysis.accumulator.cell)."""
     return (count >> 12) * 2 + ((count >> 7) & 1)
+
+
+def passes_since_tower_test(takes, t: float) -> int:
+    """Return the key-loop passes from the tower test's key to the key taken at tower time
+    ``t`` (``takes``: the clean-room engine's (time, key, passes) since power-on)."""
+    return int(round(sum(n for when, _, n in takes[1:] if when <= t + 1e-6)))
+
+
+def first_move_passes(tower, name: str, t: float) -> int | None:
+    """Return the passes since the tower test when draw ``name`` at ``t`` is the first draw of
+    a level-4 game on the clean-room ``tower`` and a MOVE, else None (a script may power the
+    tower off and on: the engine's takes begin again at each power-on, the chooser's calls
+    do not)."""
+    game = tower.game
+    takes = game.engine.takes
+    if name != "move" or game.level != 4 or not takes:
+        return None
+    if any(not is_timing_name(d.name) and d.t >= takes[0][0] for d in game.chooser.calls):
+        return None
+    return passes_since_tower_test(takes, t)
 
 
 def move_from_count(passes: int, start: int = COUNT_START) -> str:
@@ -77,7 +100,7 @@ def first_move_fit(points: Sequence[tuple[int, str]], shuffles: int = SHUFFLES,
     import numpy as np                   # the one numeric loop here: 65,536 starts a game
     starts = np.arange(MODULUS, dtype=np.int64)
     table = np.array(MOVE_TABLE)
-    guesses = np.stack([table[count_cell_array((starts + COUNT_STEP * p) % MODULUS)]
+    guesses = np.stack([table[count_cell((starts + COUNT_STEP * p) % MODULUS)]
                         for p, _ in points], axis=1)           # (starts, games)
     truth = np.array([o for _, o in points])
     rights = (guesses == truth[None, :]).sum(1)
@@ -94,11 +117,6 @@ def first_move_fit(points: Sequence[tuple[int, str]], shuffles: int = SHUFFLES,
         left_out += Counter(fits.tolist()).most_common(1)[0][0] == truth[i]
     return FirstMoveFit(best, len(points), tuple(int(s) for s in starts[rights == best]),
                         hits, shuffles, left_out)
-
-
-def count_cell_array(counts):
-    """``count_cell`` of a numpy array of counts."""
-    return (counts >> 12) * 2 + ((counts >> 7) & 1)
 
 
 def _start_runs(starts: Sequence[int]) -> list[tuple[int, int]]:

@@ -37,7 +37,7 @@ from captures.tower import run_script
 
 from .choosers import is_timing_name
 from .conform import resolve
-from .count import first_move_lines
+from .count import first_move_lines, passes_since_tower_test
 from .decisions import Start
 from .start_state import SetupReading, read_setup
 
@@ -193,9 +193,9 @@ def read_first_draw(script: Script, events: Sequence[dict], session: str = ""
     found = next(d for d in result.decisions if d.name == first.name)
     if not found.revealed:
         return None
-    passes = sum(n for t, _, n in takes[1:] if t <= first.t + 1e-6)
+    passes = passes_since_tower_test(takes, first.t)
     setup = read_setup(script, events, session) if tower.game.level < 4 else None
-    return FirstDraw(session, tower.game.level, first.name, found.value, int(round(passes)),
+    return FirstDraw(session, tower.game.level, first.name, found.value, passes,
                      None if setup is None else setup.extra_cycles)
 
 

@@ -41,7 +41,7 @@ from captures.script import Script
 from captures.tower import run_script
 
 from .conform import _defaults
-from .count import move_from_count
+from .count import first_move_passes, move_from_count
 from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
@@ -87,17 +87,9 @@ class Count(Likeliest):
                    "every other draw its likeliest option")
 
     def draw(self, name, options, weights, t, tower):
-        game = tower.game
-        takes = game.engine.takes
-        if name == "move" and game.level == 4 and takes:
-            # this game's draws so far (a script may power the tower off and on: the takes
-            # begin again at each power-on, the chooser's calls do not)
-            if any(not is_timing(d) and d.t >= takes[0][0] for d in game.chooser.calls):
-                return super().draw(name, options, weights, t, tower)
-            passes = round(sum(n for when, _, n in takes[1:] if when <= t + 1e-6))
-            guess = move_from_count(passes)
-            if guess in options:
-                return guess
+        passes = first_move_passes(tower, name, t)
+        if passes is not None and move_from_count(passes) in options:
+            return move_from_count(passes)
         return super().draw(name, options, weights, t, tower)
 
 

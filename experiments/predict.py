@@ -13,8 +13,7 @@ from __future__ import annotations
 import sys
 
 from captures.script import read_script
-from cleanroom.count import COUNT_START, COUNT_STEP, move_from_count
-from cleanroom.decisions import is_timing
+from cleanroom.count import COUNT_START, COUNT_STEP, first_move_passes, move_from_count
 from cleanroom.predict import Count, play
 
 
@@ -26,11 +25,8 @@ class _Logged(Count):
 
     def draw(self, name, options, weights, t, tower):
         value = super().draw(name, options, weights, t, tower)
-        takes = tower.game.engine.takes
-        first = not any(not is_timing(d) and d.t >= takes[0][0]
-                        for d in tower.game.chooser.calls) if takes else False
-        if name == "move" and tower.game.level == 4 and first:
-            passes = round(sum(n for when, _, n in takes[1:] if when <= t + 1e-6))
+        passes = first_move_passes(tower, name, t)
+        if passes is not None:
             self.seen.append((t, passes, value))
         return value
 
