@@ -11,7 +11,8 @@ for every game; each sweep has a start of its own.  What is fitted and how well:
   (the scans of a cell whose outcome is not the cell's commonest);
 - ``joint_fit``: several sweeps, a start each and one table for all;
 - ``predict_with``: a table fitted elsewhere applied to a sweep, only its start fitted: how
-  many scans it gets right (``cross_predictions``: each sweep predicted from the others');
+  many scans it gets right (``cross_predictions``: each sweep predicted from the table the
+  others fit, ``others_tables``; ``relabelled_predictions``: the same by chance);
 - ``half_predictions``: table and starts fitted on one half of every sweep's scans, the
   other halves predicted with them: whether the count goes on by ``STEP`` a pass;
 - ``step_scan``: ``joint_fit`` at other steps, the chance of doing as well.
@@ -38,8 +39,8 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["STEP", "BITS", "CELLS", "OUTCOMES", "Fit", "cell", "outcomes_of", "own_fit",
-           "joint_fit", "predict_with", "cross_predictions", "half_predictions", "step_scan",
-           "relabelled_predictions", "accumulator_lines"]
+           "joint_fit", "predict_with", "others_tables", "cross_predictions",
+           "relabelled_predictions", "half_predictions", "step_scan", "accumulator_lines"]
 
 STEP = 9479                  # 0x2507: the count's step a key-loop pass (section 12)
 BITS = 16
@@ -166,54 +167,56 @@ def predict_with(table: Sequence[str | None], outcomes: dict[int, str],
     return best
 
 
-def cross_predictions(sweeps: dict[str, dict[int, str]], step: int = STEP
-                      ) -> dict[str, tuple[int, int]]:
+def others_tables(sweeps: dict[str, dict[int, str]], step: int = STEP
+                  ) -> dict[str, tuple[str | None, ...]]:
+    """Return, per sweep, the table the other sweeps fit together (``joint_fit``)."""
+    return {name: joint_fit([o for n, o in sweeps.items() if n != name], step).table
+            for name in sweeps if len(sweeps) > 1}
+
+
+def cross_predictions(sweeps: dict[str, dict[int, str]], step: int = STEP,
+                      tables: dict | None = None) -> dict[str, tuple[int, int]]:
     """Return, per sweep, (scans right, scans) when its outcomes are predicted with the table
-    the other sweeps fit (``joint_fit``), only its start fitted."""
-    out = {}
-    for name, outcomes in sweeps.items():
-        others = [o for n, o in sweeps.items() if n != name]
-        if not others:
-            continue
-        table = joint_fit(others, step).table
-        out[name] = (predict_with(table, outcomes, step)[0], len(outcomes))
-    return out
+    the other sweeps fit (``others_tables``, or ``tables`` given), only its start fitted."""
+    tables = others_tables(sweeps, step) if tables is None else tables
+    return {name: (predict_with(tables[name], outcomes, step)[0], len(outcomes))
+            for name, outcomes in sweeps.items() if name in tables}
 
 
 def relabelled_predictions(sweeps: dict[str, dict[int, str]], step: int = STEP,
-                           times: int = RELABELLINGS, seed: int = 1981) -> dict[str, int]:
+                           times: int = RELABELLINGS, seed: int = 1981,
+                           tables: dict | None = None) -> dict[str, int]:
     """Return, per sweep, the most scans a cross prediction gets right when the sweep's
     outcomes are relabelled (each outcome given another's name, ``times`` relabellings):
     what a table that is not shared gets by chance."""
+    tables = others_tables(sweeps, step) if tables is None else tables
     rng = random.Random(seed)
     perms = [p for p in itertools.permutations(OUTCOMES) if p != OUTCOMES]
     out = {}
     for name, outcomes in sweeps.items():
-        others = [o for n, o in sweeps.items() if n != name]
-        if not others:
+        if name not in tables:
             continue
-        table = joint_fit(others, step).table
         most = 0
         for perm in rng.sample(perms, times):
             rename = dict(zip(OUTCOMES, perm))
-            most = max(most, predict_with(table, {n: rename[o] for n, o in outcomes.items()},
-                                          step)[0])
+            most = max(most, predict_with(tables[name],
+                                          {n: rename[o] for n, o in outcomes.items()}, step)[0])
         out[name] = most
     return out
 
 
-def half_predictions(sweeps: dict[str, dict[int, str]], step: int = STEP
-                     ) -> list[tuple[str, str, int, int]]:
+def half_predictions(sweeps: dict[str, dict[int, str]], step: int = STEP,
+                     tables: dict | None = None) -> list[tuple[str, str, int, int]]:
     """Return (sweep, the half predicted, scans right, scans) for each sweep and half: the
     table the other sweeps fit, the start fitted on the sweep's other half (scans below or
     from its middle scan), the half predicted at that start: whether the count goes on by
     ``step`` a pass beyond the scans its start was fitted on."""
+    tables = others_tables(sweeps, step) if tables is None else tables
     out = []
     for name, outcomes in sweeps.items():
-        others = [o for n, o in sweeps.items() if n != name]
-        if not others:
+        if name not in tables:
             continue
-        table = joint_fit(others, step).table
+        table = tables[name]
         middle = sorted(outcomes)[len(outcomes) // 2]
         for half, tested in (("first", lambda s: s < middle), ("second", lambda s: s >= middle)):
             start = predict_with(table, {s: o for s, o in outcomes.items() if not tested(s)},
@@ -248,11 +251,12 @@ def accumulator_lines(sweeps: dict[str, dict[int, str]], step: int = STEP) -> li
                  f"(starts {', '.join(f'{s:#06x}' for s in fit.starts)})")
     lines.append("  table (top digit 0-f; bit 7 clear / set): " + " ".join(
         f"{_letter(fit.table[2 * d])}{_letter(fit.table[2 * d + 1])}" for d in range(16)))
-    chance = relabelled_predictions(sweeps, step)
-    for name, (right, n) in cross_predictions(sweeps, step).items():
+    tables = others_tables(sweeps, step)
+    chance = relabelled_predictions(sweeps, step, tables=tables)
+    for name, (right, n) in cross_predictions(sweeps, step, tables=tables).items():
         lines.append(f"  {name} from the others' table: {right} of {n} right "
                      f"(relabelled outcomes: at most {chance[name]})")
-    for name, half, right, n in half_predictions(sweeps, step):
+    for name, half, right, n in half_predictions(sweeps, step, tables=tables):
         lines.append(f"  {name}, its {half} half at the start its other half fits, with the "
                      f"other's table: {right} of {n} right")
     return lines

@@ -25,8 +25,8 @@ from typing import Sequence
 from .choosers import is_timing_name
 
 __all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "count_at", "count_cell",
-           "passes_since_tower_test", "first_move_passes", "move_from_count", "FirstMoveFit", "first_move_fit", "best_start",
-           "first_move_lines"]
+           "passes_since_tower_test", "first_move_passes", "move_from_count", "FirstMoveFit",
+           "first_move_fit", "best_start", "first_move_lines"]
 
 COUNT_STEP = 9479            # 0x2507 a key-loop pass (analysis.accumulator.STEP)
 MODULUS = 1 << 16
@@ -97,7 +97,7 @@ def first_move_fit(points: Sequence[tuple[int, str]], shuffles: int = SHUFFLES,
                    seed: int = 1981) -> FirstMoveFit:
     """Return the ``FirstMoveFit`` of ``points`` (passes since the tower test, outcome), the
     first MOVEs of games that drew nothing before them."""
-    import numpy as np                   # the one numeric loop here: 65,536 starts a game
+    import numpy as np      # only here: the game itself needs no numpy (65,536 starts a game)
     starts = np.arange(MODULUS, dtype=np.int64)
     table = np.array(MOVE_TABLE)
     guesses = np.stack([table[count_cell((starts + COUNT_STEP * p) % MODULUS)]
