@@ -311,30 +311,42 @@ def _draws_first(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _draws_count(args: argparse.Namespace, out: IO[str]) -> int:
-    """``towerlab draws --count``: each DIR a MOVE sweep; the count they read, its table and
-    how one sweep's table predicts another's outcomes (analysis.accumulator)."""
+    """``towerlab draws --count``: MOVE sweeps (lab sweep folders, one or two; or recording
+    folders that together are one sweep, as a request's single games come back); the count
+    they read, its table, how one sweep's table predicts another's outcomes, and for one
+    sweep how the table the game reads places it (analysis.accumulator, cleanroom.count)."""
     import os
 
-    from analysis.accumulator import accumulator_lines, outcomes_of
+    from analysis.accumulator import accumulator_lines, outcomes_of, predict_with
     from analysis.draws import read_sweep
+    from cleanroom.count import MOVE_TABLE
 
-    if len(args.sweep) > 2:
+    lab = all(os.path.isfile(os.path.join(p, "sweep.jsonl")) for p in args.sweep)
+    if lab and len(args.sweep) > 2:
         raise ValueError(f"--count: {len(args.sweep)} sweeps given (expected one or two MOVE "
                          f"sweeps)")
+    groups = [[p] for p in args.sweep] if lab else [list(args.sweep)]
     sweeps = {}
-    for path in args.sweep:
-        sweep = read_sweep(path, press=args.press)
+    for paths in groups:
+        sweep = read_sweep(paths, press=args.press)
         if not sweep.is_move():
             shown = sorted({r.outcome for r in sweep.scans.values()})
-            raise ValueError(f"{path}: its outcomes ({', '.join(shown)}) are not a MOVE's "
+            raise ValueError(f"{paths[0]}: its outcomes ({', '.join(shown)}) are not a MOVE's "
                              f"(expected a MOVE sweep: none, LOST, DRAGON, PLAGUE, BRIGANDS)")
-        name = os.path.basename(os.path.normpath(path))
-        if name in sweeps:
-            raise ValueError(f"{path}: a second sweep named {name} (expected two different "
-                             f"MOVE sweeps)")
-        sweeps[name] = outcomes_of(sweep)
+        if sweep.name in sweeps:
+            raise ValueError(f"{paths[0]}: a second sweep named {sweep.name} (expected two "
+                             f"different MOVE sweeps)")
+        sweeps[sweep.name] = outcomes_of(sweep)
     for line in accumulator_lines(sweeps):
         print(line, file=out)
+    if len(sweeps) == 1:
+        # the game's outcome names, back to the sweeps' (analysis.accumulator.OUTCOMES)
+        names = {"safe": "none", "lost": "LOST", "dragon": "DRAGON", "plague": "PLAGUE",
+                 "battle": "BRIGANDS"}
+        (name, outcomes), = sweeps.items()
+        right, covered, start = predict_with([names[o] for o in MOVE_TABLE], outcomes)
+        print(f"  with the table the game reads (cleanroom.count): {right} of {len(outcomes)} "
+              f"right at the start {start:#06x} (the count at its first scan)", file=out)
     return 0
 
 
@@ -510,9 +522,10 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "first draw of each game that shows one (level 4), by the phase of "
                         "the key-loop passes before it (docs/draws.md, section 11)")
     p.add_argument("--count", action="store_true",
-                   help="each DIR is a MOVE sweep (one or two): the 16-bit count their "
-                        "outcomes read, its table, and each sweep predicted with the other's "
-                        "(docs/draws.md, section 12)")
+                   help="the DIRs are MOVE sweeps (one or two lab sweep folders, or "
+                        "recording folders that together are one sweep): the 16-bit count "
+                        "their outcomes read, its table, each sweep predicted with the "
+                        "other's, one placed by the game's table (docs/draws.md, section 12)")
     p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",

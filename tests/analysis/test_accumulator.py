@@ -5,6 +5,7 @@ section 12).  Made-up sweeps show what each fit does; the two MOVE sweeps of tes
 from __future__ import annotations
 
 import io
+import json
 import random
 from pathlib import Path
 
@@ -123,3 +124,22 @@ def test_towerlab_draws_count_of_other_than_two_different_sweeps_is_one_line(cap
     assert main(["draws", "--count"] + [str(SWEEPS / n) for n in names], io.StringIO()) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0]
+
+
+def test_recording_folders_of_single_runs_are_read_as_one_sweep(tmp_path):
+    # a request's single games come back one recording folder each (the swept key the last
+    # press): --count reads them together, and places them with the game's table
+    folders = []
+    with open(SWEEPS / NAMES[1] / "sweep.jsonl") as f:
+        for i, line in zip(range(40), f):
+            run = json.loads(line)
+            folder = tmp_path / f"k{i:02d}"
+            folder.mkdir()
+            (folder / "events.jsonl").write_text(
+                "".join(json.dumps(e) + "\n" for e in run["events"]))
+            folders.append(str(folder))
+    out = io.StringIO()
+    assert main(["draws", "--count"] + folders, out) == 0
+    lines = out.getvalue().splitlines()
+    assert sum(" alone: " in line for line in lines) == 1
+    assert lines[-1].startswith("  with the table the game reads (cleanroom.count): ")
