@@ -38,6 +38,8 @@ from typing import Sequence
 
 import numpy as np
 
+from analysis.draws import CIRCLE, outcome_letter
+
 __all__ = ["STEP", "BITS", "CELLS", "OUTCOMES", "Fit", "cell", "outcomes_of", "own_fit",
            "joint_fit", "predict_with", "others_tables", "cross_predictions",
            "relabelled_predictions", "half_predictions", "step_scan", "accumulator_lines"]
@@ -46,8 +48,9 @@ STEP = 9479                  # 0x2507: the count's step a key-loop pass (section
 BITS = 16
 MODULUS = 1 << BITS
 CELLS = 32                   # the top digit (16) times bit 7 (2)
-# the outcomes a MOVE shows, in a fixed order (a cell's ties go to the first)
-OUTCOMES = ("none", "LOST", "DRAGON", "PLAGUE", "BRIGANDS")
+# the outcomes a MOVE shows, in a fixed order (a cell's ties go to the first): round the
+# circle of analysis.draws
+OUTCOMES = CIRCLE
 _CHUNK = 4096                # starts counted at once (memory: CHUNK x CELLS x 5 counts)
 _SLACK = 3                   # a joint fit combines each sweep's starts this close to its best
 _CAP = 2048                  # and at most this many of them
@@ -263,4 +266,4 @@ def accumulator_lines(sweeps: dict[str, dict[int, str]], step: int = STEP) -> li
 
 
 def _letter(outcome: str | None) -> str:
-    return "." if outcome is None else "-" if outcome == "none" else outcome[0]
+    return "." if outcome is None else outcome_letter(outcome)

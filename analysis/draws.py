@@ -57,7 +57,7 @@ from captures.script import Power, ScriptError, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
-           "circle_steps", "circle_order", "MOVE_CIRCLE", "PASS_S"]
+           "circle_steps", "circle_order", "outcome_letter", "CIRCLE", "MOVE_CIRCLE", "PASS_S"]
 
 PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
 SAME_CLICK_S = 2e-4      # clicks this close are the same scan's
@@ -493,7 +493,7 @@ def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:
                  f"{same} of {pairs} pairs")
     counts = collections.Counter(r.outcome for r in scans.values())
     lines.append("outcomes by scan: " + ", ".join(f"{k} {v}" for k, v in counts.most_common()))
-    lines.append("sequence: " + " ".join(_letter(scans[n].outcome) for n in scans))
+    lines.append("sequence: " + " ".join(outcome_letter(scans[n].outcome) for n in scans))
     prof = sweep.lag_profile()
     chance = sum((v / len(scans)) ** 2 for v in counts.values())
     lines.append(f"same outcome p scans later (chance {chance:.2f}): " +
@@ -546,10 +546,11 @@ def _circle_lines(circles: list[tuple], windows: dict[int, tuple[int, int]]) -> 
     whole = sum(bool(steps) for _, steps, _, _ in circles)
     spans = sorted({" or ".join(f"{lo}-{hi}" for lo, hi in steps) or "none"
                     for _, steps, _, _ in circles})
-    orders = sorted({" ".join(_letter(o) for o in order) for _, _, order, _ in circles})
+    orders = sorted({" ".join(outcome_letter(o) for o in order) for _, _, order, _ in circles})
+    circle = " ".join(map(outcome_letter, CIRCLE))
     return [f"  each whole block alone, its scans ordered by (a x scan) mod 1: one stretch "
             f"per outcome in {whole} of {len(circles)} blocks, a {'; '.join(spans)}",
-            f"    round the circle: {', '.join(orders)} (circle {' '.join(map(_letter, CIRCLE))});"
+            f"    round the circle: {', '.join(orders)} (circle {circle});"
             f" of {SHUFFLES} shufflings of each block's outcomes "
             + ", ".join(str(h) for *_, h in circles) + " read one circle",
             f"    windows of {BLOCK} scans half a block off (beginning {BLOCK // 3}-"
@@ -557,5 +558,6 @@ def _circle_lines(circles: list[tuple], windows: dict[int, tuple[int, int]]) -> 
             f"{sum(b for _, b in half)} read one circle"]
 
 
-def _letter(outcome: str) -> str:
+def outcome_letter(outcome: str) -> str:
+    """Return the letter a report shows for a sweep's outcome ("-" for none)."""
     return {"none": "-", "BRIGANDS": "B"}.get(outcome, outcome[:1])

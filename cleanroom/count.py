@@ -24,7 +24,7 @@ from typing import Sequence
 
 from .choosers import is_timing_name
 
-__all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "count_at", "count_cell",
+__all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "MOVE_PICTURES", "count_at", "count_cell",
            "passes_since_tower_test", "first_move_passes", "move_from_count", "FirstMoveFit",
            "first_move_fit", "best_start", "first_move_lines"]
 
@@ -36,6 +36,10 @@ MOVE_TABLE = ("lost", "dragon", "safe", "safe", "battle", "battle", "plague", "d
               "dragon", "lost", "safe", "safe", "battle", "safe", "dragon", "plague",
               "safe", "lost", "safe", "lost", "safe", "safe", "plague", "plague",
               "lost", "lost", "safe", "safe", "plague", "battle", "plague", "battle")
+# what a sweep of the genuine tower reads for each of the game's MOVE outcomes: the first
+# picture lit after the press, "none" for a safe move, which lights none (analysis.draws)
+MOVE_PICTURES = {"safe": "none", "lost": "LOST", "dragon": "DRAGON", "plague": "PLAGUE",
+                 "battle": "BRIGANDS"}
 # the count at the tower test's key, fitted on the development sessions' level-4 games that
 # begin with a MOVE (``first_move_fit``, ``best_start``: tests/cleanroom/test_count.py)
 COUNT_START = 0xECFC

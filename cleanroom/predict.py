@@ -88,9 +88,8 @@ class Count(Likeliest):
 
     def draw(self, name, options, weights, t, tower):
         passes = first_move_passes(tower, name, t)
-        if passes is not None and move_from_count(passes) in options:
-            return move_from_count(passes)
-        return super().draw(name, options, weights, t, tower)
+        guess = None if passes is None else move_from_count(passes)
+        return guess if guess in options else super().draw(name, options, weights, t, tower)
 
 
 MODELS: dict[str, type[DrawModel]] = {m.name: m for m in (Likeliest, Count)}

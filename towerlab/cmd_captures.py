@@ -319,7 +319,7 @@ def _draws_count(args: argparse.Namespace, out: IO[str]) -> int:
 
     from analysis.accumulator import accumulator_lines, outcomes_of, predict_with
     from analysis.draws import read_sweep
-    from cleanroom.count import MOVE_TABLE
+    from cleanroom.count import MOVE_PICTURES, MOVE_TABLE
 
     lab = all(os.path.isfile(os.path.join(p, "sweep.jsonl")) for p in args.sweep)
     if lab and len(args.sweep) > 2:
@@ -340,11 +340,8 @@ def _draws_count(args: argparse.Namespace, out: IO[str]) -> int:
     for line in accumulator_lines(sweeps):
         print(line, file=out)
     if len(sweeps) == 1:
-        # the game's outcome names, back to the sweeps' (analysis.accumulator.OUTCOMES)
-        names = {"safe": "none", "lost": "LOST", "dragon": "DRAGON", "plague": "PLAGUE",
-                 "battle": "BRIGANDS"}
-        (name, outcomes), = sweeps.items()
-        right, covered, start = predict_with([names[o] for o in MOVE_TABLE], outcomes)
+        (outcomes,) = sweeps.values()
+        right, _, start = predict_with([MOVE_PICTURES[o] for o in MOVE_TABLE], outcomes)
         print(f"  with the table the game reads (cleanroom.count): {right} of {len(outcomes)} "
               f"right at the start {start:#06x} (the count at its first scan)", file=out)
     return 0

@@ -248,7 +248,7 @@ def register(sub) -> None:
                    help="where a lab sweep's corpus session is: that session's folder, or a "
                         "corpus folder holding it by the name the sweep's README gives "
                         "(default: ../../../corpus from the sweep, where the lab keeps it)")
-    from towerlab.options import add_search_budget, add_tolerance
+    from towerlab.options import add_draw_model, add_search_budget, add_tolerance
 
     add_tolerance(p, "tolerance", unit="s",
                   help="timing tolerance in s (default 0.0167: one 1/60 s display frame for "
@@ -287,14 +287,7 @@ def register(sub) -> None:
                               "(default 2000); a smaller one gives up sooner on a recording it "
                               "cannot explain (a triage: 200 rejects a 20-minute mutant in about "
                               "a third of the time) and may miss a hard draw the default finds")
-    p.add_argument("--resync", action="store_true",
-                   help="with --no-resolve: the game plays the resolver's draws and the model "
-                        "predicts each with the recording's draws before it, so that a wrong "
-                        "draw does not end the count (docs/draws.md)")
-    p.add_argument("--draw-model", default="likeliest", metavar="NAME",
-                   help="with --no-resolve: the draw model (default likeliest: each draw its "
-                        "likeliest option; count: a level-4 game's first MOVE off the count "
-                        "of docs/draws.md section 12, every other draw as likeliest)")
+    add_draw_model(p)
     p.set_defaults(func=cmd_conform)
 
     q = sub.add_parser("cleanroom-play", help="play the clean-room game in the terminal")

@@ -193,7 +193,7 @@ def cmd_status(args, out: IO[str]) -> int:
 
 def register(sub) -> None:
     """Add this area's subcommands to the towerlab parser."""
-    from towerlab.options import add_output, add_search_budget
+    from towerlab.options import add_draw_model, add_output, add_search_budget
 
     rig = sub.add_parser("rig", help="the bench: record and check sessions on any tower")
     rsub = rig.add_subparsers(dest="rig_command", metavar="RIG_COMMAND")
@@ -213,13 +213,7 @@ def register(sub) -> None:
     p.add_argument("--no-resolve", action="store_true",
                    help="cleanroom: the game draws from its draw model instead of resolving "
                         "the draws from the recording; ends with 'draws predicted: K of N'")
-    p.add_argument("--draw-model", default="likeliest", metavar="NAME",
-                   help="with --no-resolve: the draw model (default likeliest: each draw its "
-                        "likeliest option; count: a level-4 game's first MOVE off the count "
-                        "of docs/draws.md section 12)")
-    p.add_argument("--resync", action="store_true",
-                   help="with --no-resolve: the game plays the resolved draws and the model "
-                        "predicts each with the recording's draws before it")
+    add_draw_model(p)
     add_search_budget(p, help="cleanroom: the resolver's budget of replays for each 400 s of "
                               "the recording (default 2000), as towerlab conform's")
     p.set_defaults(func=cmd_check)

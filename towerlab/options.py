@@ -81,6 +81,19 @@ def add_search_budget(p: argparse.ArgumentParser, *, help: str) -> None:
     p.add_argument("--search-budget", type=int, default=None, metavar="REPLAYS", help=help)
 
 
+def add_draw_model(p: argparse.ArgumentParser) -> None:
+    """Add ``--draw-model NAME`` and ``--resync``, the draw model's options with
+    ``--no-resolve`` (cleanroom.predict; ``towerlab conform`` and ``towerlab rig check``)."""
+    p.add_argument("--resync", action="store_true",
+                   help="with --no-resolve: the game plays the resolver's draws and the model "
+                        "predicts each with the recording's draws before it, so that a wrong "
+                        "draw does not end the count (docs/draws.md)")
+    p.add_argument("--draw-model", default="likeliest", metavar="NAME",
+                   help="with --no-resolve: the draw model (default likeliest: each draw its "
+                        "likeliest option; count: a level-4 game's first MOVE off the count "
+                        "of docs/draws.md section 12, every other draw as likeliest)")
+
+
 def search_budget(args: argparse.Namespace) -> int | None:
     """Return ``--search-budget``'s value (None: not given); ValueError below 1."""
     budget = args.search_budget

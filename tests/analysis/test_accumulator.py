@@ -5,7 +5,6 @@ section 12).  Made-up sweeps show what each fit does; the two MOVE sweeps of tes
 from __future__ import annotations
 
 import io
-import json
 import random
 from pathlib import Path
 
@@ -14,14 +13,12 @@ import pytest
 from analysis.accumulator import (CELLS, OUTCOMES, STEP, accumulator_lines, cell, half_predictions,
                                   joint_fit, outcomes_of, own_fit, predict_with, step_scan)
 from analysis.draws import read_sweep
-from cleanroom.count import COUNT_STEP, MOVE_TABLE
+from cleanroom.count import COUNT_STEP, MOVE_PICTURES, MOVE_TABLE
+from tests.analysis.sweep_runs import run_folders
 from towerlab.cli import main
 
 SWEEPS = Path(__file__).resolve().parents[1] / "data" / "sweeps"
 NAMES = ("move_l1_p1_s101", "move_l2_p1_s102")
-# how the sweeps' outcomes are named in the game (cleanroom.count.MOVE_TABLE)
-GAME_NAMES = {"none": "safe", "LOST": "lost", "DRAGON": "dragon", "PLAGUE": "plague",
-              "BRIGANDS": "battle"}
 
 
 def made_up(table, start: int, scans=range(40), step: int = STEP) -> dict[int, str]:
@@ -94,7 +91,7 @@ def test_the_two_move_sweeps_fit_one_table_but_for_15_of_156_scans(joint):
 
 def test_the_game_reads_the_table_the_two_sweeps_fit(joint):
     assert COUNT_STEP == STEP
-    assert tuple(GAME_NAMES[o] for o in joint.table) == MOVE_TABLE
+    assert joint.table == tuple(MOVE_PICTURES[o] for o in MOVE_TABLE)
 
 
 def test_each_sweep_is_predicted_from_the_others_table_and_its_halves_from_each_other(sweeps):
@@ -129,15 +126,7 @@ def test_towerlab_draws_count_of_other_than_two_different_sweeps_is_one_line(cap
 def test_recording_folders_of_single_runs_are_read_as_one_sweep(tmp_path):
     # a request's single games come back one recording folder each (the swept key the last
     # press): --count reads them together, and places them with the game's table
-    folders = []
-    with open(SWEEPS / NAMES[1] / "sweep.jsonl") as f:
-        for i, line in zip(range(40), f):
-            run = json.loads(line)
-            folder = tmp_path / f"k{i:02d}"
-            folder.mkdir()
-            (folder / "events.jsonl").write_text(
-                "".join(json.dumps(e) + "\n" for e in run["events"]))
-            folders.append(str(folder))
+    folders = run_folders(SWEEPS / NAMES[1], tmp_path, 40)
     out = io.StringIO()
     assert main(["draws", "--count"] + folders, out) == 0
     lines = out.getvalue().splitlines()

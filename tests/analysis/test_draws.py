@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from analysis.draws import (CIRCLE, SweepError, arc_misfits, circle_order, circle_steps,
                             read_sweep)
+from tests.analysis.sweep_runs import run_folders
 from tests.corpus import genuine_corpus
 from towerlab.cli import main
 
@@ -151,16 +152,7 @@ def test_a_battles_outcome_carries_its_count_of_brigands(sweep):
 
 
 def test_recording_folders_read_as_the_lab_sweep(tmp_path, sweep):
-    lines = (DATA_SWEEP / "sweep.jsonl").read_text().splitlines()[:12]
-    folders = []
-    for line in lines:
-        rec = json.loads(line)
-        folder = tmp_path / f"k{rec['offset_frames']:03d}"
-        folder.mkdir()
-        (folder / "events.jsonl").write_text(
-            "".join(json.dumps(e) + "\n" for e in rec["events"]))
-        folders.append(str(folder))
-    single = read_sweep(folders)
+    single = read_sweep(run_folders(DATA_SWEEP, tmp_path, 12))
     want = [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in sweep.runs[:12]]
     assert [(r.scan, r.outcome, r.number, round(r.think, 2)) for r in single.runs] == want
 
