@@ -99,4 +99,7 @@ def test_experiments_predict_says_what_the_count_predicts_for_a_requests_games()
                          capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
     rows = [line.split("\t") for line in got.stdout.splitlines() if line[:1].isdigit()]
-    assert rows[0][2:] == ["352", "safe"] and len(rows) == 1
+    # the first MOVE predicted, the second's passes given for placing its sweep
+    assert [r[0] for r in rows] == ["0", "0"]
+    assert rows[0][2:] == ["352", "safe"]
+    assert rows[1][3] == "-" and 509 <= int(rows[1][2]) <= 539
