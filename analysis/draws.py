@@ -455,13 +455,16 @@ def _games(folder: str) -> list[tuple[float, float]]:
 def _run_of_game(label: str, where: str, events: list[dict], press: int | None) -> Run:
     """The run of one game's ``events`` (its time from its power-on; ``where``: the file and
     game an error names): the swept key is its last press, or press number ``press`` from
-    0."""
+    0, and the run ends at the next press (what a later key draws is not the swept key's)."""
     presses = [e["t"] for e in events if e["type"] == "button" and e["action"] == "press"]
     if not presses:
         raise SweepError(f"{where}: no button press (expected the swept key's)")
     if press is not None and not -len(presses) <= press < len(presses):
         raise SweepError(f"{where}: press {press} asked for, it has {len(presses)} presses")
-    return run_from_events(label, events, presses[-1 if press is None else press])
+    index = len(presses) - 1 if press is None else press % len(presses)
+    end = presses[index + 1] if index + 1 < len(presses) else None
+    return run_from_events(label, [e for e in events if end is None or e["t"] < end],
+                           presses[index], end)
 
 
 def _read_lab_sweep(folder: str) -> Sweep:

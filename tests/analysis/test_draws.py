@@ -211,6 +211,23 @@ def test_a_press_the_recording_does_not_have_is_refused(tmp_path):
         read_sweep([str(tmp_path)], press=3)
 
 
+def test_a_press_before_the_last_shows_only_what_comes_before_the_next_press(tmp_path):
+    # a first MOVE that lit no picture, then a second MOVE that lit LOST: the first press's
+    # run is the safe move, not the later press's picture
+    lines = [{"t": 1.0, "type": "button", "button": "MOVE", "action": "press"},
+             {"t": 1.0, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046},
+             {"t": 3.0, "type": "button", "button": "MOVE", "action": "press"},
+             {"t": 3.0, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046},
+             {"t": 3.5, "type": "reel", "card_pos": 2},
+             {"t": 3.6, "type": "lamp", "lamp": "middle", "on": 1},
+             {"t": 4.6, "type": "lamp", "lamp": "middle", "on": 0}]
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    last = read_sweep([str(tmp_path)]).runs[0]
+    first = read_sweep([str(tmp_path)], press=0).runs[0]
+    assert (first.outcome, first.end) == ("none", 3.0)
+    assert last.outcome != "none"
+
+
 def test_towerlab_draws_prints_the_figures():
     out = io.StringIO()
     assert main(["draws", str(DATA_SWEEP)], out) == 0
