@@ -41,14 +41,14 @@ from captures.script import Script
 from captures.tower import run_script
 
 from .conform import _defaults
-from .count import first_move_passes, move_from_count
+from .count import first_move_passes, move_from_count, passes_since_tower_test
 from .decisions import Decision, ForcedChooser, allowed, is_timing, ranked
 from .matching import ConformError, Result, compare
 from .tower import CleanroomTower
 
 __all__ = ["DrawModel", "Likeliest", "Count", "MODELS", "ModelChooser", "ResyncChooser",
            "Prediction", "model_named", "play", "score", "predict", "predict_resynced", "by_kind",
-           "mode_line", "batch_line", "RESYNC_NOTE", "RESYNC_ALONE"]
+           "mode_line", "batch_line", "RESYNC_NOTE", "RESYNC_ALONE", "MoveAt", "level4_moves"]
 
 
 class DrawModel:
@@ -152,6 +152,45 @@ def play(script: Script, model: DrawModel, until: float, clock_ratio: float = 1.
     decisions)."""
     chooser = ModelChooser(model)
     return _run(script, chooser, until, clock_ratio), chooser.calls
+
+
+@dataclass(frozen=True)
+class MoveAt:
+    """A MOVE of a level-4 game as the ``count`` model plays a script: its ``game`` (from 0,
+    one per power-on that reaches a MOVE), the tower time ``t`` of the key that took it, the
+    key-loop ``passes`` since the tower test's key, and the count's outcome when it is the
+    game's first draw (``predicted``; None for a later MOVE: the model says nothing of it)."""
+    game: int
+    t: float
+    passes: int
+    predicted: str | None
+
+
+class _MoveLog(Count):
+    """The ``count`` model, noting each level-4 MOVE it draws (``MoveAt``)."""
+
+    def __init__(self):
+        self.moves: list[MoveAt] = []
+        self._tests: list[float] = []       # each game's tower-test take, in order
+
+    def draw(self, name, options, weights, t, tower):
+        value = super().draw(name, options, weights, t, tower)
+        takes = tower.game.engine.takes
+        if name == "move" and tower.game.level == 4 and takes:
+            if not self._tests or self._tests[-1] != takes[0][0]:
+                self._tests.append(takes[0][0])
+            first = first_move_passes(tower, name, t) is not None
+            self.moves.append(MoveAt(len(self._tests) - 1, t, passes_since_tower_test(takes, t),
+                                     value if first else None))
+        return value
+
+
+def level4_moves(script: Script) -> list[MoveAt]:
+    """Return every MOVE of a level-4 game that ``script`` plays, as the ``count`` model
+    plays it (the passes are the clean-room game's, which keeps the genuine's loops)."""
+    model = _MoveLog()
+    play(script, model, script.end_time())
+    return model.moves
 
 
 def _run(script: Script, chooser, until: float, clock_ratio: float) -> list[dict]:

@@ -16,42 +16,19 @@ from __future__ import annotations
 import sys
 
 from captures.script import read_script
-from cleanroom.count import (COUNT_START, COUNT_STEP, first_move_passes, move_from_count,
-                             passes_since_tower_test)
-from cleanroom.predict import Count, play
-
-
-class _Logged(Count):
-    """The count model, noting each level-4 MOVE it draws: (game, time, passes since the
-    tower test, the count's outcome for a first MOVE or None)."""
-
-    def __init__(self):
-        self.seen: list[tuple[int, float, int, str | None]] = []
-        self._tests: list[float] = []       # each game's tower-test take, in order
-
-    def draw(self, name, options, weights, t, tower):
-        value = super().draw(name, options, weights, t, tower)
-        takes = tower.game.engine.takes
-        if name == "move" and tower.game.level == 4 and takes:
-            if not self._tests or self._tests[-1] != takes[0][0]:
-                self._tests.append(takes[0][0])
-            first = first_move_passes(tower, name, t)
-            self.seen.append((len(self._tests) - 1, t, passes_since_tower_test(takes, t),
-                              value if first is not None else None))
-        return value
+from cleanroom.count import COUNT_START, COUNT_STEP, move_from_count
+from cleanroom.predict import level4_moves
 
 
 def main(path: str) -> int:
-    script = read_script(path)
-    model = _Logged()
-    play(script, model, script.end_time())
+    moves = level4_moves(read_script(path))
     print(f"# {path}: the count model on each MOVE of each level-4 game (count "
           f"{COUNT_START:#06x} at the tower test, {COUNT_STEP:#06x} a pass; a game's first "
           f"MOVE only; docs/draws.md, section 12)")
     print("game\tmove_take_s\tpasses_since_tower_test\tpredicted")
-    for game, t, passes, value in model.seen:
-        assert value is None or value == move_from_count(passes)
-        print(f"{game}\t{t:.4f}\t{passes}\t{value or '-'}")
+    for m in moves:
+        assert m.predicted is None or m.predicted == move_from_count(m.passes)
+        print(f"{m.game}\t{m.t:.4f}\t{m.passes}\t{m.predicted or '-'}")
     return 0
 
 
