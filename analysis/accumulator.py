@@ -41,7 +41,7 @@ import numpy as np
 from analysis.draws import CIRCLE, outcome_letter
 
 __all__ = ["STEP", "BITS", "CELLS", "OUTCOMES", "Fit", "cell", "outcomes_of", "own_fit",
-           "joint_fit", "predict_with", "others_tables", "cross_predictions",
+           "joint_fit", "predict_with", "best_starts", "others_tables", "cross_predictions",
            "relabelled_predictions", "half_predictions", "step_scan", "accumulator_lines"]
 
 STEP = 9479                  # 0x2507: the count's step a key-loop pass (section 12)
@@ -153,21 +153,41 @@ def joint_fit(sweeps: Sequence[dict[int, str]], step: int = STEP, slack: int = _
     return Fit(best[0], best[1], _table(best[2]))
 
 
+def _rights(table: Sequence[str | None], outcomes: dict[int, str], step: int):
+    """Yield (starts, scans right, scans whose cell has an outcome in ``table``) for every
+    start, a chunk at a time."""
+    scans, codes = _arrays(outcomes)
+    predicted = np.array([-1 if t is None else OUTCOMES.index(t) for t in table])
+    for lo in range(0, MODULUS, _CHUNK):
+        starts = np.arange(lo, lo + _CHUNK, dtype=np.int64)
+        guess = predicted[_cells(scans, starts, step)]
+        yield starts, (guess == codes[None, :]).sum(1), (guess >= 0).sum(1)
+
+
 def predict_with(table: Sequence[str | None], outcomes: dict[int, str],
                  step: int = STEP) -> tuple[int, int, int]:
     """Return (scans right, scans whose cell has an outcome in ``table``, the start) for the
     start that gets the most of a sweep's outcomes right with a table fitted elsewhere."""
-    scans, codes = _arrays(outcomes)
-    predicted = np.array([-1 if t is None else OUTCOMES.index(t) for t in table])
     best = (-1, 0, 0)
-    for lo in range(0, MODULUS, _CHUNK):
-        starts = np.arange(lo, lo + _CHUNK, dtype=np.int64)
-        guess = predicted[_cells(scans, starts, step)]
-        right = (guess == codes[None, :]).sum(1)
+    for starts, right, known in _rights(table, outcomes, step):
         i = int(right.argmax())
         if right[i] > best[0]:
-            best = (int(right[i]), int((guess[i] >= 0).sum()), int(starts[i]))
+            best = (int(right[i]), int(known[i]), int(starts[i]))
     return best
+
+
+def best_starts(table: Sequence[str | None], outcomes: dict[int, str], step: int = STEP
+                ) -> tuple[int, tuple[int, ...]]:
+    """Return (the most scans of a sweep a table fitted elsewhere gets right at any start,
+    every start that gets as many), the starts in order."""
+    most, found = -1, []
+    for starts, right, _ in _rights(table, outcomes, step):
+        top = int(right.max())
+        if top > most:
+            most, found = top, []
+        if top == most:
+            found += starts[right == top].tolist()
+    return most, tuple(found)
 
 
 def others_tables(sweeps: dict[str, dict[int, str]], step: int = STEP

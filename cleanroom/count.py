@@ -26,7 +26,8 @@ from .choosers import is_timing_name
 
 __all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "MOVE_PICTURES", "count_at", "count_cell",
            "passes_since_tower_test", "first_move_passes", "move_from_count", "FirstMoveFit",
-           "first_move_fit", "best_start", "first_move_lines"]
+           "first_move_fit", "best_start", "first_move_lines", "AFTER_DRAW_RULES",
+           "AFTER_DRAW_TOLERANCE", "Family", "after_draw_lines", "MODULUS"]
 
 COUNT_STEP = 9479            # 0x2507 a key-loop pass (analysis.accumulator.STEP)
 MODULUS = 1 << 16
@@ -160,3 +161,74 @@ def _runs(starts: Sequence[int]) -> str:
     """Say a set of starts as runs: '0xecec-0xed0d, 0xedec-0xee0d'."""
     out = [f"{a:#06x}" if a == b else f"{a:#06x}-{b:#06x}" for a, b in _start_runs(starts)]
     return ", ".join(out[:4]) + (f" and {len(out) - 4} more runs" if len(out) > 4 else "")
+
+
+# what the count at the tower test's key, as a family's second MOVEs imply it, does from one
+# family to the next when their first MOVEs (safe moves) come ``d`` passes apart, under each
+# rule for what a draw does to the count (docs/draws.md, section 12; DEVELOPERS.md)
+AFTER_DRAW_RULES = {
+    "adds a constant": lambda d: 0,
+    "multiplies by 0x2507 and adds (a linear congruential step)":
+        lambda d: (COUNT_STEP * COUNT_STEP - COUNT_STEP) * d % MODULUS,
+    "sets the count afresh": lambda d: -COUNT_STEP * d % MODULUS,
+}
+# how far a measured difference may lie from a rule's and still be read as it: a start is
+# fitted to a few counts (a sweep of some 30 scans), the cells are 128 counts wide at least
+AFTER_DRAW_TOLERANCE = 256
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of single level-4 games of a request (``name``), read as one sweep of their
+    second MOVE: the passes from the tower test to their first MOVE (``first_passes``), the
+    outcomes that first MOVE showed (``first_seen``: outcome, games) and the count's
+    prediction for it (``predicted``); the count at the tower test's key that the second
+    MOVEs imply (``implied``: the count at the sweep's first scan, fitted with
+    ``MOVE_TABLE``, less ``COUNT_STEP`` times that scan's passes since the test), its scans
+    right at that count of the sweep's ``scans``."""
+    name: str
+    first_passes: int
+    first_seen: tuple[tuple[str, int], ...]
+    predicted: str
+    implied: int
+    right: int
+    scans: int
+
+
+def _apart(a: int, b: int) -> int:
+    """Return how far two counts lie apart round the count's circle."""
+    d = (a - b) % MODULUS
+    return min(d, MODULUS - d)
+
+
+def after_draw_lines(families: Sequence[Family]) -> list[str]:
+    """Return the lines ``towerlab draws --after`` prints: each family, and for each two
+    whose first MOVEs lie apart, which rule for what a draw does to the count their implied
+    counts follow (``AFTER_DRAW_RULES`` within ``AFTER_DRAW_TOLERANCE``)."""
+    out = []
+    ordered = sorted(families, key=lambda f: (f.first_passes, f.name))
+    for f in ordered:
+        seen = ", ".join(f"{o} {n}" for o, n in f.first_seen)
+        out.append(f"{f.name}: first MOVE {f.first_passes} passes after the tower test "
+                   f"(shown: {seen}; the count predicts {f.predicted}); second MOVEs read "
+                   f"by the count: {f.right} of {f.scans} scans right, the count at the "
+                   f"tower test's key they imply {f.implied:#06x}")
+    verdicts = []
+    for a, b in zip(ordered, ordered[1:]):
+        d = b.first_passes - a.first_passes
+        if d == 0:
+            continue
+        moved = (b.implied - a.implied) % MODULUS
+        near = [rule for rule, step in AFTER_DRAW_RULES.items()
+                if _apart(moved, step(d)) <= AFTER_DRAW_TOLERANCE]
+        expected = ", ".join(f"{rule} {step(d):#06x}" for rule, step in AFTER_DRAW_RULES.items())
+        out.append(f"{a.name} to {b.name} ({d:+d} passes at the first MOVE): the implied "
+                   f"count moves {moved:#06x} (if a draw {expected}): "
+                   f"{near[0] if len(near) == 1 else 'none of these' if not near else 'ambiguous'}")
+        verdicts.append(tuple(near))
+    if verdicts:
+        rules = set(verdicts[0]).intersection(*verdicts[1:]) if verdicts else set()
+        out.append(f"a draw {sorted(rules)[0]}" if len(rules) == 1 else
+                   "no one of these rules fits every pair of families: the draw moves the "
+                   "count some other way (or a first MOVE was not the one predicted)")
+    return out

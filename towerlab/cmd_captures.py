@@ -264,15 +264,17 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     docs/draws.md (analysis.draws)."""
     from analysis.draws import read_sweep, sweep_report
 
-    if args.setup + args.first + args.count > 1:
-        raise ValueError("--setup, --first and --count: expected one of them (each reads its "
-                         "folders its own way)")
+    if args.setup + args.first + args.count + args.after > 1:
+        raise ValueError("--setup, --first, --count and --after: expected one of them (each "
+                         "reads its folders its own way)")
     if args.setup:
         return _draws_setup(args, out)
     if args.first:
         return _draws_first(args, out)
     if args.count:
         return _draws_count(args, out)
+    if args.after:
+        return _draws_after(args, out)
     sweep = read_sweep(args.sweep, press=args.press)
     for line in sweep_report(sweep, runs=args.runs):
         print(line, file=out)
@@ -344,6 +346,64 @@ def _draws_count(args: argparse.Namespace, out: IO[str]) -> int:
         right, _, start = predict_with([MOVE_PICTURES[o] for o in MOVE_TABLE], outcomes)
         print(f"  with the table the game reads (cleanroom.count): {right} of {len(outcomes)} "
               f"right at the start {start:#06x} (the count at its first scan)", file=out)
+    return 0
+
+
+def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
+    """``towerlab draws --after``: families of single level-4 games (folders named
+    ``NAME_kNN``, a family per NAME) whose second MOVE is swept; what the first MOVE's draw
+    did to the count, family against family (cleanroom.count ``after_draw_lines``)."""
+    import collections
+    import os
+    import re
+
+    from analysis.accumulator import best_starts, outcomes_of
+    from analysis.draws import read_sweep
+    from captures.script import Press, read_script
+    from cleanroom.count import (COUNT_STEP, MODULUS, MOVE_PICTURES, MOVE_TABLE, Family,
+                                 after_draw_lines, best_start)
+    from cleanroom.predict import level4_moves
+
+    groups: dict[str, list[str]] = collections.defaultdict(list)
+    for path in args.sweep:
+        name = os.path.basename(os.path.normpath(path))
+        match = re.fullmatch(r"(.+)_k\d+", name)
+        if match is None:
+            raise ValueError(f"{path}: not named NAME_kNN (expected a request's single games, "
+                             f"one folder each, as the lab returns them)")
+        groups[match.group(1)].append(path)
+    families = []
+    for name, paths in sorted(groups.items()):
+        script_path = os.path.join(paths[0], "script.txt")
+        if not os.path.isfile(script_path):
+            raise ValueError(f"{paths[0]}: no script.txt (expected a recording folder with "
+                             f"its script)")
+        script = read_script(script_path)
+        moves = [m for m in level4_moves(script) if m.game == 0]
+        if len(moves) < 2 or moves[0].predicted is None:
+            raise ValueError(f"{script_path}: not a level-4 game whose first draw is a MOVE "
+                             f"and that makes a second (expected one of the requests "
+                             f"l4_second_move or l4_after_safe)")
+        presses = [a for a in script.actions if isinstance(a, Press)]
+        first_press = next(i for i, a in enumerate(presses) if a.button == "MOVE")
+        seen = collections.Counter(r.outcome for r in read_sweep(paths, first_press).runs)
+        sweep = read_sweep(paths)
+        outcomes = outcomes_of(sweep)
+        if not sweep.is_move() or not outcomes:
+            raise ValueError(f"{paths[0]}: the family {name}'s last presses show no MOVE's "
+                             f"outcomes (expected a swept second MOVE)")
+        right, starts = best_starts([MOVE_PICTURES[o] for o in MOVE_TABLE], outcomes)
+        first_scan = min(outcomes)
+        label = sweep.by_scan[first_scan][0].label
+        swept = next(p for p in paths if os.path.basename(os.path.normpath(p)) == label)
+        passes = [m for m in level4_moves(read_script(os.path.join(swept, "script.txt")))
+                  if m.game == 0][-1].passes
+        families.append(Family(name, moves[0].passes, tuple(seen.most_common()),
+                               MOVE_PICTURES[moves[0].predicted],
+                               (best_start(starts) - COUNT_STEP * passes) % MODULUS, right,
+                               len(outcomes)))
+    for line in after_draw_lines(families):
+        print(line, file=out)
     return 0
 
 
@@ -523,6 +583,11 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "recording folders that together are one sweep): the 16-bit count "
                         "their outcomes read, its table, each sweep predicted with the "
                         "other's, one placed by the game's table (docs/draws.md, section 12)")
+    p.add_argument("--after", action="store_true",
+                   help="the DIRs are a request's single level-4 games, NAME_kNN, a family "
+                        "per NAME, each family's second MOVE swept (l4_second_move, "
+                        "l4_after_safe_p336...): what the first MOVE's draw did to the count, "
+                        "family against family (docs/draws.md, section 12)")
     p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",

@@ -1,0 +1,110 @@
+"""``towerlab draws --after`` reads families of single level-4 games whose second MOVE is
+swept (the requests l4_after_safe_p336..p338 and l4_second_move) and names the rule a draw
+follows (cleanroom.count ``after_draw_lines``).  The families here are recorded from
+clean-room towers whose second MOVE follows a known rule, so the reading is checked against
+the rule that made them."""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from captures.script import read_script
+from cleanroom.count import (AFTER_DRAW_RULES, COUNT_STEP, MODULUS, MOVE_TABLE, Family,
+                             after_draw_lines, count_at, count_cell, first_move_passes,
+                             passes_since_tower_test)
+from cleanroom.predict import Count, play
+from towerlab.cli import main
+
+REQUESTS = Path(__file__).resolve().parents[2] / "experiments" / "requests"
+FAMILIES = ("l4_after_safe_p336", "l4_after_safe_p337", "l4_after_safe_p338")
+RUNS = 48
+
+
+class RuleTower(Count):
+    """A tower whose first MOVE reads the count and whose second reads the count the first
+    draw left by ``rule`` (x1: the first MOVE's count, p1: its passes, q: the second's)."""
+
+    def __init__(self, rule):
+        self.rule, self.first = rule, None
+
+    def draw(self, name, options, weights, t, tower):
+        if name != "move" or tower.game.level != 4:
+            return super().draw(name, options, weights, t, tower)
+        q = passes_since_tower_test(tower.game.engine.takes, t)
+        if first_move_passes(tower, name, t) is not None:
+            self.first = (count_at(q), q)
+            count = self.first[0]
+        else:
+            count = self.rule(*self.first, q)
+        value = MOVE_TABLE[count_cell(count)]
+        return value if value in options else super().draw(name, options, weights, t, tower)
+
+
+RULES = {
+    "adds a constant": lambda x1, p1, q: (count_at(q) + 0x1234) % MODULUS,
+    "multiplies by 0x2507 and adds (a linear congruential step)":
+        lambda x1, p1, q: (COUNT_STEP * x1 + 0x3b1d + COUNT_STEP * (q - p1)) % MODULUS,
+    "sets the count afresh": lambda x1, p1, q: (0x5a5a + COUNT_STEP * (q - p1)) % MODULUS,
+}
+
+
+def _record(tmp_path: Path, rule, families=FAMILIES) -> list[str]:
+    """Record each family's games on a tower that follows ``rule``, a folder each."""
+    folders = []
+    for family in families:
+        for k in range(RUNS):
+            request = REQUESTS / f"{family}_k{k:02d}.txt"
+            script = read_script(str(request))
+            events, _ = play(script, RuleTower(rule), script.end_time())
+            folder = tmp_path / f"{family}_k{k:02d}"
+            folder.mkdir()
+            shutil.copy(request, folder / "script.txt")
+            (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+            folders.append(str(folder))
+    return folders
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_draws_after_names_the_rule_the_towers_second_move_follows(tmp_path, rule):
+    out = io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path, RULES[rule]), out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == f"a draw {rule}", out.getvalue()
+    assert sum("second MOVEs read by the count: " in line for line in lines) == 3
+
+
+def test_draws_after_says_when_no_rule_fits(tmp_path):
+    def scramble(x1, p1, q):
+        return ((x1 * 0x9e37) ^ 0x5bd1) % MODULUS + COUNT_STEP * (q - p1)
+    out = io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path, lambda *a: scramble(*a) % MODULUS),
+                out) == 0
+    assert out.getvalue().splitlines()[-1].startswith("no one of these rules fits"), \
+        out.getvalue()
+
+
+def test_draws_after_reads_the_first_move_the_count_predicts(tmp_path):
+    out = io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path, RULES["adds a constant"],
+                                               FAMILIES[:1]), out) == 0
+    (line,) = out.getvalue().splitlines()
+    assert line.startswith("l4_after_safe_p336: first MOVE 336 passes after the tower test "
+                           "(shown: none 48; the count predicts none)")
+
+
+def test_draws_after_of_a_folder_not_named_as_a_requests_game_is_one_line(tmp_path, capsys):
+    (tmp_path / "session").mkdir()
+    assert main(["draws", "--after", str(tmp_path / "session")], io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not named NAME_kNN" in err[0]
+
+
+def test_after_draw_lines_name_each_rule_from_the_differences_it_predicts():
+    for rule, step in AFTER_DRAW_RULES.items():
+        fams = [Family(f"f{p}", p, (("none", 1),), "none", (0x4000 + step(p - 336)) % MODULUS,
+                       30, 31) for p in (336, 337, 338)]
+        assert after_draw_lines(fams)[-1] == f"a draw {rule}"
