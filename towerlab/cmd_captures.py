@@ -359,6 +359,7 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
 
     from analysis.accumulator import best_starts, outcomes_of
     from analysis.draws import read_sweep
+    from captures.events import recording_events_file
     from captures.script import Press, read_script
     from cleanroom.count import (COUNT_STEP, MODULUS, MOVE_PICTURES, MOVE_TABLE, Family,
                                  after_draw_lines, best_start)
@@ -372,13 +373,18 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
             raise ValueError(f"{path}: not named NAME_kNN (expected a request's single games, "
                              f"one folder each, as the lab returns them)")
         groups[match.group(1)].append(path)
+    def script_of(folder: str):
+        # beside the recording's events (the lab may return a session folder inside it)
+        events = recording_events_file(folder)
+        path = os.path.join(os.path.dirname(events) if events else folder, "script.txt")
+        if not os.path.isfile(path):
+            raise ValueError(f"{folder}: no script.txt beside its events.jsonl (expected a "
+                             f"recording folder with its script)")
+        return path, read_script(path)
+
     families = []
     for name, paths in sorted(groups.items()):
-        script_path = os.path.join(paths[0], "script.txt")
-        if not os.path.isfile(script_path):
-            raise ValueError(f"{paths[0]}: no script.txt (expected a recording folder with "
-                             f"its script)")
-        script = read_script(script_path)
+        script_path, script = script_of(paths[0])
         moves = [m for m in level4_moves(script) if m.game == 0]
         if len(moves) < 2 or moves[0].predicted is None:
             raise ValueError(f"{script_path}: not a level-4 game whose first draw is a MOVE "
@@ -396,8 +402,7 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
         first_scan = min(outcomes)
         label = sweep.by_scan[first_scan][0].label
         swept = next(p for p in paths if os.path.basename(os.path.normpath(p)) == label)
-        passes = [m for m in level4_moves(read_script(os.path.join(swept, "script.txt")))
-                  if m.game == 0][-1].passes
+        passes = [m for m in level4_moves(script_of(swept)[1]) if m.game == 0][-1].passes
         families.append(Family(name, moves[0].passes, tuple(seen.most_common()),
                                MOVE_PICTURES[moves[0].predicted],
                                (best_start(starts) - COUNT_STEP * passes) % MODULUS, right,

@@ -52,8 +52,9 @@ RULES = {
 }
 
 
-def _record(tmp_path: Path, rule, families=FAMILIES) -> list[str]:
-    """Record each family's games on a tower that follows ``rule``, a folder each."""
+def _record(tmp_path: Path, rule, families=FAMILIES, session: str = "") -> list[str]:
+    """Record each family's games on a tower that follows ``rule``, a folder each (the
+    recording in a ``session`` folder inside it, if given, as the lab may return it)."""
     folders = []
     for family in families:
         for k in range(RUNS):
@@ -61,9 +62,10 @@ def _record(tmp_path: Path, rule, families=FAMILIES) -> list[str]:
             script = read_script(str(request))
             events, _ = play(script, RuleTower(rule), script.end_time())
             folder = tmp_path / f"{family}_k{k:02d}"
-            folder.mkdir()
-            shutil.copy(request, folder / "script.txt")
-            (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+            inner = folder / session
+            inner.mkdir(parents=True)
+            shutil.copy(request, inner / "script.txt")
+            (inner / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
             folders.append(str(folder))
     return folders
 
@@ -94,6 +96,16 @@ def test_draws_after_reads_the_first_move_the_count_predicts(tmp_path):
     (line,) = out.getvalue().splitlines()
     assert line.startswith("l4_after_safe_p336: first MOVE 336 passes after the tower test "
                            "(shown: none 48; the count predicts none)")
+
+
+def test_draws_after_reads_a_family_returned_as_session_folders(tmp_path):
+    rule = RULES["sets the count afresh"]
+    flat, nested = io.StringIO(), io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path / "flat", rule, FAMILIES[:2]),
+                flat) == 0
+    assert main(["draws", "--after"] + _record(tmp_path / "nested", rule, FAMILIES[:2],
+                                               session="session_0"), nested) == 0
+    assert nested.getvalue() == flat.getvalue()
 
 
 def test_draws_after_of_a_folder_not_named_as_a_requests_game_is_one_line(tmp_path, capsys):
