@@ -2,6 +2,7 @@
 "Asking the tower") are files the lab can run as they are."""
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -72,3 +73,10 @@ def test_each_game_of_a_script_request_starts_on_the_same_clock_phase(path):
         assert abs(t * 20 - round(t * 20)) < 1e-6, f"{path.name}: power on at {t}"
     offs = [a.t for a in script.actions if isinstance(a, Power) and not a.on]
     assert len(offs) in (len(ons), len(ons) + 1)
+
+
+def test_every_group_of_requests_is_in_the_labs_order_of_priority():
+    # experiments/README.md orders the requests for a lab that can record only some
+    readme = (REQUESTS[0].parents[1] / "README.md").read_text(encoding="utf-8")
+    groups = {re.sub(r"_k\d+$", "", p.stem) for p in REQUESTS}
+    assert sorted(g for g in groups if f"`{g}" not in readme) == []
