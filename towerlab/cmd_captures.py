@@ -373,40 +373,37 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
             raise ValueError(f"{path}: not named NAME_kNN (expected a request's single games, "
                              f"one folder each, as the lab returns them)")
         groups[match.group(1)].append(path)
-    def script_of(folder: str):
-        # beside the recording's events (the lab may return a session folder inside it)
-        events = recording_events_file(folder)
-        path = os.path.join(os.path.dirname(events) if events else folder, "script.txt")
-        if not os.path.isfile(path):
-            raise ValueError(f"{folder}: no script.txt beside its events.jsonl (expected a "
-                             f"recording folder with its script)")
-        return path, read_script(path)
 
     families = []
     for name, paths in sorted(groups.items()):
-        script_path, script = script_of(paths[0])
+        sweep = read_sweep(paths)
+        # the run at the sweep's first scan: its script, replayed once, gives the passes of
+        # both MOVEs (every game of a family makes its first MOVE at the same pass)
+        label = sweep.by_scan[min(sweep.by_scan)][0].label
+        folder = next(p for p in paths if os.path.basename(os.path.normpath(p)) == label)
+        events = recording_events_file(folder)
+        script_path = os.path.join(os.path.dirname(events) if events else folder, "script.txt")
+        if not os.path.isfile(script_path):
+            raise ValueError(f"{folder}: no script.txt beside its events.jsonl (expected a "
+                             f"recording folder with its script)")
+        script = read_script(script_path)
         moves = [m for m in level4_moves(script) if m.game == 0]
         if len(moves) < 2 or moves[0].predicted is None:
             raise ValueError(f"{script_path}: not a level-4 game whose first draw is a MOVE "
                              f"and that makes a second (expected one of the requests "
                              f"l4_second_move or l4_after_safe)")
-        presses = [a for a in script.actions if isinstance(a, Press)]
-        first_press = next(i for i, a in enumerate(presses) if a.button == "MOVE")
-        seen = collections.Counter(r.outcome for r in read_sweep(paths, first_press).runs)
-        sweep = read_sweep(paths)
         outcomes = outcomes_of(sweep)
         if not sweep.is_move() or not outcomes:
             raise ValueError(f"{paths[0]}: the family {name}'s last presses show no MOVE's "
                              f"outcomes (expected a swept second MOVE)")
+        presses = [a for a in script.actions if isinstance(a, Press)]
+        first_press = next(i for i, a in enumerate(presses) if a.button == "MOVE")
+        seen = collections.Counter(r.outcome for r in read_sweep(paths, first_press).runs)
         right, starts = best_starts([MOVE_PICTURES[o] for o in MOVE_TABLE], outcomes)
-        first_scan = min(outcomes)
-        label = sweep.by_scan[first_scan][0].label
-        swept = next(p for p in paths if os.path.basename(os.path.normpath(p)) == label)
-        passes = [m for m in level4_moves(script_of(swept)[1]) if m.game == 0][-1].passes
         families.append(Family(name, moves[0].passes, tuple(seen.most_common()),
                                MOVE_PICTURES[moves[0].predicted],
-                               (best_start(starts) - COUNT_STEP * passes) % MODULUS, right,
-                               len(outcomes)))
+                               (best_start(starts) - COUNT_STEP * moves[-1].passes) % MODULUS,
+                               right, len(outcomes)))
     for line in after_draw_lines(families):
         print(line, file=out)
     return 0
