@@ -227,7 +227,7 @@ def after_draw_lines(families: Sequence[Family]) -> list[str]:
                    f"{near[0] if len(near) == 1 else 'none of these' if not near else 'ambiguous'}")
         verdicts.append(tuple(near))
     if verdicts:
-        rules = set(verdicts[0]).intersection(*verdicts[1:]) if verdicts else set()
+        rules = set(verdicts[0]).intersection(*verdicts[1:])
         out.append(f"a draw {sorted(rules)[0]}" if len(rules) == 1 else
                    "no one of these rules fits every pair of families: the draw moves the "
                    "count some other way (or a first MOVE was not the one predicted)")
