@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from captures.events import write_events
+
 
 def run_folders(sweep: Path, into: Path, runs: int) -> list[str]:
     """Write the first ``runs`` runs of the lab sweep folder ``sweep`` (its ``sweep.jsonl``)
@@ -15,7 +17,7 @@ def run_folders(sweep: Path, into: Path, runs: int) -> list[str]:
         run = json.loads(line)
         folder = into / f"k{run['offset_frames']:03d}"
         folder.mkdir()
-        (folder / "events.jsonl").write_text(
-            "".join(json.dumps(e) + "\n" for e in run["events"]))
+        with open(folder / "events.jsonl", "w", encoding="utf-8") as f:
+            write_events(run["events"], f)
         folders.append(str(folder))
     return folders

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from analysis.draws import (CIRCLE, SweepError, arc_misfits, circle_order, circle_steps,
                             read_sweep)
+from captures.events import write_events
 from tests.analysis.sweep_runs import run_folders
 from tests.corpus import genuine_corpus
 from towerlab.cli import main
@@ -182,7 +183,8 @@ def test_a_recording_of_several_games_reads_as_a_run_per_game(tmp_path, sweep):
         script.append(f"{at + 45.0:.6f} power off")
     folder = tmp_path / "move_sweep"
     folder.mkdir()
-    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    with open(folder / "events.jsonl", "w", encoding="utf-8") as f:
+        write_events(events, f)
     (folder / "script.txt").write_text("\n".join(script) + "\n")
     games = read_sweep([str(folder)])
     assert [r.label for r in games.runs] == [f"move_sweep game {i}" for i in range(1, 6)]
@@ -221,7 +223,8 @@ def test_a_press_before_the_last_shows_only_what_comes_before_the_next_press(tmp
              {"t": 3.5, "type": "reel", "card_pos": 2},
              {"t": 3.6, "type": "lamp", "lamp": "middle", "on": 1},
              {"t": 4.6, "type": "lamp", "lamp": "middle", "on": 0}]
-    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    with open(tmp_path / "events.jsonl", "w", encoding="utf-8") as f:
+        write_events(lines, f)
     last = read_sweep([str(tmp_path)]).runs[0]
     first = read_sweep([str(tmp_path)], press=0).runs[0]
     assert (first.outcome, first.end) == ("none", 3.0)

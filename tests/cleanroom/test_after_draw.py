@@ -6,12 +6,12 @@ the rule that made them."""
 from __future__ import annotations
 
 import io
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
+from captures.events import write_events
 from captures.script import read_script
 from cleanroom.count import (AFTER_DRAW_RULES, COUNT_STEP, MODULUS, MOVE_TABLE, Family,
                              after_draw_lines, count_at, count_cell, first_move_passes,
@@ -65,7 +65,8 @@ def _record(tmp_path: Path, rule, families=FAMILIES, session: str = "") -> list[
             inner = folder / session
             inner.mkdir(parents=True)
             shutil.copy(request, inner / "script.txt")
-            (inner / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+            with open(inner / "events.jsonl", "w", encoding="utf-8") as f:
+                write_events(events, f)
             folders.append(str(folder))
     return folders
 
