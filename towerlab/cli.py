@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "towerlab.cmd_rtdt",       # rtdt record/check/scan/status/one-shot (Return to Dark Tower)
     "towerlab.cmd_cleanroom",  # conform
     "towerlab.cmd_explore",    # explore
+    "towerlab.cmd_requests",   # requests list/record (the lab's requests, on any tower)
     "towerlab.cmd_report",     # report
     "towerlab.cmd_serve",      # serve (the tower in a web browser)
 )

@@ -1,0 +1,230 @@
+"""Record the requests for recordings of the genuine tower (``experiments/requests/``) as the
+lab does, on any tower the rig drives: a real one through the button box and analyser, the
+emulator on a romset the user brought, or the clean-room game.
+
+A request (DEVELOPERS.md, "Asking the tower") is a file ``NAME.txt`` that begins with a
+``# Question:`` line and holds either a script in the corpus format (with a ``# run length``
+line, every action on a 1/60 s frame) or one line ``explore OPTIONS``.  Its recording goes
+into ``RECORDINGS/NAME/``, the layout of the shared experiments folder: a script's session
+there itself (``script.txt``, ``events.jsonl``, ``edges.jsonl.gz`` when the tower has pins,
+and our ``recording.json``), an explore's sessions below it (``session_NNNN/``), and last
+``request.txt``, a copy of the request.  ``request.txt`` marks the recording whole: a folder
+without it is what a fault (an unplugged probe) or a crash left, kept and set aside as
+``NAME.incomplete`` (``-2``, ``-3``, ...) when the request is recorded again.
+
+Example::
+
+    for req in find_requests("experiments/requests", ["l4_second_move_k0*"]):
+        if request_status(req, "exp") != RECORDED:
+            record_script_request(req, TargetSpec("emu", romset="mbdtower.zip"), "exp")
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from captures.script import Power, Script, ScriptError, parse_script
+from rig.errors import RigError
+
+__all__ = ["Request", "RequestError", "read_request", "request_problems", "find_requests",
+           "request_status", "request_folder", "set_aside", "record_script_request",
+           "pins_as_edges", "finish_request", "RECORDED", "CHANGED", "INCOMPLETE", "NOT_RECORDED"]
+
+QUESTION = "# Question:"
+FRAME_S = 1 / 60
+PHASE_S = 0.05          # a game's power-on on a multiple of 3 frames: the first one's clock phase
+RECORDED, CHANGED, INCOMPLETE, NOT_RECORDED = ("recorded", "changed since recorded",
+                                               "incomplete", "not recorded")
+
+
+class RequestError(RigError):
+    """A request file is not one the lab can run; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request: its name, file, text, the question it answers and what it plays
+    (``script`` for a script request, ``explore`` the options of an explore request)."""
+    name: str
+    path: Path
+    text: str
+    question: str
+    script: Script | None = None
+    explore: tuple[str, ...] | None = None
+
+    @property
+    def kind(self) -> str:
+        """'script' or 'explore'."""
+        return "explore" if self.explore is not None else "script"
+
+    def games(self) -> int:
+        """The games a script request plays (one per power-on, the first at 0 s)."""
+        if self.script is None:
+            return 0
+        return 1 + sum(1 for a in self.script.actions if isinstance(a, Power) and a.on)
+
+
+def _body(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip() and not line.lstrip()
+            .startswith("#")]
+
+
+def read_request(path: str | os.PathLike) -> Request:
+    """Read a request file; raise RequestError naming the file and what was expected."""
+    p = Path(path)
+    if p.suffix != ".txt" or not p.stem.replace("_", "").isalnum():
+        raise RequestError(f"{p}: a request is NAME.txt, NAME of letters, digits and '_'")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise RequestError(f"{p}: not UTF-8 text") from None
+    except OSError as exc:
+        raise RequestError(f"{p}: cannot read the request ({exc.strerror or exc})") from None
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith(QUESTION):
+        raise RequestError(f"{p}: the first line must be '{QUESTION} ...' (what the "
+                           f"recording answers)")
+    question = lines[0][len(QUESTION):].strip()
+    body = _body(text)
+    if len(body) == 1 and body[0].split()[0] == "explore":
+        try:
+            words = tuple(shlex.split(body[0])[1:])
+        except ValueError as exc:
+            raise RequestError(f"{p}: the explore line does not parse ({exc})") from None
+        if any(w == "--target" or w.startswith("--target=") for w in words):
+            raise RequestError(f"{p}: an explore request takes every option but --target "
+                               f"(the lab chooses the tower)")
+        return Request(p.stem, p, text, question, explore=words)
+    try:
+        script = parse_script(text, str(p))
+    except ScriptError as exc:
+        raise RequestError(str(exc)) from None
+    return Request(p.stem, p, text, question, script=script)
+
+
+def request_problems(req: Request) -> list[str]:
+    """What keeps a script request from being run as the lab runs it, one line each: no
+    run length, no press, an action off the 1/60 s frames or after the run's end, a game
+    that does not begin in the first one's clock phase (power-on on a multiple of 0.05 s)."""
+    script = req.script
+    if script is None:
+        return []
+    where = req.path
+    out = []
+    if script.length is None:
+        out.append(f"{where}: no '# run length: S s' line")
+    if not any(hasattr(a, "button") for a in script.actions):
+        out.append(f"{where}: no key press")
+    for a in script.actions:
+        frames = a.t / FRAME_S
+        if abs(frames - round(frames)) > 1e-3:
+            out.append(f"{where}: {a.t} s is not on a 1/60 s frame (the tower's inputs are)")
+        if script.length is not None and a.t > script.length:
+            out.append(f"{where}: {a.t} s is after the run's end ({script.length} s)")
+        if isinstance(a, Power) and a.on and abs(a.t / PHASE_S - round(a.t / PHASE_S)) > 1e-6:
+            out.append(f"{where}: power on at {a.t} s is not on a multiple of {PHASE_S} s")
+    return out
+
+
+def find_requests(folder: str | os.PathLike, patterns: list[str] | None = None
+                  ) -> list[Request]:
+    """Read the requests of ``folder``: all, by name, or those whose names match
+    ``patterns`` (shell-style: ``l4_second_move_k0*``), in the patterns' order, each
+    pattern's by name; a pattern that names none is an error."""
+    d = Path(folder)
+    if not d.is_dir():
+        raise RequestError(f"{d}: not a folder of requests (expected experiments/requests)")
+    paths = sorted(d.glob("*.txt"))
+    if not paths:
+        raise RequestError(f"{d}: holds no request (NAME.txt files)")
+    if patterns:
+        chosen: dict[str, Path] = {}
+        for pat in patterns:
+            hits = [p for p in paths if fnmatch.fnmatchcase(p.stem, pat)]
+            if not hits:
+                raise RequestError(f"{pat!r}: names no request in {d} (expected a request's "
+                                   f"name, or a pattern such as 'l4_second_move_k0*')")
+            chosen.update((p.stem, p) for p in hits if p.stem not in chosen)
+        paths = list(chosen.values())
+    return [read_request(p) for p in paths]
+
+
+def request_folder(req: Request, recordings: str | os.PathLike) -> Path:
+    """Where the recording of ``req`` goes: ``RECORDINGS/NAME``."""
+    return Path(recordings) / req.name
+
+
+def request_status(req: Request, recordings: str | os.PathLike) -> str:
+    """RECORDED (its request.txt is the request's text), CHANGED (recorded from an older
+    text of the request), INCOMPLETE (a folder without request.txt) or NOT_RECORDED."""
+    d = request_folder(req, recordings)
+    marker = d / "request.txt"
+    if marker.is_file():
+        return RECORDED if marker.read_text(encoding="utf-8") == req.text else CHANGED
+    return INCOMPLETE if d.exists() else NOT_RECORDED
+
+
+def set_aside(folder: Path, why: str = "incomplete") -> Path:
+    """Rename a recording out of the way (``NAME.incomplete``, then ``-2``, ...; ``why`` the
+    suffix) and return its new place: what it holds stays readable."""
+    n = 1
+    while True:
+        dest = folder.with_name(f"{folder.name}.{why}" + (f"-{n}" if n > 1 else ""))
+        if not dest.exists():
+            folder.rename(dest)
+            return dest
+        n += 1
+
+
+def record_script_request(req: Request, spec, recordings: str | os.PathLike,
+                          progress=None, inject=None):
+    """Record a script request on the tower of ``spec`` (``rig.specs.TargetSpec``) into
+    ``RECORDINGS/NAME`` and mark it whole; return the ``rig.recording.Recording``.
+
+    The pins, when the tower has them, are kept as ``edges.jsonl.gz`` (the lab's pin log,
+    its header naming the ROM and the request).  A rig fault leaves the folder as recorded
+    up to the fault, without request.txt, and is raised.  ``progress`` and ``inject`` are
+    ``rig.record.record``'s."""
+    from rig.record import record
+    from rig.recording import load_recording
+
+    if req.script is None:
+        raise RequestError(f"{req.path}: an explore request, not a script (record it with "
+                           f"towerlab explore)")
+    d = request_folder(req, recordings)
+    record(str(req.path), spec, d, progress=progress, inject=inject)
+    pins_as_edges(d, spec, req.name)
+    finish_request(req, d)
+    return load_recording(d)
+
+
+def pins_as_edges(d: Path, spec, name: str) -> None:
+    """Turn the recording's capture.tlc into edges.jsonl.gz (written whole, then the .tlc
+    removed), its header naming the request and the ROM: the lab's pin log, which the draw
+    readers (analysis/draws.py) read.  Nothing to do for a tower without pins."""
+    from captures.files import atomic_write
+    from captures.formats import open_capture
+    from captures.edges import write_edges
+    from rig.recording import target_rom_sha1
+
+    tlc = d / "capture.tlc"
+    if not tlc.exists():
+        return
+    cap = open_capture(tlc)
+    cap.info.meta.update({"script": name, "source": f"towerlab requests record on "
+                                                        f"{spec.target}"})
+    rom = target_rom_sha1(spec)
+    if rom:
+        cap.info.meta["rom_sha1"] = rom
+    atomic_write(d / "edges.jsonl.gz", lambda f: write_edges(cap, f))
+    tlc.unlink()
+
+
+def finish_request(req: Request, folder: Path) -> None:
+    """Mark a recording whole: write request.txt, the request's text, last."""
+    from captures.files import atomic_write
+
+    atomic_write(folder / "request.txt", lambda f: f.write(req.text), binary=False)

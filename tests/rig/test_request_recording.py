@@ -1,0 +1,206 @@
+"""Recording the requests for the genuine tower as the lab does (rig/requests.py, `towerlab
+requests`): each request into RECORDINGS/NAME/ with the shared experiments folder's layout,
+request.txt written last, nothing recorded lost when a request is recorded again."""
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from captures.formats import open_capture
+from rig.errors import LinkLostError
+from rig.recording import load_recording, target_rom_sha1
+from rig.requests import (CHANGED, INCOMPLETE, NOT_RECORDED, RECORDED, RequestError,
+                          find_requests, read_request, record_script_request,
+                          request_problems, request_status)
+from rig.specs import TargetSpec
+from towerlab.cli import main
+
+SCRIPT = """# Question: what the demo firmware shows after two presses.
+# run length: 3.000000 s
+1.000000 YES/BUY 0.200000
+2.000000 MOVE 0.200000
+"""
+EXPLORE = """# Question: one random game on the clean-room game.
+explore --sessions 1 --seed 7 --max-seconds 20
+"""
+
+
+def _requests(tmp_path: Path, **files: str) -> Path:
+    d = tmp_path / "requests"
+    d.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (d / f"{name}.txt").write_text(text, encoding="utf-8")
+    return d
+
+
+def _run(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    return main(list(argv), out), out.getvalue()
+
+
+def test_a_request_without_its_question_line_is_refused_naming_the_file(tmp_path):
+    d = _requests(tmp_path, plain=SCRIPT.split("\n", 1)[1])
+    with pytest.raises(RequestError, match=r"plain\.txt: the first line must be '# Question:"):
+        read_request(d / "plain.txt")
+
+
+def test_an_explore_request_that_names_the_target_is_refused(tmp_path):
+    d = _requests(tmp_path, ex="# Question: q\nexplore --target emu --sessions 1\n")
+    with pytest.raises(RequestError, match=r"ex\.txt: an explore request takes every option "
+                                           r"but --target"):
+        read_request(d / "ex.txt")
+
+
+def test_a_malformed_script_line_is_refused_with_its_file_and_line(tmp_path):
+    d = _requests(tmp_path, bad=SCRIPT + "4.0 SOMETHING 0.2\n")
+    with pytest.raises(RequestError, match=r"bad\.txt:5"):
+        read_request(d / "bad.txt")
+
+
+def test_an_action_off_the_frames_and_a_missing_run_length_are_problems(tmp_path):
+    text = SCRIPT.replace("# run length: 3.000000 s\n", "").replace("2.000000", "2.005000")
+    d = _requests(tmp_path, off=text)
+    problems = request_problems(read_request(d / "off.txt"))
+    assert any("no '# run length" in p for p in problems)
+    assert any("2.005 s is not on a 1/60 s frame" in p for p in problems)
+
+
+def test_a_game_powered_on_off_the_first_games_clock_phase_is_a_problem(tmp_path):
+    d = _requests(tmp_path, two=SCRIPT.replace("3.000000 s", "9.000000 s")
+                  + "3.000000 power off\n4.016667 power on\n5.016667 MOVE 0.2\n")
+    req = read_request(d / "two.txt")
+    assert req.games() == 2
+    assert request_problems(req) == [f"{d / 'two.txt'}: power on at 4.016667 s is not on a "
+                                     f"multiple of 0.05 s"]
+
+
+def test_a_pattern_that_names_no_request_is_refused(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    with pytest.raises(RequestError, match="'two_k\\*': names no request in"):
+        find_requests(d, ["two_k*"])
+    assert [r.name for r in find_requests(d, ["o*"])] == ["one"]
+
+
+def test_requests_named_by_patterns_come_in_the_patterns_order(tmp_path):
+    d = _requests(tmp_path, a_k00=SCRIPT, a_k01=SCRIPT, b_k00=SCRIPT)
+    assert [r.name for r in find_requests(d)] == ["a_k00", "a_k01", "b_k00"]
+    assert [r.name for r in find_requests(d, ["b_*", "a_k*", "b_k00"])] == [
+        "b_k00", "a_k00", "a_k01"]
+
+
+def test_a_script_request_recorded_on_the_emulator_has_the_labs_layout(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    req = read_request(d / "one.txt")
+    rec = record_script_request(req, TargetSpec("emu"), tmp_path / "exp")
+    folder = tmp_path / "exp" / "one"
+    assert rec.path == folder
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "edges.jsonl.gz", "events.jsonl", "recording.json", "request.txt", "script.txt"]
+    assert (folder / "request.txt").read_text(encoding="utf-8") == SCRIPT
+    with gzip.open(folder / "edges.jsonl.gz", "rt", encoding="utf-8") as f:
+        head = json.loads(f.readline())
+    assert head["script"] == "one" and head["rom_sha1"] == target_rom_sha1(TargetSpec("emu"))
+    cap = open_capture(folder / "edges.jsonl.gz")
+    assert "K8" in cap.channels and cap.info.total_samples > 2.9 * 425_000
+    assert request_status(req, tmp_path / "exp") == RECORDED
+
+
+def test_recording_again_leaves_a_recorded_request_as_it_is(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    exp = tmp_path / "exp"
+    assert _run("requests", "record", "--requests", str(d), "--target", "cleanroom",
+                "-o", str(exp), "--quiet")[0] == 0
+    before = (exp / "one" / "events.jsonl").stat().st_mtime_ns
+    code, text = _run("requests", "record", "--requests", str(d), "--target", "cleanroom",
+                      "-o", str(exp), "--quiet")
+    assert code == 0 and "one: recorded, left as it is" in text
+    assert "recorded 0 of 1 request on cleanroom" in text
+    assert (exp / "one" / "events.jsonl").stat().st_mtime_ns == before
+
+
+def test_a_changed_request_is_recorded_anew_only_with_again_and_the_old_kept(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    exp = tmp_path / "exp"
+    args = ("requests", "record", "--requests", str(d), "--target", "cleanroom", "-o",
+            str(exp), "--quiet")
+    _run(*args)
+    (d / "one.txt").write_text(SCRIPT.replace("MOVE", "NO/END"), encoding="utf-8")
+    assert request_status(read_request(d / "one.txt"), exp) == CHANGED
+    code, text = _run(*args)
+    assert "one: changed since recorded, left as it is (--again records it anew)" in text
+    code, text = _run(*args, "--again")
+    assert code == 0 and f"the earlier recording kept as {exp / 'one.older'}" in text
+    assert "MOVE" in (exp / "one.older" / "script.txt").read_text(encoding="utf-8")
+    assert "NO/END" in (exp / "one" / "script.txt").read_text(encoding="utf-8")
+    assert request_status(read_request(d / "one.txt"), exp) == RECORDED
+
+
+def test_an_incomplete_recording_is_set_aside_and_the_request_recorded_again(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    exp = tmp_path / "exp"
+    (exp / "one").mkdir(parents=True)
+    (exp / "one" / "events.jsonl").write_text('{"t": 0.5, "type": "gap"}\n')
+    assert request_status(read_request(d / "one.txt"), exp) == INCOMPLETE
+    code, text = _run("requests", "record", "--requests", str(d), "--target", "cleanroom",
+                      "-o", str(exp), "--quiet")
+    assert code == 0 and f"kept as {exp / 'one.incomplete'}" in text
+    assert (exp / "one.incomplete" / "events.jsonl").read_text() == '{"t": 0.5, "type": "gap"}\n'
+    assert (exp / "one" / "request.txt").exists()
+
+
+def test_a_box_unplugged_mid_request_leaves_it_incomplete_and_readable(
+        avr_tools, has_fx2lafw_firmware, tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    req = read_request(d / "one.txt")
+    with pytest.raises(LinkLostError, match="went away"):
+        record_script_request(req, TargetSpec("sim", virtual="fake"), tmp_path / "exp",
+                              inject=lambda tg: tg.bench.at_session(1.7, tg.bench.unplug_box))
+    folder = tmp_path / "exp" / "one"
+    assert request_status(req, tmp_path / "exp") == INCOMPLETE
+    assert not (folder / "request.txt").exists()
+    assert load_recording(folder).meta["fault"]
+    assert open_capture(folder / "capture.tlc").gaps
+
+
+def test_an_explore_request_records_its_sessions_then_marks_it_whole(tmp_path):
+    d = _requests(tmp_path, ex=EXPLORE)
+    exp = tmp_path / "exp"
+    code, text = _run("requests", "record", "--requests", str(d), "--target", "cleanroom",
+                      "-o", str(exp), "--quiet")
+    assert code == 0 and "ex: explored 1 session on cleanroom" in text
+    assert (exp / "ex" / "request.txt").read_text(encoding="utf-8") == EXPLORE
+    assert load_recording(exp / "ex" / "session_0001").events
+
+
+def test_an_explore_request_for_a_tower_explore_cannot_play_is_refused_before_recording(
+        tmp_path, capsys):
+    d = _requests(tmp_path, a_script=SCRIPT, ex=EXPLORE)
+    exp = tmp_path / "exp"
+    code, _ = _run("requests", "record", "--requests", str(d), "--target", "fake",
+                   "-o", str(exp))
+    assert code == 2
+    assert "ex.txt: an explore request plays on --target emu, cleanroom, real, not fake" in \
+        capsys.readouterr().err
+    assert not exp.exists()
+
+
+def test_list_says_what_each_request_plays_and_whether_it_is_recorded(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT, ex=EXPLORE)
+    code, text = _run("requests", "list", "--requests", str(d), "--recordings",
+                      str(tmp_path / "exp"))
+    assert code == 0
+    lines = text.splitlines()
+    assert lines[0].startswith("ex ") and lines[0].endswith(f"  {NOT_RECORDED}")
+    assert lines[0].split()[1:4] == ["explore", "explore", "--sessions"]
+    assert lines[1].split()[:5] == ["one", "script", "1", "game,", "3.0"]
+    assert lines[-1] == f"2 requests in {tmp_path / 'exp'}: 2 not recorded"
+
+
+def test_list_exits_1_and_names_each_problem(tmp_path):
+    d = _requests(tmp_path, off=SCRIPT.replace("2.000000", "2.005000"))
+    code, text = _run("requests", "list", "--requests", str(d))
+    assert code == 1 and "problem: " in text and "not on a 1/60 s frame" in text

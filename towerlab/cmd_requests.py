@@ -1,0 +1,173 @@
+"""Subcommand ``requests``: list the requests for recordings of the genuine tower and record
+them as the lab does, on a real tower, the emulator with the user's romset, or the clean-room
+game (``rig/requests.py``; DEVELOPERS.md, "Asking the tower").
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import IO
+
+__all__ = ["register", "cmd_list", "cmd_record"]
+
+# the repository's requests, when towerlab runs from a checkout
+DEFAULT_REQUESTS = Path(__file__).resolve().parents[1] / "experiments" / "requests"
+EXPLORE_TARGETS = ("emu", "cleanroom", "real")
+
+
+def _requests_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--requests", metavar="DIR", default=str(DEFAULT_REQUESTS),
+                   help="folder of request files NAME.txt (default: this checkout's "
+                        "experiments/requests)")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="only these requests: names or shell patterns ('l4_second_move_k0*')")
+
+
+def register(sub) -> None:
+    """Add the requests subcommands to the towerlab parser."""
+    from towerlab.cmd_rig import _target_options
+    from towerlab.options import add_output
+
+    top = sub.add_parser("requests", help="list and record the requests for recordings of "
+                                          "the genuine tower",
+                         description="The requests of experiments/requests/ (DEVELOPERS.md, "
+                                     "'Asking the tower'): list them with what is recorded, "
+                                     "or record them as the lab does, into RECORDINGS/NAME/.")
+    rsub = top.add_subparsers(dest="requests_command", metavar="REQUESTS_COMMAND")
+
+    p = rsub.add_parser("list", help="each request: kind, games, length, recorded or not")
+    _requests_option(p)
+    p.add_argument("--recordings", metavar="DIR",
+                   help="the folder the recordings go to (say which are recorded)")
+    p.set_defaults(func=cmd_list)
+
+    p = rsub.add_parser("record", help="record the requests not yet recorded, in order")
+    _requests_option(p)
+    add_output(p, required=True, metavar="RECORDINGS",
+               help="folder of the recordings, one NAME/ per request (the layout of the "
+                    "shared experiments folder)")
+    _target_options(p)
+    p.add_argument("--again", action="store_true",
+                   help="record again requests whose text changed since they were recorded "
+                        "(the old recording is kept as NAME.older)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress line (it shows only on a terminal)")
+    p.set_defaults(func=cmd_record)
+
+    def no_sub(args, out) -> int:
+        """Print the requests commands' help (no subcommand given)."""
+        top.print_help(out)
+        return 2
+
+    top.set_defaults(func=no_sub)
+
+
+def _describe(req) -> str:
+    if req.explore is not None:
+        return "explore " + " ".join(req.explore)
+    n = req.games()
+    return f"{n} game{'s' if n != 1 else ''}, {req.script.end_time():.1f} s"
+
+
+def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
+    """Print one line per request (name, what it plays, its status); exit 1 when a request
+    cannot be run as it is (each problem printed)."""
+    from collections import Counter
+
+    from rig.requests import find_requests, request_problems, request_status
+
+    reqs = find_requests(args.requests, args.names)
+    width = max(len(r.name) for r in reqs)
+    tally: Counter = Counter()
+    problems = []
+    for r in reqs:
+        status = request_status(r, args.recordings) if args.recordings else ""
+        tally[status] += 1
+        problems += request_problems(r)
+        print(f"{r.name:<{width}}  {r.kind:<7}  {_describe(r):<28}  {status}".rstrip(),
+              file=out)
+    for line in problems:
+        print(f"problem: {line}", file=out)
+    where = (f" in {args.recordings}: " + ", ".join(f"{n} {s}" for s, n in tally.items())
+             if args.recordings else "")
+    print(f"{len(reqs)} request{'s' if len(reqs) != 1 else ''}{where}", file=out)
+    return 1 if problems else 0
+
+
+def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
+    """Record each selected request that is not yet recorded; a line per request."""
+    from rig.errors import RigError
+    from rig.requests import (CHANGED, INCOMPLETE, RECORDED, find_requests, request_folder,
+                              request_problems, request_status, set_aside)
+    from towerlab.cmd_rig import _spec
+
+    reqs = find_requests(args.requests, args.names)
+    for r in reqs:
+        problems = request_problems(r)
+        if problems:
+            raise RigError(problems[0])
+        if r.explore is not None and args.target not in EXPLORE_TARGETS:
+            raise RigError(f"{r.path}: an explore request plays on --target "
+                           f"{', '.join(EXPLORE_TARGETS)}, not {args.target}")
+    spec = _spec(args)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    done = 0
+    for r in reqs:
+        status = request_status(r, args.out)
+        if status == RECORDED or (status == CHANGED and not args.again):
+            again = " (--again records it anew)" if status == CHANGED else ""
+            print(f"{r.name}: {status}, left as it is{again}", file=out)
+            continue
+        if status in (INCOMPLETE, CHANGED):
+            old = set_aside(request_folder(r, args.out),
+                            "incomplete" if status == INCOMPLETE else "older")
+            print(f"{r.name}: {status}; the earlier recording kept as {old}", file=out)
+        if r.explore is not None:
+            _record_explore(r, args, out)
+        else:
+            _record_script(r, spec, args, out)
+        done += 1
+    print(f"recorded {done} of {len(reqs)} request{'s' if len(reqs) != 1 else ''} on "
+          f"{args.target} in {args.out}", file=out)
+    return 0
+
+
+def _record_script(req, spec, args, out: IO[str]) -> None:
+    from rig.progress import progress_line
+    from rig.requests import record_script_request
+
+    with progress_line(f"{req.name} on {args.target}", quiet=args.quiet) as line:
+        rec = record_script_request(req, spec, args.out,
+                                    progress=line.update if line.shown else None)
+    print(f"{req.name}: {len(rec.events)} events in {rec.path}", file=out)
+
+
+def _record_explore(req, args, out: IO[str]) -> None:
+    """Play an explore request with towerlab explore's own options and this tower."""
+    import io
+
+    from towerlab.cmd_rig import _spec
+
+    from rig.explore import session_folder
+    from rig.requests import finish_request, pins_as_edges, request_folder
+    from towerlab.cli import build_parser
+    from towerlab.cmd_explore import cmd_explore
+
+    folder = request_folder(req, args.out)
+    tower = ["--target", args.target]
+    if args.target == "emu" and args.romset:
+        tower += ["--romset", args.romset]
+    if args.target == "real":
+        tower += ["--port", args.port or ""]
+    try:
+        eargs = build_parser().parse_args(["explore", *req.explore, *tower, "--out",
+                                           str(folder)] + (["--quiet"] if args.quiet else []))
+    except SystemExit:
+        raise ValueError(f"{req.path}: the explore options do not parse (see 'towerlab "
+                         f"explore --help')") from None
+    table = io.StringIO()
+    cmd_explore(eargs, table)
+    for n in range(1, eargs.sessions + 1):
+        pins_as_edges(session_folder(folder, n), _spec(args), req.name)
+    finish_request(req, folder)
+    print(f"{req.name}: {table.getvalue().splitlines()[-1]}", file=out)
