@@ -377,6 +377,10 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
     families = []
     for name, paths in sorted(groups.items()):
         sweep = read_sweep(paths)
+        outcomes = outcomes_of(sweep)
+        if not sweep.by_scan or not sweep.is_move() or not outcomes:
+            raise ValueError(f"{paths[0]}: the family {name}'s last presses show no MOVE's "
+                             f"outcomes (expected a swept second MOVE)")
         # the run at the sweep's first scan: its script, replayed once, gives the passes of
         # both MOVEs (every game of a family makes its first MOVE at the same pass)
         label = sweep.by_scan[min(sweep.by_scan)][0].label
@@ -392,10 +396,6 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
             raise ValueError(f"{script_path}: not a level-4 game whose first draw is a MOVE "
                              f"and that makes a second (expected one of the requests "
                              f"l4_second_move or l4_after_safe)")
-        outcomes = outcomes_of(sweep)
-        if not sweep.is_move() or not outcomes:
-            raise ValueError(f"{paths[0]}: the family {name}'s last presses show no MOVE's "
-                             f"outcomes (expected a swept second MOVE)")
         presses = [a for a in script.actions if isinstance(a, Press)]
         first_press = next(i for i, a in enumerate(presses) if a.button == "MOVE")
         seen = collections.Counter(r.outcome for r in read_sweep(paths, first_press).runs)

@@ -6,6 +6,7 @@ the rule that made them."""
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -107,6 +108,23 @@ def test_draws_after_reads_a_family_returned_as_session_folders(tmp_path):
     assert main(["draws", "--after"] + _record(tmp_path / "nested", rule, FAMILIES[:2],
                                                session="session_0"), nested) == 0
     assert nested.getvalue() == flat.getvalue()
+
+
+def test_draws_after_of_a_family_whose_swept_presses_no_scan_took_is_one_line(tmp_path,
+                                                                              capsys):
+    # a tower that did not play the request as designed (the clean-room game with its own
+    # draws, say): the second MOVEs fall outside key loops, and no click follows them
+    folders = _record(tmp_path, RULES["adds a constant"], FAMILIES[:1])
+    for folder in folders:
+        path = Path(folder) / "events.jsonl"
+        events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        last = max(e["t"] for e in events if e["type"] == "button")
+        with open(path, "w", encoding="utf-8") as f:
+            write_events([e for e in events if e["type"] != "tone" or e["t"] < last - 1], f)
+    assert main(["draws", "--after"] + folders, io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "l4_after_safe_p336's last presses show no MOVE's outcomes" in \
+        err[0]
 
 
 def test_draws_after_of_a_folder_not_named_as_a_requests_game_is_one_line(tmp_path, capsys):
