@@ -90,7 +90,12 @@ def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"problem: {line}", file=out)
     where = (f" in {args.recordings}: " + ", ".join(f"{n} {s}" for s, n in tally.items())
              if args.recordings else "")
-    print(f"{len(reqs)} request{'s' if len(reqs) != 1 else ''}{where}", file=out)
+    hours = sum(r.script.end_time() for r in reqs if r.script is not None) / 3600
+    explores = sum(r.explore is not None for r in reqs)
+    print(f"{len(reqs)} request{'s' if len(reqs) != 1 else ''}{where}; the scripts play "
+          f"{hours:.1f} h of tower time" + (f", besides {explores} explore request"
+                                           f"{'s' if explores != 1 else ''}" if explores
+                                           else ""), file=out)
     return 1 if problems else 0
 
 

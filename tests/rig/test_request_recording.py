@@ -197,7 +197,8 @@ def test_list_says_what_each_request_plays_and_whether_it_is_recorded(tmp_path):
     assert lines[0].startswith("ex ") and lines[0].endswith(f"  {NOT_RECORDED}")
     assert lines[0].split()[1:4] == ["explore", "explore", "--sessions"]
     assert lines[1].split()[:5] == ["one", "script", "1", "game,", "3.0"]
-    assert lines[-1] == f"2 requests in {tmp_path / 'exp'}: 2 not recorded"
+    assert lines[-1] == (f"2 requests in {tmp_path / 'exp'}: 2 not recorded; the scripts "
+                         f"play 0.0 h of tower time, besides 1 explore request")
 
 
 def test_list_exits_1_and_names_each_problem(tmp_path):
