@@ -106,8 +106,8 @@ def record_session(drive, spec: TargetSpec, out: str | os.PathLike,
             w.abandon()
         for name in RECORDING_FILES:
             (d / name).unlink(missing_ok=True)
-        if made_dir:
-            shutil.rmtree(d, ignore_errors=True)
+        if made_dir is not None:
+            shutil.rmtree(made_dir, ignore_errors=True)
 
     try:
         target = open_target(spec, sink_factory)

@@ -78,9 +78,14 @@ def out_dir(path: str | os.PathLike) -> Path:
     return d
 
 
-def make_dir(d: Path) -> bool:
-    """Create ``d`` (and parents); return whether it was created. Errors are one line."""
-    made = not d.exists()
+def make_dir(d: Path) -> Path | None:
+    """Create ``d`` (and parents); return the outermost directory this created (what to
+    remove to leave nothing behind), None when ``d`` was there. Errors are one line."""
+    made = None
+    for p in (d, *d.parents):
+        if p.exists():
+            break
+        made = p
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -115,7 +115,6 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
             raise RigError(f"{r.path}: an explore request plays on --target "
                            f"{', '.join(EXPLORE_TARGETS)}, not {args.target}")
     spec = _spec(args)
-    Path(args.out).mkdir(parents=True, exist_ok=True)
     done = 0
     for r in reqs:
         status = request_status(r, args.out)

@@ -96,6 +96,15 @@ def test_a_failed_record_leaves_no_half_written_directory(tmp_path, capsys):
     assert code == 2 and "no such serial port" in err and not out.exists()
 
 
+def test_a_failed_record_leaves_no_parent_directory_it_made_either(tmp_path, capsys):
+    script = tmp_path / "s.txt"
+    script.write_text("1 MOVE 0.1\n")
+    out = tmp_path / "new" / "deeper" / "rec"
+    code, _, err = _run(["rig", "record", "--script", str(script), "--target", "real",
+                         "--port", "/dev/ttyTOWERLAB-none", "--out", str(out)], capsys)
+    assert code == 2 and "no such serial port" in err and not (tmp_path / "new").exists()
+
+
 def test_the_emulator_target_records_its_pins_and_events(tmp_path, capsys):
     script = tmp_path / "s.txt"
     script.write_text("# run length: 2 s\n1 YES/BUY 0.2\n")

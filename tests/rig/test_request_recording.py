@@ -188,6 +188,15 @@ def test_an_explore_request_for_a_tower_explore_cannot_play_is_refused_before_re
     assert not exp.exists()
 
 
+def test_a_tower_that_cannot_be_opened_leaves_no_folder_behind(tmp_path, capsys):
+    d = _requests(tmp_path, one=SCRIPT)
+    exp = tmp_path / "exp"
+    code, _ = _run("requests", "record", "--requests", str(d), "--target", "real", "-o",
+                   str(exp))
+    assert code == 2 and "needs the button box's serial port" in capsys.readouterr().err
+    assert not exp.exists()
+
+
 def test_list_says_what_each_request_plays_and_whether_it_is_recorded(tmp_path):
     d = _requests(tmp_path, one=SCRIPT, ex=EXPLORE)
     code, text = _run("requests", "list", "--requests", str(d), "--recordings",
