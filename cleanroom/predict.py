@@ -48,7 +48,7 @@ from .tower import CleanroomTower
 
 __all__ = ["DrawModel", "Likeliest", "Count", "MODELS", "ModelChooser", "ResyncChooser",
            "Prediction", "model_named", "play", "score", "predict", "predict_resynced", "by_kind",
-           "mode_line", "batch_line", "RESYNC_NOTE", "RESYNC_ALONE", "MoveAt", "level4_moves"]
+           "mode_line", "batch_line", "RESYNC_NOTE", "MoveAt", "level4_moves"]
 
 
 class DrawModel:
@@ -249,8 +249,6 @@ def batch_line(scores: Iterable[dict | None]) -> str:
 
 # what a re-synchronised count says it counts (``Prediction.line``, the batch's total)
 RESYNC_NOTE = "re-synchronised: each draw predicted with the recording's draws before it"
-# the one line for ``--resync`` asked for without ``--no-resolve`` (conform, rig check)
-RESYNC_ALONE = "--resync: expected --no-resolve too (it re-synchronises the draw model's draws)"
 
 
 def mode_line(model: DrawModel, resync: bool = False) -> str:

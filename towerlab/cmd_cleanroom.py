@@ -96,7 +96,7 @@ def _conform(args, tol, out: IO[str]) -> int:
     from cleanroom.conform import budget_line
     from rig.conformance import (conform_sessions, default_witness_dir, load_references,
                                  summary_table)
-    from towerlab.options import search_budget
+    from towerlab.options import check_draw_model, search_budget
 
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
@@ -109,9 +109,7 @@ def _conform(args, tol, out: IO[str]) -> int:
         console = Console(file=out)
 
     model = None
-    if args.resync and not args.no_resolve:
-        from cleanroom.predict import RESYNC_ALONE
-        raise ValueError(RESYNC_ALONE)
+    check_draw_model(args)
     if args.no_resolve:
         from cleanroom.predict import RESYNC_NOTE, batch_line, mode_line, model_named
 

@@ -89,13 +89,11 @@ def cmd_check(args, out: IO[str]) -> int:
     from rig.check import check, check_cleanroom, predict_cleanroom
     from rig.errors import RigError
     from rig.specs import NOMINAL_CLOCK_HZ
-    from towerlab.options import search_budget
+    from towerlab.options import check_draw_model, search_budget
     if args.no_resolve and args.target != "cleanroom":
         raise RigError(f"--no-resolve applies to the cleanroom target (the game's draw model), "
                        f"not {args.target}")
-    if args.resync and not args.no_resolve:
-        from cleanroom.predict import RESYNC_ALONE
-        raise RigError(RESYNC_ALONE)
+    check_draw_model(args)
     budget = search_budget(args)
     if budget is not None and args.target != "cleanroom":
         raise RigError(f"--search-budget applies to the cleanroom target (the resolver's "

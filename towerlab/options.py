@@ -23,7 +23,7 @@ import argparse
 import math
 
 __all__ = ["AliasHelpFormatter", "add_output", "add_tolerance", "add_search_budget",
-           "search_budget", "merge_aliases", "OLD_NAMES"]
+           "add_draw_model", "check_draw_model", "search_budget", "merge_aliases", "OLD_NAMES"]
 
 # Option strings kept for the older command lines; --help does not show them.
 OLD_NAMES: set[str] = {"--output"}
@@ -92,6 +92,14 @@ def add_draw_model(p: argparse.ArgumentParser) -> None:
                    help="with --no-resolve: the draw model (default likeliest: each draw its "
                         "likeliest option; count: a level-4 game's first MOVE off the count "
                         "of docs/draws.md section 12, every other draw as likeliest)")
+
+
+def check_draw_model(args: argparse.Namespace) -> None:
+    """Raise ValueError, one line, for ``--resync`` asked for without ``--no-resolve``
+    (``add_draw_model``'s options, conform's and rig check's)."""
+    if args.resync and not args.no_resolve:
+        raise ValueError("--resync: expected --no-resolve too (it re-synchronises the draw "
+                         "model's draws)")
 
 
 def search_budget(args: argparse.Namespace) -> int | None:
