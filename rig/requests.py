@@ -26,7 +26,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from captures.script import Power, Script, ScriptError, parse_script
+from captures.script import Power, Press, Script, ScriptError, parse_script
 from rig.errors import RigError
 
 __all__ = ["Request", "RequestError", "read_request", "request_problems", "find_requests",
@@ -116,7 +116,7 @@ def request_problems(req: Request) -> list[str]:
     out = []
     if script.length is None:
         out.append(f"{where}: no '# run length: S s' line")
-    if not any(hasattr(a, "button") for a in script.actions):
+    if not any(isinstance(a, Press) for a in script.actions):
         out.append(f"{where}: no key press")
     for a in script.actions:
         frames = a.t / FRAME_S

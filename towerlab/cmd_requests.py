@@ -104,7 +104,7 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
     from rig.errors import RigError
     from rig.requests import (CHANGED, INCOMPLETE, RECORDED, find_requests, request_folder,
                               request_problems, request_status, set_aside)
-    from towerlab.cmd_rig import _spec
+    from towerlab.cmd_rig import record_spec
 
     reqs = find_requests(args.requests, args.names)
     for r in reqs:
@@ -114,7 +114,7 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
         if r.explore is not None and args.target not in EXPLORE_TARGETS:
             raise RigError(f"{r.path}: an explore request plays on --target "
                            f"{', '.join(EXPLORE_TARGETS)}, not {args.target}")
-    spec = _spec(args)
+    spec = record_spec(args)
     done = 0
     for r in reqs:
         status = request_status(r, args.out)
@@ -127,7 +127,7 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
                             "incomplete" if status == INCOMPLETE else "older")
             print(f"{r.name}: {status}; the earlier recording kept as {old}", file=out)
         if r.explore is not None:
-            _record_explore(r, args, out)
+            _record_explore(r, spec, args, out)
         else:
             _record_script(r, spec, args, out)
         done += 1
@@ -146,11 +146,9 @@ def _record_script(req, spec, args, out: IO[str]) -> None:
     print(f"{req.name}: {len(rec.events)} events in {rec.path}", file=out)
 
 
-def _record_explore(req, args, out: IO[str]) -> None:
+def _record_explore(req, spec, args, out: IO[str]) -> None:
     """Play an explore request with towerlab explore's own options and this tower."""
     import io
-
-    from towerlab.cmd_rig import _spec
 
     from rig.explore import session_folder
     from rig.requests import finish_request, pins_as_edges, request_folder
@@ -172,6 +170,6 @@ def _record_explore(req, args, out: IO[str]) -> None:
     table = io.StringIO()
     cmd_explore(eargs, table)
     for n in range(1, eargs.sessions + 1):
-        pins_as_edges(session_folder(folder, n), _spec(args), req.name)
+        pins_as_edges(session_folder(folder, n), spec, req.name)
     finish_request(req, folder)
     print(f"{req.name}: {table.getvalue().splitlines()[-1]}", file=out)

@@ -6,7 +6,8 @@ import shutil
 import subprocess
 from typing import IO
 
-__all__ = ["register", "cmd_record", "cmd_check", "cmd_import", "cmd_firmware", "cmd_status"]
+__all__ = ["register", "record_spec", "cmd_record", "cmd_check", "cmd_import", "cmd_firmware",
+           "cmd_status"]
 
 
 def _target_options(p: argparse.ArgumentParser) -> None:
@@ -61,17 +62,24 @@ def _spec(args):
                       clock_hz=_clock(args), replay=args.replay)
 
 
+def record_spec(args):
+    """The target to record on (``_target_options``): as ``_spec``, but ``--clock auto``,
+    which fits a recording's clock, is refused in one line (nothing to fit yet)."""
+    from rig.errors import RigError
+    if args.clock == "auto":
+        raise RigError("--clock auto applies to rig check (it fits a recording's clock); "
+                       "a recording takes --clock HZ")
+    return _spec(args)
+
+
 def cmd_record(args, out: IO[str]) -> int:
     """Run a script on a target and store script, capture and events in --out (with a
     progress line of the session's seconds on a terminal)."""
-    from rig.errors import RigError
     from rig.progress import progress_line
     from rig.record import record
-    if args.clock == "auto":
-        raise RigError("--clock auto applies to rig check (it fits a recording's clock); "
-                       "rig record takes --clock HZ")
+    spec = record_spec(args)
     with progress_line(f"recording on {args.target}", quiet=args.quiet) as line:
-        rec = record(args.script, _spec(args), args.out,
+        rec = record(args.script, spec, args.out,
                      progress=line.update if line.shown else None)
     n = len(rec.events)
     print(f"recorded {n} events from {args.target} in {args.out} "

@@ -188,6 +188,14 @@ def test_an_explore_request_for_a_tower_explore_cannot_play_is_refused_before_re
     assert not exp.exists()
 
 
+def test_clock_auto_is_refused_for_a_recording(tmp_path, capsys):
+    d = _requests(tmp_path, one=SCRIPT)
+    code, _ = _run("requests", "record", "--requests", str(d), "--target", "emu", "--clock",
+                   "auto", "-o", str(tmp_path / "exp"))
+    assert code == 2 and "--clock auto applies to rig check" in capsys.readouterr().err
+    assert not (tmp_path / "exp").exists()
+
+
 def test_a_tower_that_cannot_be_opened_leaves_no_folder_behind(tmp_path, capsys):
     d = _requests(tmp_path, one=SCRIPT)
     exp = tmp_path / "exp"
