@@ -455,14 +455,18 @@ def _games(folder: str) -> list[tuple[float, float]]:
 def _run_of_game(label: str, where: str, events: list[dict], press: int | None) -> Run:
     """The run of one game's ``events`` (its time from its power-on; ``where``: the file and
     game an error names): the swept key is its last press, or press number ``press`` from
-    0, and the run ends at the next press (what a later key draws is not the swept key's)."""
+    0, and the run ends at the next press the tower takes (what a later key draws is not the
+    swept key's; a key pressed while the draw still shows, which no click follows, draws
+    nothing)."""
     presses = [e["t"] for e in events if e["type"] == "button" and e["action"] == "press"]
     if not presses:
         raise SweepError(f"{where}: no button press (expected the swept key's)")
     if press is not None and not -len(presses) <= press < len(presses):
         raise SweepError(f"{where}: press {press} asked for, it has {len(presses)} presses")
     index = len(presses) - 1 if press is None else press % len(presses)
-    end = presses[index + 1] if index + 1 < len(presses) else None
+    tones = [e["t"] for e in events if e["type"] == "tone"]
+    end = next((t for t in presses[index + 1:]
+                if any(t - 1e-9 <= x <= t + CLICK_WITHIN_S for x in tones)), None)
     return run_from_events(label, [e for e in events if end is None or e["t"] < end],
                            presses[index], end)
 

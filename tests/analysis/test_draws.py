@@ -231,6 +231,20 @@ def test_a_press_before_the_last_shows_only_what_comes_before_the_next_press(tmp
     assert last.outcome != "none"
 
 
+def test_a_later_press_no_click_follows_does_not_end_the_run(tmp_path):
+    # a MOVE that draws a battle, and NO/END pressed while the reel still turns (no click:
+    # the tower takes no key then): the picture lit after it is still the MOVE's
+    lines = [{"t": 1.0, "type": "button", "button": "MOVE", "action": "press"},
+             {"t": 1.04, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046},
+             {"t": 2.0, "type": "button", "button": "NO/END", "action": "press"},
+             {"t": 3.5, "type": "reel", "card_pos": 1},
+             {"t": 3.6, "type": "lamp", "lamp": "lower", "on": 1},
+             {"t": 4.6, "type": "lamp", "lamp": "lower", "on": 0}]
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    run = read_sweep([str(tmp_path)], press=0).runs[0]
+    assert (run.outcome, run.end) == ("BRIGANDS", 4.6)       # to the recording's end
+
+
 def test_towerlab_draws_prints_the_figures():
     out = io.StringIO()
     assert main(["draws", str(DATA_SWEEP)], out) == 0
