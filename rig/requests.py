@@ -31,7 +31,9 @@ from rig.errors import RigError
 
 __all__ = ["Request", "RequestError", "read_request", "request_problems", "find_requests",
            "request_status", "request_folder", "set_aside", "record_script_request",
-           "pins_as_edges", "finish_request", "RECORDED", "CHANGED", "INCOMPLETE", "NOT_RECORDED"]
+           "pins_as_edges", "finish_request", "RECORDED", "CHANGED", "INCOMPLETE", "NOT_RECORDED",
+           "Prediction", "count_predictions", "write_predictions", "read_predictions", "Scored",
+           "score_predictions"]
 
 QUESTION = "# Question:"
 FRAME_S = 1 / 60
@@ -228,3 +230,139 @@ def finish_request(req: Request, folder: Path) -> None:
     from captures.files import atomic_write
 
     atomic_write(folder / "request.txt", lambda f: f.write(req.text), binary=False)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the ``count`` draw model (cleanroom/count.py) says of a request's level-4 game
+    before the recording comes back: the game's first MOVE (``game``: the script's
+    power-on it follows, from 0 for the one at 0 s; ``take_s`` the tower time of the key
+    that takes it, ``passes`` the key-loop passes since the tower test's key) and its
+    outcome."""
+    request: str
+    game: int
+    take_s: float
+    passes: int
+    predicted: str
+
+
+PREDICTION_COLUMNS = ("request", "game", "move_take_s", "passes_since_tower_test", "predicted")
+
+
+def count_predictions(reqs: list[Request]) -> list[Prediction]:
+    """The count model's outcome for the first MOVE of every level-4 game the script
+    requests play (the clean-room game replays each script for the passes)."""
+    from cleanroom.predict import level4_moves
+
+    out = []
+    for r in reqs:
+        if r.script is None:
+            continue
+        ons = _power_ons(r.script)
+        out += [Prediction(r.name, sum(1 for t in ons[1:] if t <= m.t), round(m.t, 6),
+                           m.passes, m.predicted)
+                for m in level4_moves(r.script) if m.predicted is not None]
+    return out
+
+
+def _power_ons(script: Script) -> list[float]:
+    """Each game's power-on: 0 s, then each later 'power on' of the script."""
+    return [0.0] + sorted(a.t for a in script.actions if isinstance(a, Power) and a.on
+                          and a.t > 0)
+
+
+def write_predictions(preds: list[Prediction], f, header: list[str]) -> None:
+    """Write ``preds`` as tab-separated lines under ``#`` lines of ``header``."""
+    for line in header:
+        f.write(f"# {line}\n")
+    f.write("\t".join(PREDICTION_COLUMNS) + "\n")
+    for p in preds:
+        f.write(f"{p.request}\t{p.game}\t{p.take_s:.6f}\t{p.passes}\t{p.predicted}\n")
+
+
+def read_predictions(path: str | os.PathLike) -> list[Prediction]:
+    """Read a file ``write_predictions`` wrote; RequestError names the file and line."""
+    from cleanroom.count import MOVE_PICTURES
+
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RequestError(f"{path}: cannot read the predictions ({exc})") from None
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#") or line.split("\t") == list(
+                PREDICTION_COLUMNS):
+            continue
+        cols = line.split("\t")
+        try:
+            if len(cols) != len(PREDICTION_COLUMNS) or cols[4] not in MOVE_PICTURES:
+                raise ValueError
+            out.append(Prediction(cols[0], int(cols[1]), float(cols[2]), int(cols[3]),
+                                  cols[4]))
+        except ValueError:
+            raise RequestError(f"{path}:{i}: expected {len(PREDICTION_COLUMNS)} tab-separated "
+                               f"columns ({' '.join(PREDICTION_COLUMNS)}), the outcome one "
+                               f"of {', '.join(MOVE_PICTURES)}; got {line!r}") from None
+    return out
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A prediction against its recording: ``shown`` the outcome the genuine tower showed
+    (the count model's names), None when the request is not recorded or the game's MOVE was
+    not taken by a key scan (``why`` says which)."""
+    prediction: Prediction
+    shown: str | None
+    why: str = ""
+
+    @property
+    def right(self) -> bool:
+        return self.shown == self.prediction.predicted
+
+
+def score_predictions(preds: list[Prediction], recordings: str | os.PathLike
+                      ) -> list[Scored]:
+    """Read each predicted game's first MOVE in ``RECORDINGS/REQUEST`` (the lab's layout,
+    or one session folder inside it): the first picture lit after the game's first MOVE
+    press, as a sweep reads it (analysis.draws; games in the order of the script's
+    power-ons)."""
+    from analysis.draws import SweepError, read_sweep
+    from captures.events import recording_events_file
+    from captures.script import read_script
+    from cleanroom.count import MOVE_PICTURES
+
+    names = {v: k for k, v in MOVE_PICTURES.items()}
+    by_request: dict[str, list[Prediction]] = {}
+    for p in preds:
+        by_request.setdefault(p.request, []).append(p)
+    out = []
+    for name, rows in by_request.items():
+        events = recording_events_file(str(Path(recordings) / name))
+        if events is None:
+            out += [Scored(p, None, "not recorded") for p in rows]
+            continue
+        folder = os.path.dirname(events)
+        script = read_script(os.path.join(folder, "script.txt"))
+        ons = _power_ons(script) + [float("inf")]
+        runs_at: dict[int, list] = {}       # the runs a press number reads, read once
+        for p in rows:
+            # the game's presses from its power-on: the last MOVE pressed before the key
+            # that took it is the one predicted (a sweep reads a run per power-on, its
+            # press by that number)
+            presses = [a for a in script.actions if isinstance(a, Press)
+                       and ons[p.game] <= a.t < ons[p.game + 1]]
+            index = max((i for i, a in enumerate(presses) if a.button == "MOVE"
+                         and a.t <= p.take_s + 1e-6), default=None)
+            try:
+                if index is not None and index not in runs_at:
+                    runs_at[index] = read_sweep([folder], index).runs
+            except SweepError as exc:
+                out.append(Scored(p, None, f"unreadable ({exc})"))
+                continue
+            runs = runs_at.get(index, [])
+            run = runs[p.game] if p.game < len(runs) else None
+            if run is None or run.click is None:
+                out.append(Scored(p, None, "its MOVE taken by no key scan"))
+            else:
+                out.append(Scored(p, names.get(run.outcome, run.outcome)))
+    return out

@@ -8,10 +8,11 @@ import argparse
 from pathlib import Path
 from typing import IO
 
-__all__ = ["register", "cmd_list", "cmd_record"]
+__all__ = ["register", "cmd_list", "cmd_record", "cmd_predict", "cmd_score"]
 
 # the repository's requests, when towerlab runs from a checkout
 DEFAULT_REQUESTS = Path(__file__).resolve().parents[1] / "experiments" / "requests"
+DEFAULT_PREDICTIONS = DEFAULT_REQUESTS.parent / "predictions" / "count_first_moves.tsv"
 EXPLORE_TARGETS = ("emu", "cleanroom", "real")
 
 
@@ -53,6 +54,22 @@ def register(sub) -> None:
     p.add_argument("--quiet", action="store_true",
                    help="no progress line (it shows only on a terminal)")
     p.set_defaults(func=cmd_record)
+
+    p = rsub.add_parser("predict", help="what the count model says of the requests' "
+                                        "level-4 first MOVEs, before they are recorded")
+    _requests_option(p)
+    add_output(p, metavar="TSV", help="write the predictions here (default: print them)")
+    p.set_defaults(func=cmd_predict)
+
+    p = rsub.add_parser("score", help="the predictions against the recordings of the "
+                                      "requests")
+    p.add_argument("recordings", metavar="RECORDINGS",
+                   help="folder of the recordings, one NAME/ per request")
+    p.add_argument("--predictions", metavar="TSV", default=str(DEFAULT_PREDICTIONS),
+                   help="predictions made before the recordings (default: this checkout's "
+                        "experiments/predictions/count_first_moves.tsv)")
+    p.add_argument("--each", action="store_true", help="a line per predicted game first")
+    p.set_defaults(func=cmd_score)
 
     def no_sub(args, out) -> int:
         """Print the requests commands' help (no subcommand given)."""
@@ -173,3 +190,70 @@ def _record_explore(req, spec, args, out: IO[str]) -> None:
         pins_as_edges(session_folder(folder, n), spec, req.name)
     finish_request(req, folder)
     print(f"{req.name}: {table.getvalue().splitlines()[-1]}", file=out)
+
+
+def cmd_predict(args: argparse.Namespace, out: IO[str]) -> int:
+    """Write what the count model predicts for the first MOVE of each level-4 game the
+    requests play (``rig.requests.count_predictions``)."""
+    import io
+
+    from captures.files import atomic_write
+    from cleanroom.count import COUNT_START, COUNT_STEP
+    from rig.requests import count_predictions, find_requests, write_predictions
+
+    preds = count_predictions(find_requests(args.requests, args.names))
+    header = [f"the count model (cleanroom/count.py: {COUNT_START:#06x} at the tower test's "
+              f"key, {COUNT_STEP:#06x} a key-loop pass, docs/draws.md section 12) on the "
+              f"first MOVE of each level-4 game of the requests,",
+              "written before the lab recorded them: towerlab requests score RECORDINGS "
+              "says how many the genuine tower bore out"]
+    text = io.StringIO()
+    write_predictions(preds, text, header)
+    if args.out:
+        atomic_write(args.out, lambda f: f.write(text.getvalue()), binary=False)
+        print(f"wrote {len(preds)} predictions to {args.out}", file=out)
+    else:
+        out.write(text.getvalue())
+    return 0
+
+
+def cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
+    """Print, per request, how many of its predicted first MOVEs the recording shows, and
+    the total against the commonest outcome shown."""
+    from collections import Counter
+
+    from rig.requests import read_predictions, score_predictions
+
+    if not Path(args.recordings).is_dir():
+        raise ValueError(f"{args.recordings}: not a folder of recordings (expected one NAME/ "
+                         f"per request)")
+    scored = score_predictions(read_predictions(args.predictions), args.recordings)
+    if args.each:
+        for s in scored:
+            p = s.prediction
+            print(f"{p.request}  game {p.game}  {p.passes} passes  predicted {p.predicted}  "
+                  f"shown {s.shown or '-'}{'  ' + s.why if s.why else ''}", file=out)
+    by_request: dict[str, list] = {}
+    for s in scored:
+        by_request.setdefault(s.prediction.request, []).append(s)
+    missing = []
+    for name, rows in by_request.items():
+        shown = [s for s in rows if s.shown is not None]
+        if not shown:
+            missing.append(name)
+            continue
+        seen = Counter(s.shown for s in shown)
+        print(f"{name}: {sum(s.right for s in shown)} of {len(shown)} as predicted (shown: "
+              + ", ".join(f"{o} {n}" for o, n in seen.most_common()) + ")"
+              + (f"; {len(rows) - len(shown)} not read ("
+                 + next(s.why for s in rows if s.shown is None) + ")"
+                 if len(shown) < len(rows) else ""), file=out)
+    shown = [s for s in scored if s.shown is not None]
+    commonest = Counter(s.shown for s in shown).most_common(1)
+    print(f"first MOVEs predicted by the count: {sum(s.right for s in shown)} of {len(shown)}"
+          + (f" (the commonest shown, {commonest[0][0]}, {commonest[0][1]})" if commonest
+             else "") + f" in {len(by_request) - len(missing)} recorded request"
+          f"{'s' if len(by_request) - len(missing) != 1 else ''}"
+          + (f"; {len(missing)} predicted requests not recorded or unread" if missing
+             else ""), file=out)
+    return 0

@@ -87,19 +87,3 @@ def test_the_count_model_draws_every_later_draw_as_the_likeliest(level4):
 
 def test_the_count_model_is_known_by_its_name():
     assert isinstance(model_named("count"), Count)
-
-
-def test_experiments_predict_says_what_the_count_predicts_for_a_requests_games():
-    import subprocess
-    import sys
-    from pathlib import Path
-    root = Path(__file__).resolve().parents[2]
-    got = subprocess.run([sys.executable, "experiments/predict.py",
-                          "experiments/requests/l4_second_move_k00.txt"], cwd=root,
-                         capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
-    rows = [line.split("\t") for line in got.stdout.splitlines() if line[:1].isdigit()]
-    # the first MOVE predicted, the second's passes given for placing its sweep
-    assert [r[0] for r in rows] == ["0", "0"]
-    assert rows[0][2:] == ["352", "safe"]
-    assert rows[1][3] == "-" and 509 <= int(rows[1][2]) <= 539
