@@ -131,11 +131,12 @@ def request_problems(req: Request) -> list[str]:
     return out
 
 
-def find_requests(folder: str | os.PathLike, patterns: list[str] | None = None
-                  ) -> list[Request]:
+def find_requests(folder: str | os.PathLike, patterns: list[str] | None = None,
+                  errors: list[str] | None = None) -> list[Request]:
     """Read the requests of ``folder``: all, by name, or those whose names match
     ``patterns`` (shell-style: ``l4_second_move_k0*``), in the patterns' order, each
-    pattern's by name; a pattern that names none is an error."""
+    pattern's by name; a pattern that names none is an error.  A request that does not
+    read raises RequestError, or with ``errors`` is left out and its message added there."""
     d = Path(folder)
     if not d.is_dir():
         raise RequestError(f"{d}: not a folder of requests (expected experiments/requests)")
@@ -151,7 +152,15 @@ def find_requests(folder: str | os.PathLike, patterns: list[str] | None = None
                                    f"name, or a pattern such as 'l4_second_move_k0*')")
             chosen.update((p.stem, p) for p in hits if p.stem not in chosen)
         paths = list(chosen.values())
-    return [read_request(p) for p in paths]
+    out = []
+    for p in paths:
+        try:
+            out.append(read_request(p))
+        except RequestError as exc:
+            if errors is None:
+                raise
+            errors.append(str(exc))
+    return out
 
 
 def request_folder(req: Request, recordings: str | os.PathLike) -> Path:
@@ -286,8 +295,12 @@ def read_predictions(path: str | os.PathLike) -> list[Prediction]:
 
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RequestError(f"{path}: cannot read the predictions ({exc})") from None
+    except OSError as exc:
+        raise RequestError(f"{path}: cannot read the predictions ({exc.strerror or exc})"
+                           ) from None
+    except UnicodeDecodeError:
+        raise RequestError(f"{path}: not UTF-8 text (expected the predictions' tab-separated "
+                           f"lines)") from None
     out = []
     for i, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("#") or line.split("\t") == list(

@@ -88,15 +88,15 @@ def _describe(req) -> str:
 
 def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
     """Print one line per request (name, what it plays, its status); exit 1 when a request
-    cannot be run as it is (each problem printed)."""
+    does not read or cannot be run as it is (each problem printed)."""
     from collections import Counter
 
     from rig.requests import find_requests, request_problems, request_status
 
-    reqs = find_requests(args.requests, args.names)
-    width = max(len(r.name) for r in reqs)
+    problems: list[str] = []
+    reqs = find_requests(args.requests, args.names, errors=problems)
+    width = max((len(r.name) for r in reqs), default=0)
     tally: Counter = Counter()
-    problems = []
     for r in reqs:
         status = request_status(r, args.recordings) if args.recordings else ""
         tally[status] += 1

@@ -222,3 +222,14 @@ def test_list_exits_1_and_names_each_problem(tmp_path):
     d = _requests(tmp_path, off=SCRIPT.replace("2.000000", "2.005000"))
     code, text = _run("requests", "list", "--requests", str(d))
     assert code == 1 and "problem: " in text and "not on a 1/60 s frame" in text
+
+
+def test_list_lists_the_requests_that_read_beside_one_that_does_not(tmp_path):
+    d = _requests(tmp_path, bad=SCRIPT + "4.0 JUMP 0.2\n", good=SCRIPT)
+    code, text = _run("requests", "list", "--requests", str(d))
+    lines = text.splitlines()
+    assert code == 1 and lines[0].startswith("good ")
+    assert lines[1] == f"problem: {d / 'bad.txt'}:5: unknown button 'JUMP' (expected one of " \
+        f"YES/BUY, REPEAT, NO/END, HAGGLE, BAZAAR, CLEAR, TOMB/RUIN, MOVE, SANCTUARY/CITADEL, " \
+        f"DARK TOWER, FRONTIER, INVENTORY)"
+    assert lines[-1].startswith("1 request;")
