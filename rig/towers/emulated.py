@@ -108,8 +108,11 @@ class EmulatorTower:
         if on:
             cpu.power_on(self._cycle)
         else:
-            self.board.write_r(self._cycle, 0)
-            self.board.write_o(self._cycle, 0)
+            # the chip finishes the instruction it fetched before now (run_until), whose pins
+            # may change up to 3 clocks past now (fetch + 3): they fall after that
+            off = max(self._cycle, cpu.cycle - 3)
+            self.board.write_r(off, 0)
+            self.board.write_o(off, 0)
         self._powered = on
         if self._cycle > 0 or not on:
             self._power_events.append(make_event(self._t, "power", on=int(on)))

@@ -76,6 +76,23 @@ def test_power_off_darkens_the_pins_and_power_on_restarts_the_tower_test():
         ["0 ", "  "]
 
 
+def test_power_off_during_an_instruction_darkens_the_pins_after_its_own_changes():
+    # run_until finishes the instruction fetched before the cycle asked for, whose pins
+    # change at fetch + 3, up to 2 clocks later: a power-off then must not date the dark pins
+    # before them (the capture's change times would go back)
+    first = EmulatorTower()
+    first.advance(1.0)
+    times, _ = first.board.pin_arrays()
+    change = int(times[times > 0.5 * first.clock_hz][0])
+    tower = EmulatorTower()                     # the same run, stopped a clock before it
+    tower.advance((change - 1) / tower.clock_hz)
+    assert tower.cycle == change - 1
+    tower.power(False)
+    times, words = tower.board.pin_arrays()
+    assert times[-1] >= change and int(words[-1]) & ((1 << 19) - 1) == 0
+    assert (times[1:] > times[:-1]).all()
+
+
 def test_press_of_an_unknown_button_is_refused_naming_it():
     with pytest.raises(TargetError, match="'FIRE'"):
         EmulatorTower().press("FIRE")
