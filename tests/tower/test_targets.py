@@ -93,6 +93,24 @@ def test_power_off_during_an_instruction_darkens_the_pins_after_its_own_changes(
     assert (times[1:] > times[:-1]).all()
 
 
+def test_keys_pressed_during_an_instruction_are_recorded_after_its_own_pin_changes():
+    # the same for the host's keys: their K lines go into the pin record after the changes
+    # of the instruction the chip finished, never before
+    from captures.darktower_facts import BUTTONS
+
+    first = EmulatorTower()
+    first.advance(1.0)
+    times, _ = first.board.pin_arrays()
+    change = int(times[times > 0.5 * first.clock_hz][0])
+    tower = EmulatorTower()
+    tower.advance((change - 1) / tower.clock_hz)
+    for button in BUTTONS:
+        tower.press(button)
+    times, words = tower.board.pin_arrays()
+    assert times[-1] >= change and int(words[-1]) >> 19 & 0xF
+    assert (times[1:] > times[:-1]).all()
+
+
 def test_press_of_an_unknown_button_is_refused_naming_it():
     with pytest.raises(TargetError, match="'FIRE'"):
         EmulatorTower().press("FIRE")
