@@ -191,7 +191,10 @@ class EmulatorTower:
     def capture(self) -> MemoryCapture:
         """Return the pins so far as a MemoryCapture (samplerate = the chip clock)."""
         times, words = self.board.pin_arrays()
-        info = CaptureInfo(list(self.board.channels), self.clock_hz, max(self._cycle, 1),
+        # the chip ends the instruction it fetched before now: its pins may change up to 2
+        # clocks past the session's end, which the capture then still holds
+        end = max(self._cycle, int(times[-1]) + 1 if len(times) else 1)
+        info = CaptureInfo(list(self.board.channels), self.clock_hz, end,
                            {"source": f"TowerLab emulator, {self.source}",
                             "board": self.board_name})
         return MemoryCapture(info, times, words)
@@ -203,9 +206,10 @@ class EmulatorTower:
     def speaker_capture(self) -> MemoryCapture:
         """Return the speaker alone as a capture with channels R4 (held 0) and R10, for
         ``analysis.sound`` (the Labyrinth's R4 is a mux line, not an enable)."""
-        edges = [(0, "R4", 0)] + [(c, "R10", lvl) for c, lvl in self.board.speaker]
+        speaker = self.board.speaker
+        edges = [(0, "R4", 0)] + [(c, "R10", lvl) for c, lvl in speaker]
         return MemoryCapture.from_edges(["R4", "R10"], self.clock_hz, edges,
-                                        max(self._cycle, 1))
+                                        max(self._cycle, speaker[-1][0] + 1 if speaker else 1))
 
     def speaker_edges(self, start: int = 0) -> list[tuple[int, int]]:
         """Return the speaker level changes ``(cycle, level)`` so far (R10 AND NOT R4), from

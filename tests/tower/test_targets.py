@@ -111,6 +111,20 @@ def test_keys_pressed_during_an_instruction_are_recorded_after_its_own_pin_chang
     assert (times[1:] > times[:-1]).all()
 
 
+def test_a_session_ending_during_an_instruction_captures_its_pin_changes(tmp_path):
+    from captures.formats import write_capture
+
+    first = EmulatorTower()
+    first.advance(1.0)
+    times, _ = first.board.pin_arrays()
+    change = int(times[times > 0.5 * first.clock_hz][0])
+    tower = EmulatorTower()
+    tower.advance((change - 1) / tower.clock_hz)     # the session ends a clock before it
+    cap = tower.capture()
+    assert cap.info.total_samples == change + 1
+    write_capture(cap, tmp_path / "c.tlc")           # refused if a change came after the end
+
+
 def test_press_of_an_unknown_button_is_refused_naming_it():
     with pytest.raises(TargetError, match="'FIRE'"):
         EmulatorTower().press("FIRE")
