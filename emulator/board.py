@@ -322,8 +322,9 @@ class Board:
         # a key the host presses at ``cycle`` while the chip has run on to the end of the
         # instruction fetched before it (its pins change up to 2 clocks later): recorded
         # with that instruction's change, so that the record never goes back in time
-        cycle = max(cycle, self.pins[-1][0])
-        if self.pins[-1][0] == cycle:
+        last = self.pins[-1][0]
+        cycle = max(cycle, last)
+        if last == cycle:
             self.pins[-1] = (cycle, word)
         else:
             self.pins.append((cycle, word))

@@ -109,7 +109,8 @@ class EmulatorTower:
             cpu.power_on(self._cycle)
         else:
             # the chip finishes the instruction it fetched before now (run_until), whose pins
-            # may change up to 3 clocks past now (fetch + 3): they fall after that
+            # change at its fetch + 3 (cpu.cycle - 3), up to 2 clocks past now: they fall
+            # there at the earliest
             off = max(self._cycle, cpu.cycle - 3)
             self.board.write_r(off, 0)
             self.board.write_o(off, 0)
