@@ -132,6 +132,7 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
             raise RigError(f"{r.path}: an explore request plays on --target "
                            f"{', '.join(EXPLORE_TARGETS)}, not {args.target}")
     spec = record_spec(args)
+    _warn_if_not_genuine(spec, out)
     done = 0
     for r in reqs:
         status = request_status(r, args.out)
@@ -151,6 +152,20 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
     print(f"recorded {done} of {len(reqs)} request{'s' if len(reqs) != 1 else ''} on "
           f"{args.target} in {args.out}", file=out)
     return 0
+
+
+def _warn_if_not_genuine(spec, out: IO[str]) -> None:
+    """Say so when the emulator runs another program than the genuine MP7332 ROM: the
+    requests ask what the genuine tower does."""
+    from emulator.boards import board_spec
+    from rig.recording import target_rom_sha1
+
+    sha1 = target_rom_sha1(spec)
+    genuine = board_spec("darktower").romset.rom.sha1
+    if sha1 is not None and sha1 != genuine:
+        print(f"warning: the emulator runs {spec.romset or 'the demo firmware'} (ROM SHA-1 "
+              f"{sha1}), not the genuine MP7332 ({genuine}): these recordings say nothing of "
+              f"the genuine tower", file=out)
 
 
 def _record_script(req, spec, args, out: IO[str]) -> None:

@@ -188,6 +188,16 @@ def test_an_explore_request_for_a_tower_explore_cannot_play_is_refused_before_re
     assert not exp.exists()
 
 
+def test_recording_on_the_emulator_without_the_genuine_rom_says_so(tmp_path):
+    d = _requests(tmp_path, one=SCRIPT)
+    code, text = _run("requests", "record", "--requests", str(d), "--target", "emu", "-o",
+                      str(tmp_path / "exp"), "--quiet")
+    assert code == 0
+    assert text.splitlines()[0].startswith("warning: the emulator runs the demo firmware (ROM "
+                                           "SHA-1 ")
+    assert "not the genuine MP7332 (7edbff437da371390fa8f28b3d183f833eaa9be9)" in text
+
+
 def test_clock_auto_is_refused_for_a_recording(tmp_path, capsys):
     d = _requests(tmp_path, one=SCRIPT)
     code, _ = _run("requests", "record", "--requests", str(d), "--target", "emu", "--clock",
