@@ -233,8 +233,9 @@ def cmd_predict(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
-    """Print, per request, how many of its predicted first MOVEs the recording shows, and
-    the total against the commonest outcome shown."""
+    """Print, per family of requests, how many of its predicted first MOVEs the recordings
+    show, and the total against the commonest outcome shown."""
+    import re
     from collections import Counter
 
     from rig.requests import read_predictions, score_predictions
@@ -248,14 +249,13 @@ def cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
             p = s.prediction
             print(f"{p.request}  game {p.game}  {p.passes} passes  predicted {p.predicted}  "
                   f"shown {s.shown or '-'}{'  ' + s.why if s.why else ''}", file=out)
-    by_request: dict[str, list] = {}
+    # a line per family of requests (NAME_k00, NAME_k01, ... one family NAME)
+    families: dict[str, list] = {}
     for s in scored:
-        by_request.setdefault(s.prediction.request, []).append(s)
-    missing = []
-    for name, rows in by_request.items():
+        families.setdefault(re.sub(r"_k\d+$", "", s.prediction.request), []).append(s)
+    for name, rows in families.items():
         shown = [s for s in rows if s.shown is not None]
         if not shown:
-            missing.append(name)
             continue
         seen = Counter(s.shown for s in shown)
         print(f"{name}: {sum(s.right for s in shown)} of {len(shown)} as predicted (shown: "
@@ -265,10 +265,9 @@ def cmd_score(args: argparse.Namespace, out: IO[str]) -> int:
                  if len(shown) < len(rows) else ""), file=out)
     shown = [s for s in scored if s.shown is not None]
     commonest = Counter(s.shown for s in shown).most_common(1)
+    unread = len(scored) - len(shown)
     print(f"first MOVEs predicted by the count: {sum(s.right for s in shown)} of {len(shown)}"
           + (f" (the commonest shown, {commonest[0][0]}, {commonest[0][1]})" if commonest
-             else "") + f" in {len(by_request) - len(missing)} recorded request"
-          f"{'s' if len(by_request) - len(missing) != 1 else ''}"
-          + (f"; {len(missing)} predicted requests not recorded or unread" if missing
-             else ""), file=out)
+             else "") + (f"; {unread} predicted games not recorded or not read" if unread
+                         else ""), file=out)
     return 0

@@ -77,11 +77,11 @@ def test_a_tower_whose_first_moves_follow_the_count_bears_out_every_prediction(t
     lines = text.splitlines()
     assert code == 0
     assert lines[0].startswith("l4_first_move_turns: 130 of 130 as predicted (shown: safe ")
-    assert lines[1] == "l4_second_move_k00: 1 of 1 as predicted (shown: safe 1)"
+    assert lines[1] == ("l4_second_move: 1 of 1 as predicted (shown: safe 1); 47 not read "
+                        "(not recorded)")
     assert lines[-1].startswith("first MOVEs predicted by the count: 131 of 131 (the "
                                 "commonest shown, safe, ")
-    assert lines[-1].endswith("in 2 recorded requests; 194 predicted requests not recorded "
-                              "or unread")
+    assert lines[-1].endswith("; 393 predicted games not recorded or not read")
 
 
 def test_a_tower_that_draws_otherwise_bears_out_only_what_it_shares(tmp_path):
