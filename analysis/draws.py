@@ -53,7 +53,7 @@ from analysis.base import AnalysisError
 from analysis.pictures import BLANK, lit_pictures
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 from captures.events import read_events, recording_events_file
-from captures.script import Power, ScriptError, read_script
+from captures.script import Power, ScriptError, power_ons, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
@@ -443,13 +443,8 @@ def _games(folder: str) -> list[tuple[float, float]]:
         script = read_script(script_path)
     except ScriptError as exc:
         raise SweepError(str(exc)) from None
-    switches = sorted((a.t, a.on) for a in script.actions if isinstance(a, Power))
-    ons = [0.0] + [t for t, on in switches if on and t > 0]
-    out = []
-    for on in ons:
-        off = next((t for t, is_on in switches if not is_on and t > on), math.inf)
-        out.append((on, off))
-    return out
+    offs = sorted(a.t for a in script.actions if isinstance(a, Power) and not a.on)
+    return [(on, next((t for t in offs if t > on), math.inf)) for on in power_ons(script)]
 
 
 def _run_of_game(label: str, where: str, events: list[dict], press: int | None) -> Run:

@@ -18,7 +18,7 @@ from typing import IO, Iterator
 from captures.darktower_facts import BUTTONS
 
 __all__ = ["BUTTONS", "Press", "Power", "Script", "ScriptError", "parse_script",
-           "read_script", "write_script", "timeline"]
+           "read_script", "write_script", "timeline", "power_ons"]
 
 # BUTTONS: the Dark Tower's 12 keys (captures.darktower_facts), the default script vocabulary.
 
@@ -179,3 +179,10 @@ def timeline(script: Script) -> Iterator[tuple[float, str, object]]:
             items.append((a.t + a.hold, order["release"], i, "release", a.button))
     for t, _, _, kind, arg in sorted(items):
         yield t, kind, arg
+
+
+def power_ons(script: Script) -> list[float]:
+    """Return when each game of ``script`` begins: 0 s (the tower starts powered), then each
+    later ``power on``, in time order."""
+    return [0.0] + sorted(a.t for a in script.actions if isinstance(a, Power) and a.on
+                          and a.t > 0)

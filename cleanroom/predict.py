@@ -34,10 +34,11 @@ state reads.
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from captures.script import Script
+from captures.script import Script, power_ons
 from captures.tower import run_script
 
 from .conform import _defaults
@@ -156,8 +157,9 @@ def play(script: Script, model: DrawModel, until: float, clock_ratio: float = 1.
 
 @dataclass(frozen=True)
 class MoveAt:
-    """A MOVE of a level-4 game as the ``count`` model plays a script: its ``game`` (from 0,
-    one per power-on that reaches a MOVE), the tower time ``t`` of the key that took it, the
+    """A MOVE of a level-4 game as the ``count`` model plays a script: its ``game`` (the
+    script's power-on it follows, from 0 for the one at 0 s), the tower time ``t`` of the
+    key that took it, the
     key-loop ``passes`` since the tower test's key, and the count's outcome when it is the
     game's first draw (``predicted``; None for a later MOVE: the model says nothing of it)."""
     game: int
@@ -169,26 +171,24 @@ class MoveAt:
 class _MoveLog(Count):
     """The ``count`` model, noting each level-4 MOVE it draws (``MoveAt``)."""
 
-    def __init__(self):
+    def __init__(self, ons: list[float]):
         self.moves: list[MoveAt] = []
-        self._tests: list[float] = []       # each game's tower-test take, in order
+        self._ons = ons                     # each game's power-on (captures.script.power_ons)
 
     def draw(self, name, options, weights, t, tower):
         value = super().draw(name, options, weights, t, tower)
         takes = tower.game.engine.takes
         if name == "move" and tower.game.level == 4 and takes:
-            if not self._tests or self._tests[-1] != takes[0][0]:
-                self._tests.append(takes[0][0])
             first = first_move_passes(tower, name, t) is not None
-            self.moves.append(MoveAt(len(self._tests) - 1, t, passes_since_tower_test(takes, t),
-                                     value if first else None))
+            self.moves.append(MoveAt(bisect.bisect_right(self._ons, t) - 1, t,
+                                     passes_since_tower_test(takes, t), value if first else None))
         return value
 
 
 def level4_moves(script: Script) -> list[MoveAt]:
     """Return every MOVE of a level-4 game that ``script`` plays, as the ``count`` model
     plays it (the passes are the clean-room game's, which keeps the genuine's loops)."""
-    model = _MoveLog()
+    model = _MoveLog(power_ons(script))
     play(script, model, script.end_time())
     return model.moves
 

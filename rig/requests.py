@@ -26,7 +26,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from captures.script import Power, Press, Script, ScriptError, parse_script
+from captures.script import Power, Press, Script, ScriptError, parse_script, power_ons
 from rig.errors import RigError
 
 __all__ = ["Request", "RequestError", "read_request", "request_problems", "find_requests",
@@ -263,21 +263,9 @@ def count_predictions(reqs: list[Request]) -> list[Prediction]:
     requests play (the clean-room game replays each script for the passes)."""
     from cleanroom.predict import level4_moves
 
-    out = []
-    for r in reqs:
-        if r.script is None:
-            continue
-        ons = _power_ons(r.script)
-        out += [Prediction(r.name, sum(1 for t in ons[1:] if t <= m.t), round(m.t, 6),
-                           m.passes, m.predicted)
-                for m in level4_moves(r.script) if m.predicted is not None]
-    return out
-
-
-def _power_ons(script: Script) -> list[float]:
-    """Each game's power-on: 0 s, then each later 'power on' of the script."""
-    return [0.0] + sorted(a.t for a in script.actions if isinstance(a, Power) and a.on
-                          and a.t > 0)
+    return [Prediction(r.name, m.game, round(m.t, 6), m.passes, m.predicted)
+            for r in reqs if r.script is not None
+            for m in level4_moves(r.script) if m.predicted is not None]
 
 
 def write_predictions(preds: list[Prediction], f, header: list[str]) -> None:
@@ -356,7 +344,7 @@ def score_predictions(preds: list[Prediction], recordings: str | os.PathLike
             continue
         folder = os.path.dirname(events)
         script = read_script(os.path.join(folder, "script.txt"))
-        ons = _power_ons(script) + [float("inf")]
+        ons = power_ons(script) + [float("inf")]
         runs_at: dict[int, list] = {}       # the runs a press number reads, read once
         for p in rows:
             # the game's presses from its power-on: the last MOVE pressed before the key

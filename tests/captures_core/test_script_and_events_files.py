@@ -6,8 +6,8 @@ import io
 import pytest
 
 from captures.events import EventError, read_events
-from captures.script import Power, Press, Script, ScriptError, parse_script, read_script, \
-    write_script
+from captures.script import Power, Press, Script, ScriptError, parse_script, power_ons, \
+    read_script, write_script
 
 
 def test_script_round_trip_keeps_microseconds():
@@ -42,6 +42,12 @@ def test_script_with_unknown_button_names_the_line():
 def test_script_power_needs_on_or_off():
     with pytest.raises(ScriptError, match=r"s:1: power takes 'on' or 'off'"):
         parse_script("1 power maybe\n", "s")
+
+
+def test_each_game_of_a_script_begins_at_0_s_or_at_a_later_power_on():
+    script = parse_script("1 YES/BUY 0.2\n9 power off\n10.05 power on\n0 power on\n"
+                          "4 power off\n5 power on\n")
+    assert power_ons(script) == [0.0, 5.0, 10.05]
 
 
 def test_a_script_that_never_ends_is_refused_in_one_line():
