@@ -27,6 +27,8 @@ and over the sweep's key scans (``Sweep``):
   LOST (a safe move counts as LOST with a base of its own), over blocks of consecutive
   scans of every period (``block_fits``), and a battle's count of BRIGANDS against its
   think time modulo 3 (``battle_residues``);
+- for a MOVE sweep, the path each outcome adds to the think time (``path_fit``): what
+  leaves the rest steadiest from scan to scan inside each block of 18;
 - for each of those blocks, the steps a per scan for which its scans, ordered by the
   fractional part of a x n, show each outcome in one stretch (``circle_steps``,
   ``block_circles``), and the order of the outcomes round that circle;
@@ -44,10 +46,13 @@ from __future__ import annotations
 import collections
 import math
 import os
+import dataclasses
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable, Sequence
+
+import numpy as np
 
 from analysis.base import AnalysisError
 from analysis.pictures import BLANK, lit_pictures
@@ -56,7 +61,7 @@ from captures.events import read_events, recording_events_file
 from captures.script import Power, ScriptError, power_ons, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
-__all__ = ["Run", "Sweep", "SweepError", "read_sweep", "run_from_events", "sweep_report",
+__all__ = ["Run", "Sweep", "SweepError", "PathFit", "read_sweep", "run_from_events", "sweep_report",
            "circle_steps", "circle_order", "outcome_letter", "CIRCLE", "MOVE_CIRCLE", "PASS_S"]
 
 PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
@@ -77,6 +82,8 @@ BLOCK = 18               # scans in a block of the MOVE sweeps (docs/draws.md, s
 PHASE_STEP, PHASE_TURN = 27, 64
 PHASE_LAGS = (57, 64, 71)   # a turn of the phase, and a turn less and more 7 passes
 SHUFFLES = 200           # shuffles of a block's outcomes, for the chance of a circle
+PATHS = range(-12, 19)   # a MOVE outcome's path tried, instructions above LOST's
+PATH_SHUFFLES = 100      # shuffles of the outcomes within blocks, for the paths' chance
 
 
 class SweepError(AnalysisError):
@@ -322,6 +329,38 @@ class Sweep:
         lo, hi, least = min(steps, key=lambda s: s[2])       # the first with the fewest
         return at_phase, least, (lo, hi)
 
+    def path_fit(self, shuffles: int = PATH_SHUFFLES) -> PathFit | None:
+        """Return, for a MOVE sweep, each outcome's path (``PathFit``): the instructions it
+        adds to the think time above LOST's, chosen so that the rest changes least from scan
+        to scan inside each block of ``BLOCK`` scans (``block_fits``), and the chance of so
+        steady a rest: of ``shuffles`` shufflings of the outcomes among each block's scans,
+        each fitted alike, how many are as steady (the pictures shuffled among the scans that drew
+one, the safe moves left where they are).  None for a sweep that is not a MOVE's or
+        has no LOST."""
+        scans = self.scans
+        if not self.is_move():
+            return None
+        phase = self.block_fits([BLOCK])[BLOCK][1]
+        rows = [(n, r.outcome, r.think) for n, r in scans.items()
+                if r.think is not None and r.outcome in MOVE_CIRCLE]
+        if not any(o == "LOST" for _, o, _ in rows):
+            return None
+        blocks = [(n - phase) // BLOCK for n, _, _ in rows]
+        think = np.array([t for _, _, t in rows])
+        fit = _fit_paths(think, [o for _, o, _ in rows], blocks)
+        rng = random.Random(f"{self.name} paths")
+        as_steady = 0
+        for _ in range(shuffles):
+            labels = [o for _, o, _ in rows]
+            for b in set(blocks):
+                where = [i for i, bb in enumerate(blocks) if bb == b and labels[i] != "none"]
+                mine = [labels[i] for i in where]
+                rng.shuffle(mine)
+                for i, o in zip(where, mine):
+                    labels[i] = o
+            as_steady += _fit_paths(think, labels, blocks).change <= fit.change
+        return dataclasses.replace(fit, shuffles=shuffles, as_steady=as_steady)
+
     def battle_residues(self) -> dict[int, collections.Counter]:
         """Return, per count of BRIGANDS a battle showed, its think times (whole
         instructions) modulo 3, counted."""
@@ -330,6 +369,59 @@ class Sweep:
             if r.outcome == "BRIGANDS" and r.think is not None and r.number:
                 out[int(r.number)][round(r.think) % 3] += 1
         return dict(sorted(out.items()))
+
+
+@dataclass(frozen=True)
+class PathFit:
+    """What ``Sweep.path_fit`` finds: ``paths``, per MOVE outcome, the instructions its path
+    adds to the think time above LOST's.  With them the rest of the think time, from one
+    scan that drew a picture to the next inside a block (``hazard_steps`` such steps),
+    changes by ``change`` instructions in all, falls at ``falls`` steps and moves by a whole
+    number of 9 instructions at ``nines``; from any scan to the next inside a block, the
+    safe moves too (``steps``), it falls at ``all_falls``.  Of ``shuffles`` shufflings of
+    the pictures within blocks, ``as_steady`` change as little."""
+    paths: dict[str, int]
+    change: float
+    hazard_steps: int
+    falls: int
+    nines: int
+    steps: int
+    all_falls: int
+    shuffles: int = 0
+    as_steady: int = 0
+
+
+def _fit_paths(think: np.ndarray, outcomes: Sequence[str], blocks: Sequence[int]) -> PathFit:
+    """Fit the paths of ``PathFit``: PLAGUE's and DRAGON's together on the scans that drew
+    a picture, then the safe move's on all, each from ``PATHS``."""
+    labels = np.array(outcomes)
+    same_block = np.array([a == b for a, b in zip(blocks, blocks[1:])], bool)
+    hazard = labels != "none"
+
+    def change(rest: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        """Total change of each row of ``rest`` over the kept scans, within blocks."""
+        kept = rest[:, keep]
+        block = np.array(blocks)[keep]
+        inside = block[1:] == block[:-1]
+        return np.abs(np.diff(kept, axis=1))[:, inside].sum(axis=1)
+
+    grid = np.array([(p, d) for p in PATHS for d in PATHS], float)
+    rest = (think[None, :] - grid[:, :1] * (labels == "PLAGUE") -
+            grid[:, 1:] * (labels == "DRAGON"))
+    plague, dragon = grid[int(np.argmin(change(rest, hazard)))]
+    base = think - plague * (labels == "PLAGUE") - dragon * (labels == "DRAGON")
+    safe_paths = np.array(list(PATHS), float)
+    rests = base[None, :] - safe_paths[:, None] * (labels == "none")
+    every = np.ones(len(labels), bool)
+    safe = safe_paths[int(np.argmin(change(rests, every)))]
+    rest = base - safe * (labels == "none")
+    steps = np.diff(rest)[same_block]
+    block = np.array(blocks)[hazard]
+    between = np.diff(rest[hazard])[block[1:] == block[:-1]]
+    nines = int(np.sum(np.abs(between / 9 - np.round(between / 9)) * 9 <= 0.1))
+    return PathFit({"LOST": 0, "DRAGON": int(dragon), "PLAGUE": int(plague),
+                    "none": int(safe)}, round(float(np.abs(between).sum()), 1), len(between),
+                   int(np.sum(between < -0.5)), nines, len(steps), int(np.sum(steps < -0.5)))
 
 
 def circle_steps(outcomes: dict[int, str]) -> list[tuple[Fraction, Fraction]]:
@@ -516,6 +608,7 @@ def sweep_report(sweep: Sweep, runs: bool = False) -> list[str]:
         lines.append(f"  blocks of 18 scans: {miss} exceptions; blocks begin at " +
                      ", ".join(f"{s} ({v})" for s, v in blocks) + " (scan (value))")
         lines.extend(_circle_lines(sweep.block_circles(phase), sweep.window_circles(phase)))
+        lines.extend(_path_lines(sweep.path_fit()))
         residues = sweep.battle_residues()
         if residues:
             lines.append("battles, think time mod 3 by BRIGANDS: " + "; ".join(
@@ -538,6 +631,20 @@ def _phase_lines(sweep: Sweep, counts: collections.Counter) -> list[str]:
         out.append(f"  {outcome} on one arc of the phase: {at} of {len(sweep.scans)} scans "
                    f"off; the fewest at any step, {least}, at {lo}-{hi} a scan")
     return out
+
+
+def _path_lines(fit: PathFit | None) -> list[str]:
+    """The report's lines on ``Sweep.path_fit`` (docs/draws.md, section 6)."""
+    if fit is None:
+        return []
+    paths = ", ".join(f"{outcome_letter(o)} {'+' if p >= 0 else ''}{p}"
+                      for o, p in fit.paths.items() if o != "LOST")
+    return [f"  think time less each outcome's path (instructions above LOST's: {paths}), "
+            f"inside blocks:",
+            f"    from a picture to the next it changes by {fit.change:g} instructions over "
+            f"{fit.hazard_steps} steps, {fit.nines} of them whole 9s, falling at {fit.falls} "
+            f"({fit.all_falls} of {fit.steps} with the safe moves); of {fit.shuffles} "
+            f"shufflings of the pictures within blocks, {fit.as_steady} as steady"]
 
 
 def _circle_lines(circles: list[tuple], windows: dict[int, tuple[int, int]]) -> list[str]:

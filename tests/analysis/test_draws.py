@@ -10,12 +10,13 @@ import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fractions import Fraction
 
-from analysis.draws import (CIRCLE, SweepError, arc_misfits, circle_order, circle_steps,
-                            read_sweep)
+from analysis.draws import (CIRCLE, SweepError, _fit_paths, arc_misfits, circle_order,
+                            circle_steps, read_sweep)
 from captures.events import write_events
 from tests.analysis.sweep_runs import run_folders
 from tests.corpus import genuine_corpus
@@ -26,18 +27,19 @@ DATA_SWEEP = Path(__file__).resolve().parents[1] / "data" / "sweeps" / "move_l2_
 # docs/draws.md, per MOVE sweep: the same outcome 1, 2 and 7 scans later; the bases of the
 # picture and the no-picture branches and the largest j; the 18-scan blocks' first scans and
 # values; the brigands' think times modulo 3; the windows of 18 scans half a block off that
-# read one circle (section 6)
+# read one circle; the think time less the outcomes' paths inside blocks: its change in
+# instructions, the steps between pictures, the falls, the whole 9s (section 6)
 DOC = {
     "move_l2_p1_s102": dict(lags={1: (0, 77), 2: (25, 76), 7: (53, 71)},
                             bases={"picture": 927, "none": 937}, jmax=14,
                             blocks=[(5, 1), (23, 0), (41, 1), (59, 0)],
                             battles={8: {2: 2}, 9: {0: 3}, 10: {1: 3}, 11: {2: 2}, 12: {1: 2}},
-                            half_off=(4, 21)),
+                            half_off=(4, 21), steady=(127.1, 39, 1, 39)),
     "move_l1_p1_s101": dict(lags={1: (0, 77), 2: (30, 76), 7: (48, 71)},
                             bases={"picture": 938, "none": 951}, jmax=15,
                             blocks=[(14, 1), (32, 2), (50, 1), (68, 2)],
                             battles={8: {1: 4}, 10: {0: 6}, 11: {1: 3}, 12: {0: 3}},
-                            half_off=(1, 26)),
+                            half_off=(1, 26), steady=(126.7, 33, 3, 32)),
 }
 
 
@@ -107,6 +109,44 @@ def test_windows_of_18_scans_half_a_block_off_seldom_read_one_circle(sweep):
     half = [windows[k] for k in range(6, 13)]
     assert (sum(a for a, _ in half), sum(b for _, b in half)) == \
         DOC["move_l2_p1_s102"]["half_off"]
+
+
+PATHS_SEEN = {"LOST": 0, "DRAGON": 3, "PLAGUE": 6, "none": 4}
+
+
+def test_each_pictures_path_is_three_instructions_longer_lost_dragon_plague(sweep):
+    # the think time less these paths is steadiest inside the blocks; shuffling the
+    # pictures among their scans never makes it as steady
+    fit = sweep.path_fit()
+    assert fit.paths == PATHS_SEEN
+    assert fit.as_steady == 0 and fit.shuffles == 100
+
+
+def test_the_think_time_less_the_paths_rises_in_whole_nines_inside_a_block(sweep):
+    fit = sweep.path_fit(shuffles=0)
+    assert (fit.change, fit.hazard_steps, fit.falls, fit.nines) == \
+        DOC["move_l2_p1_s102"]["steady"]
+
+
+def test_path_fit_finds_the_paths_of_a_rising_time():
+    # a made-up sweep: a count rising one step of 9 every 5 scans inside blocks of 18,
+    # each outcome's path added; the fit gives those paths back
+    rng = np.random.default_rng(1)
+    outcomes = list(rng.choice(["LOST", "DRAGON", "PLAGUE", "none"], 72))
+    blocks = [n // 18 for n in range(72)]
+    paths = {"LOST": 0, "DRAGON": 6, "PLAGUE": -3, "none": 10}
+    think = np.array([900.0 + 9 * (n % 18 // 5) + paths[o] for n, o in enumerate(outcomes)])
+    fit = _fit_paths(think, outcomes, blocks)
+    assert fit.paths == paths and fit.falls == 0 and fit.nines == fit.hazard_steps
+
+
+def test_a_sweep_that_never_drew_lost_has_no_paths(tmp_path):
+    # the paths are counted from LOST's
+    lines = [{"t": 0.0, "type": "button", "button": "TOMB/RUIN", "action": "press"},
+             {"t": 0.03, "type": "tone", "freq_hz": 431.9, "dur_s": 0.0046},
+             {"t": 0.2, "type": "lamp", "lamp": "upper", "on": 1}]
+    (tmp_path / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    assert read_sweep([str(tmp_path)], press=0).path_fit() is None
 
 
 def test_circle_steps_finds_the_step_of_outcomes_read_off_a_turning_circle():
@@ -254,6 +294,8 @@ def test_towerlab_draws_prints_the_figures():
     assert "picture: 927 + 3j instructions at 44 scans (j 0-14), 0 not" in text
     assert "blocks of 18 scans: 0 exceptions; blocks begin at -13 (0), 5 (1), 23 (0)" in text
     assert "one stretch per outcome in 4 of 4 blocks, a 5/12-3/7; 5/12-4/9" in text
+    assert "instructions above LOST's: D +3, P +6, - +4" in text
+    assert "changes by 127.1 instructions over 39 steps, 39 of them whole 9s" in text
 
 
 def test_towerlab_draws_on_a_missing_folder_exits_2_with_one_line(tmp_path, capsys):
@@ -275,8 +317,9 @@ def check_sweep(folder: Path) -> None:
         # its battles on one arc of the phase: 9 of 78 scans off, the fewest at any step
         assert sweep.outcome_arc("BRIGANDS") == (9, 9, (Fraction(8, 19), Fraction(14, 33)))
     doc = DOC.get(folder.name)
-    if doc is None:
-        return                  # the TOMB/RUIN and HAGGLE sweeps: the first figure only
+    if doc is None:             # the TOMB/RUIN and HAGGLE sweeps: no MOVE, no paths
+        assert sweep.path_fit() is None, folder.name
+        return
     prof = sweep.lag_profile()
     assert all(prof[lag] == f for lag, f in doc["lags"].items())
     counts = sweep.loop_counts()
@@ -290,3 +333,6 @@ def check_sweep(folder: Path) -> None:
     assert all(steps and hits == 0 for _, steps, _, hits in circles)
     half = [n for k, n in sweep.window_circles(fits[18][1]).items() if 6 <= k <= 12]
     assert (sum(a for a, _ in half), sum(b for _, b in half)) == doc["half_off"]
+    fit = sweep.path_fit()
+    assert fit.paths == PATHS_SEEN and fit.as_steady == 0
+    assert (fit.change, fit.hazard_steps, fit.falls, fit.nines) == doc["steady"]
