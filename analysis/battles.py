@@ -9,7 +9,11 @@ dated to the microsecond, its length only to 0.1 ms) or, for the first skirmish,
 battle's BRIGANDS lamp going dark, to this skirmish's WARRIORS lamp, where the tower scans
 for a retreat and works the skirmish out.  That stretch, in instructions (425 kHz, 6 clocks
 each), with the outcome, is what a battle's ``key`` lists; two battles with the same key
-went through the same draws.
+went through the same draws.  Battles that only begin alike (the same outcomes from the first
+skirmish and three won skirmishes within a few instructions: ``alike_starts``) started from
+one state; each battle knows the key whose draw began it and how long that draw took
+(``Battle.draw_time``, timed as ``analysis.draws`` times a sweep's draws), which such
+battles share (``same_draws``).
 
 Example::
 
@@ -21,18 +25,24 @@ from __future__ import annotations
 
 import bisect
 import collections
+import itertools
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
+from analysis.draws import run_from_events
 from analysis.story import session_story
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 
 __all__ = ["Skirmish", "Battle", "read_battles", "identical_battles", "shared_pairs",
-           "segments", "battle_report"]
+           "alike_starts", "same_draws", "segments", "battle_report"]
 
 SAME_T_S = 1e-5          # a picture's time and its lamp's agree within this
 CUE_GAP_S = 0.01         # a cue's tones follow each other within this
 CUE_START_S = 0.005      # the cue starts this soon after the BRIGANDS lamp goes dark
+BEGINNERS = ("MOVE", "TOMB/RUIN")   # the keys whose draw can begin a battle
+ALIKE_WON = 3            # battles begin alike: this many won skirmishes agree from the first
+ALIKE_WITHIN = 4         # within this many instructions (a won skirmish's small game terms)
+SAME_DRAW = 2            # two draws that took this many instructions apart or less
 
 
 @dataclass
@@ -55,12 +65,16 @@ class Skirmish:
 @dataclass
 class Battle:
     """A battle of ``session`` whose BRIGANDS (``brigands``) lit at ``t`` s (lamp on, off:
-    ``lamp``), and its skirmishes."""
+    ``lamp``), and its skirmishes; the key that began it (``begun_by``, the last MOVE or
+    TOMB/RUIN pressed before it) and how long that key's draw took (``draw_time``: from its
+    click to the tower's next output, as ``analysis.draws`` times a sweep's draws)."""
     session: str
     t: float
     brigands: int
     lamp: tuple[float, float]
     skirmishes: list[Skirmish] = field(default_factory=list)
+    begun_by: str | None = None           # the key whose draw began it: MOVE or TOMB/RUIN
+    draw_time: float | None = None        # that key's click to the next output, instructions
 
     @property
     def key(self) -> tuple[tuple[int, bool], ...]:
@@ -90,6 +104,17 @@ def _lamp_spans(events: Sequence[dict]) -> list[tuple[float, float, str]]:
     return sorted(spans)
 
 
+def _begun(events: Sequence[dict], presses: list[tuple[float, str]], t: float
+           ) -> tuple[str | None, float | None]:
+    """Return the key that began the battle whose BRIGANDS lit at ``t`` (the last press
+    before it, if a MOVE or TOMB/RUIN) and its draw's time in instructions (None if unseen)."""
+    before = [p for p in presses if p[0] < t]
+    if not before or before[-1][1] not in BEGINNERS:
+        return None, None
+    press, key = before[-1]
+    return key, run_from_events(key, events, press).think
+
+
 def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
     """Return the battles ``events`` show with a BRIGANDS count, each skirmish timed
     (module doc); a battle whose pictures cannot all be matched to lamps, or a skirmish
@@ -101,6 +126,8 @@ def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
              for e in events if e["type"] == "tone"]
 
     tone_t = [x[0] for x in tones]
+    presses = [(e["t"], e["button"]) for e in events
+               if e["type"] == "button" and e.get("action") == "press"]
 
     def span_at(t: float) -> int | None:
         i = bisect.bisect_left(starts, t - SAME_T_S)
@@ -126,6 +153,7 @@ def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
             if not b.brigands.strip().isdigit() or first is None:
                 continue
             battle = Battle(session, b.t, int(b.brigands), spans[first][:2])
+            battle.begun_by, battle.draw_time = _begun(events, presses, b.t)
             landmark, brigands = spans[first][1], int(b.brigands)
             for k, (t, w, br) in enumerate(b.rounds):
                 i = span_at(t)
@@ -164,6 +192,35 @@ def shared_pairs(battles: Iterable[Battle]) -> tuple[int, int]:
         for a, c in zip(b.key, b.key[1:]):
             where[a + c].add((b.session, b.t))
     return sum(len(v) > 1 for v in where.values()), len(where)
+
+
+def _alike(a: Battle, b: Battle) -> bool:
+    """Tell whether ``a`` and ``b`` begin alike (``alike_starts``)."""
+    won = 0
+    for x, y in zip(a.skirmishes, b.skirmishes):
+        if x.won != y.won or (x.won and abs(x.stretch - y.stretch) > ALIKE_WITHIN):
+            break
+        won += x.won
+    return won >= ALIKE_WON
+
+
+def alike_starts(battles: Sequence[Battle]) -> tuple[list[tuple[Battle, Battle]], int]:
+    """Return (the pairs of battles of different sessions that begin alike: from the first
+    skirmish the same outcomes, and ``ALIKE_WON`` or more won skirmishes whose stretches
+    agree within ``ALIKE_WITHIN`` instructions before the first that differs (a lost
+    skirmish's stretch carries terms of the game's own and is not compared); how many pairs
+    of battles of different sessions there are).  Such battles start from one state
+    (docs/draws.md, section 9)."""
+    pairs = [(a, b) for a, b in itertools.combinations(battles, 2) if a.session != b.session]
+    return [(a, b) for a, b in pairs if _alike(a, b)], len(pairs)
+
+
+def same_draws(pairs: Iterable[tuple[Battle, Battle]]) -> tuple[int, int]:
+    """Return (of the pairs both begun by a MOVE whose draw was timed, how many took times
+    within ``SAME_DRAW`` instructions of each other; such pairs)."""
+    timed = [(a.draw_time, b.draw_time) for a, b in pairs
+             if a.begun_by == b.begun_by == "MOVE" and None not in (a.draw_time, b.draw_time)]
+    return sum(abs(x - y) <= SAME_DRAW + 0.1 for x, y in timed), len(timed)
 
 
 def segments(battles: Iterable[Battle]) -> dict[str, tuple[float, float, int]]:
@@ -209,4 +266,28 @@ def battle_report(battles: Sequence[Battle], each: bool = False) -> list[str]:
     repeated, distinct = shared_pairs(battles)
     lines.append(f"pairs of consecutive skirmishes in more than one battle: {repeated} of "
                  f"{distinct}")
+    return lines + _alike_lines(battles, each)
+
+
+def _alike_lines(battles: Sequence[Battle], each: bool) -> list[str]:
+    """The report's lines on ``alike_starts`` and ``same_draws``."""
+    alike, tried = alike_starts(battles)
+    moves = [b for b in battles if b.begun_by == "MOVE"]
+    same, timed = same_draws(alike)
+    any_same, any_timed = same_draws((a, b) for a, b in itertools.combinations(moves, 2)
+                                     if a.session != b.session)
+    lines = [f"battles that begin alike (the same outcomes from the first skirmish, "
+             f"{ALIKE_WON} or more won within {ALIKE_WITHIN} instructions): "
+             f"{len(alike)} of {tried} pairs"]
+    if timed:
+        lines.append(f"  begun by a MOVE in both: {timed}; the two MOVEs' draws within "
+                     f"{SAME_DRAW} instructions of each other in {same} (any two battles "
+                     f"begun by a MOVE: {any_same} of {any_timed})")
+    if each:
+        lines += [f"  {a.session} {a.t:.2f} ({a.begun_by or '-'} {_time(a)}) and "
+                  f"{b.session} {b.t:.2f} ({b.begun_by or '-'} {_time(b)})" for a, b in alike]
     return lines
+
+
+def _time(b: Battle) -> str:
+    return "-" if b.draw_time is None else f"{b.draw_time:.1f}"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.battles import identical_battles, read_battles, segments, shared_pairs
+from analysis.battles import (alike_starts, identical_battles, read_battles, same_draws,
+                              segments, shared_pairs)
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 from captures.events import read_events
 from tests.cleanroom.corpus_split import DEVELOPMENT
@@ -34,6 +35,14 @@ def corpus_battles(folder: Path, names) -> list:
 @pytest.fixture(scope="module")
 def data_battles():
     return corpus_battles(DATA_CORPUS, [p.name for p in DATA_CORPUS.iterdir()])
+
+
+@pytest.fixture(scope="module")
+def dev_battles():
+    """The development sessions' battles, where the lab's corpus is beside the checkout
+    (None in a clone without it)."""
+    corpus = genuine_corpus()
+    return None if corpus is None else corpus_battles(corpus, DEVELOPMENT)
 
 
 @pytest.fixture(scope="module")
@@ -97,19 +106,58 @@ def test_battles_that_differ_in_one_stretch_are_not_identical(excerpts):
         b.skirmishes[3].stretch -= 1
 
 
-def test_the_development_corpus_repeats_ten_battles_in_other_games(excerpts):
-    corpus = genuine_corpus()
-    if corpus is None:
+def test_the_development_corpus_repeats_ten_battles_in_other_games(excerpts, dev_battles):
+    if dev_battles is None:
         # a clone without the lab's corpus (tests/corpus.py): the one pair kept in tests/data
         assert len(identical_battles(excerpts)) == 1
         return
-    battles = corpus_battles(corpus, DEVELOPMENT)
+    battles = dev_battles
     assert len(battles) == 348 and sum(len(b.skirmishes) for b in battles) == 1701
     groups = identical_battles(battles)
     assert len(groups) == 10 and all(len(g) == 2 for g in groups)
     pairs = {frozenset((b.session, round(b.t, 2)) for b in g) for g in groups}
     assert frozenset({("l1_p1_s25", 100.47), ("l2_p1_s102", 249.27)}) in pairs
     assert shared_pairs(battles)[0] == 68
+
+
+def test_a_battle_names_the_key_that_began_it_and_times_its_draw(excerpts):
+    # the MOVE's click to the battle horn; a TOMB/RUIN's click to its creak's first note
+    tomb, move = excerpts
+    assert (tomb.begun_by, round(tomb.draw_time)) == ("TOMB/RUIN", 164)
+    assert (move.begun_by, round(move.draw_time)) == ("MOVE", 1197)
+
+
+def test_two_battles_that_agree_from_the_first_skirmish_begin_alike(excerpts):
+    alike, pairs = alike_starts(excerpts)
+    assert pairs == 1 and [(a.session, b.session) for a, b in alike] == [tuple(ONE_BATTLE)]
+
+
+def test_battles_whose_won_skirmishes_differ_by_more_than_4_instructions_do_not(excerpts):
+    a, b = excerpts
+    won = next(s for s in b.skirmishes if s.won)
+    won.stretch += 5
+    try:
+        assert alike_starts([a, b]) == ([], 1)
+        won.stretch -= 1                        # 4 apart: a won skirmish's game terms
+        assert len(alike_starts([a, b])[0]) == 1
+    finally:
+        won.stretch -= 4
+
+
+def test_battles_begun_alike_took_their_moves_in_one_time(excerpts, dev_battles):
+    # docs/draws.md, section 9: of the development battles that begin alike and were both
+    # begun by a MOVE, the two MOVEs' draws took times within 2 instructions in 29 of 33
+    if dev_battles is None:
+        # a clone without the lab's corpus: the kept pair was begun by a TOMB/RUIN and a MOVE
+        assert same_draws(alike_starts(excerpts)[0]) == (0, 0)
+        return
+    battles = dev_battles
+    alike, pairs = alike_starts(battles)
+    assert (len(alike), pairs) == (74, 59918)
+    assert same_draws(alike) == (29, 33)
+    moves = [b for b in battles if b.begun_by == "MOVE"]
+    assert same_draws((a, b) for i, a in enumerate(moves) for b in moves[i + 1:]
+                      if a.session != b.session) == (1240, 14934)
 
 
 def test_towerlab_battles_names_the_identical_battles():
@@ -119,6 +167,8 @@ def test_towerlab_battles_names_the_identical_battles():
     assert "2 battles with a BRIGANDS count, 14 skirmishes, 2 recordings" in text
     assert "identical battles in different recordings: 1 groups" in text
     assert "l1_p3_s141_50.95 50.95; l3_p3_s111_355.38 355.38: 7 skirmishes" in text
+    assert "begin alike (the same outcomes from the first skirmish, 3 or more won within 4 " \
+        "instructions): 1 of 1 pairs" in text
 
 
 def test_towerlab_battles_reads_a_request_folder_holding_one_session(tmp_path):
