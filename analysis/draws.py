@@ -44,9 +44,9 @@ Example::
 from __future__ import annotations
 
 import collections
+import dataclasses
 import math
 import os
-import dataclasses
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -61,8 +61,9 @@ from captures.events import read_events, recording_events_file
 from captures.script import Power, ScriptError, power_ons, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
-__all__ = ["Run", "Sweep", "SweepError", "PathFit", "read_sweep", "run_from_events", "sweep_report",
-           "circle_steps", "circle_order", "outcome_letter", "CIRCLE", "MOVE_CIRCLE", "PASS_S"]
+__all__ = ["Run", "Sweep", "SweepError", "PathFit", "read_sweep", "run_from_events",
+           "sweep_report", "circle_steps", "circle_order", "outcome_letter", "CIRCLE",
+           "MOVE_CIRCLE", "PASS_S"]
 
 PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
 SAME_CLICK_S = 2e-4      # clicks this close are the same scan's
@@ -333,10 +334,9 @@ class Sweep:
         """Return, for a MOVE sweep, each outcome's path (``PathFit``): the instructions it
         adds to the think time above LOST's, chosen so that the rest changes least from scan
         to scan inside each block of ``BLOCK`` scans (``block_fits``), and the chance of so
-        steady a rest: of ``shuffles`` shufflings of the outcomes among each block's scans,
-        each fitted alike, how many are as steady (the pictures shuffled among the scans that drew
-one, the safe moves left where they are).  None for a sweep that is not a MOVE's or
-        has no LOST."""
+        steady a rest: of ``shuffles`` shufflings of the pictures among each block's scans
+        that drew one (the safe moves left where they are), each fitted alike, how many are
+        as steady.  None for a sweep that is not a MOVE's or has no LOST."""
         scans = self.scans
         if not self.is_move():
             return None
@@ -352,7 +352,7 @@ one, the safe moves left where they are).  None for a sweep that is not a MOVE's
         as_steady = 0
         for _ in range(shuffles):
             labels = [o for _, o, _ in rows]
-            for b in set(blocks):
+            for b in sorted(set(blocks)):
                 where = [i for i, bb in enumerate(blocks) if bb == b and labels[i] != "none"]
                 mine = [labels[i] for i in where]
                 rng.shuffle(mine)
@@ -394,16 +394,14 @@ class PathFit:
 def _fit_paths(think: np.ndarray, outcomes: Sequence[str], blocks: Sequence[int]) -> PathFit:
     """Fit the paths of ``PathFit``: PLAGUE's and DRAGON's together on the scans that drew
     a picture, then the safe move's on all, each from ``PATHS``."""
-    labels = np.array(outcomes)
-    same_block = np.array([a == b for a, b in zip(blocks, blocks[1:])], bool)
+    labels, block_of = np.array(outcomes), np.array(blocks)
+    same_block = block_of[1:] == block_of[:-1]
     hazard = labels != "none"
 
     def change(rest: np.ndarray, keep: np.ndarray) -> np.ndarray:
         """Total change of each row of ``rest`` over the kept scans, within blocks."""
-        kept = rest[:, keep]
-        block = np.array(blocks)[keep]
-        inside = block[1:] == block[:-1]
-        return np.abs(np.diff(kept, axis=1))[:, inside].sum(axis=1)
+        kept = block_of[keep]
+        return np.abs(np.diff(rest[:, keep], axis=1))[:, kept[1:] == kept[:-1]].sum(axis=1)
 
     grid = np.array([(p, d) for p in PATHS for d in PATHS], float)
     rest = (think[None, :] - grid[:, :1] * (labels == "PLAGUE") -
@@ -416,8 +414,8 @@ def _fit_paths(think: np.ndarray, outcomes: Sequence[str], blocks: Sequence[int]
     safe = safe_paths[int(np.argmin(change(rests, every)))]
     rest = base - safe * (labels == "none")
     steps = np.diff(rest)[same_block]
-    block = np.array(blocks)[hazard]
-    between = np.diff(rest[hazard])[block[1:] == block[:-1]]
+    kept = block_of[hazard]
+    between = np.diff(rest[hazard])[kept[1:] == kept[:-1]]
     nines = int(np.sum(np.abs(between / 9 - np.round(between / 9)) * 9 <= 0.1))
     return PathFit({"LOST": 0, "DRAGON": int(dragon), "PLAGUE": int(plague),
                     "none": int(safe)}, round(float(np.abs(between).sum()), 1), len(between),
