@@ -77,6 +77,15 @@ class Battle:
     draw_time: float | None = None        # that key's click to the next output, instructions
 
     @property
+    def warriors(self) -> int | None:
+        """Return the warriors the battle began with (the first skirmish's, one more if it
+        was lost); None without skirmishes."""
+        if not self.skirmishes:
+            return None
+        first = self.skirmishes[0]
+        return first.warriors + (0 if first.won else 1)
+
+    @property
     def key(self) -> tuple[tuple[int, bool], ...]:
         """Return each skirmish's (stretch, won): what two identical battles share."""
         return tuple((s.stretch, s.won) for s in self.skirmishes)
@@ -276,9 +285,11 @@ def _alike_lines(battles: Sequence[Battle], each: bool) -> list[str]:
     same, timed = same_draws(alike)
     any_same, any_timed = same_draws((a, b) for a, b in itertools.combinations(moves, 2)
                                      if a.session != b.session)
+    lead = sum(a.brigands - a.warriors == b.brigands - b.warriors for a, b in alike)
     lines = [f"battles that begin alike (the same outcomes from the first skirmish, "
              f"{ALIKE_WON} or more won within {ALIKE_WITHIN} instructions): "
-             f"{len(alike)} of {tried} pairs"]
+             f"{len(alike)} of {tried} pairs, {lead} of them with as many brigands more than "
+             f"warriors"]
     if timed:
         lines.append(f"  begun by a MOVE in both: {timed}; the two MOVEs' draws within "
                      f"{SAME_DRAW} instructions of each other in {same} (any two battles "

@@ -127,6 +127,12 @@ def test_a_battle_names_the_key_that_began_it_and_times_its_draw(excerpts):
     assert (move.begun_by, round(move.draw_time)) == ("MOVE", 1197)
 
 
+def test_a_battle_knows_the_warriors_it_began_with(excerpts):
+    # the first skirmish was lost: its WARRIORS shows one less than the battle began with
+    first = excerpts[0].skirmishes[0]
+    assert not first.won and excerpts[0].warriors == first.warriors + 1
+
+
 def test_two_battles_that_agree_from_the_first_skirmish_begin_alike(excerpts):
     alike, pairs = alike_starts(excerpts)
     assert pairs == 1 and [(a.session, b.session) for a, b in alike] == [tuple(ONE_BATTLE)]
@@ -154,6 +160,9 @@ def test_battles_begun_alike_took_their_moves_in_one_time(excerpts, dev_battles)
     battles = dev_battles
     alike, pairs = alike_starts(battles)
     assert (len(alike), pairs) == (74, 59918)
+    # and the same brigands more or fewer than the warriors, whatever the warriors
+    assert all(a.brigands - a.warriors == b.brigands - b.warriors for a, b in alike)
+    assert sum(a.warriors != b.warriors for a, b in alike) == 53
     assert same_draws(alike) == (29, 33)
     moves = [b for b in battles if b.begun_by == "MOVE"]
     assert same_draws((a, b) for i, a in enumerate(moves) for b in moves[i + 1:]
@@ -168,7 +177,8 @@ def test_towerlab_battles_names_the_identical_battles():
     assert "identical battles in different recordings: 1 groups" in text
     assert "l1_p3_s141_50.95 50.95; l3_p3_s111_355.38 355.38: 7 skirmishes" in text
     assert "begin alike (the same outcomes from the first skirmish, 3 or more won within 4 " \
-        "instructions): 1 of 1 pairs" in text
+        "instructions): 1 of 1 pairs, 1 of them with as many brigands more than warriors" \
+        in text
 
 
 def test_towerlab_battles_reads_a_request_folder_holding_one_session(tmp_path):
