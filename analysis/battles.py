@@ -12,7 +12,8 @@ each), with the outcome, is what a battle's ``key`` lists; two battles with the 
 went through the same draws.  Battles that only begin alike (the same outcomes from the first
 skirmish and three won skirmishes within a few instructions: ``alike_starts``) started from
 one state; each battle knows the key whose draw began it and how long that draw took
-(``Battle.draw_time``, timed as ``analysis.draws`` times a sweep's draws), which such
+(``Battle.draw_time``, timed as ``analysis.draws`` times a sweep's draws:
+``click_and_output``), which such
 battles share (``same_draws``).
 
 Example::
@@ -29,7 +30,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from analysis.draws import run_from_events
+from analysis.draws import click_and_output, instructions_between
 from analysis.story import session_story
 from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
 
@@ -113,15 +114,18 @@ def _lamp_spans(events: Sequence[dict]) -> list[tuple[float, float, str]]:
     return sorted(spans)
 
 
-def _begun(events: Sequence[dict], presses: list[tuple[float, str]], t: float
-           ) -> tuple[str | None, float | None]:
+def _begun(events: Sequence[dict], times: list[float], presses: list[tuple[float, str]],
+           t: float) -> tuple[str | None, float | None]:
     """Return the key that began the battle whose BRIGANDS lit at ``t`` (the last press
-    before it, if a MOVE or TOMB/RUIN) and its draw's time in instructions (None if unseen)."""
-    before = [p for p in presses if p[0] < t]
-    if not before or before[-1][1] not in BEGINNERS:
+    before it, if a MOVE or TOMB/RUIN) and its draw's time in instructions (None if unseen),
+    from ``events`` sorted by their ``times``."""
+    i = bisect.bisect_left(presses, (t,)) - 1
+    if i < 0 or presses[i][1] not in BEGINNERS:
         return None, None
-    press, key = before[-1]
-    return key, run_from_events(key, events, press).think
+    press, key = presses[i]
+    window = events[bisect.bisect_left(times, press - 1e-6):bisect.bisect_right(times, t)]
+    click, first, _ = click_and_output(window, press)
+    return key, None if first is None else instructions_between(click, first)
 
 
 def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
@@ -135,6 +139,7 @@ def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
              for e in events if e["type"] == "tone"]
 
     tone_t = [x[0] for x in tones]
+    times = [e["t"] for e in events]
     presses = [(e["t"], e["button"]) for e in events
                if e["type"] == "button" and e.get("action") == "press"]
 
@@ -162,7 +167,7 @@ def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
             if not b.brigands.strip().isdigit() or first is None:
                 continue
             battle = Battle(session, b.t, int(b.brigands), spans[first][:2])
-            battle.begun_by, battle.draw_time = _begun(events, presses, b.t)
+            battle.begun_by, battle.draw_time = _begun(events, times, presses, b.t)
             landmark, brigands = spans[first][1], int(b.brigands)
             for k, (t, w, br) in enumerate(b.rounds):
                 i = span_at(t)

@@ -62,7 +62,7 @@ from captures.script import Power, ScriptError, power_ons, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "PathFit", "read_sweep", "run_from_events",
-           "sweep_report", "circle_steps", "circle_order", "outcome_letter", "CIRCLE",
+           "click_and_output", "instructions_between", "sweep_report", "circle_steps", "circle_order", "outcome_letter", "CIRCLE",
            "MOVE_CIRCLE", "PASS_S"]
 
 PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
@@ -113,7 +113,26 @@ class Run:
         """Return the time from the click to the next output in instructions."""
         if self.click is None or self.first is None:
             return None
-        return (self.first - self.click) * NOMINAL_CLOCK_HZ / INSTRUCTION_CYCLES
+        return instructions_between(self.click, self.first)
+
+
+def click_and_output(events: Sequence[dict], press: float
+                     ) -> tuple[float | None, float | None, str]:
+    """Return, for a key pressed at ``press`` s, (its click: the first tone within
+    ``CLICK_WITHIN_S``; the tower's next output after the click; that output's kind, "none"
+    without one), from ``events`` sorted by time.  None where there is no click."""
+    click = next((e["t"] for e in events if e["type"] == "tone"
+                  and press - 1e-9 <= e["t"] <= press + CLICK_WITHIN_S), None)
+    if click is None:
+        return None, None, "none"
+    nxt = next((e for e in events if e["t"] > click + 1e-7 and e["type"] in OUTPUTS
+                and (e["type"] == "tone" or e.get("on"))), None)
+    return (click, None, "none") if nxt is None else (click, nxt["t"], nxt["type"])
+
+
+def instructions_between(start: float, stop: float) -> float:
+    """Return the instructions of the nominal clock between two times in seconds."""
+    return (stop - start) * NOMINAL_CLOCK_HZ / INSTRUCTION_CYCLES
 
 
 def run_from_events(label: str, events: Sequence[dict], press: float,
@@ -122,14 +141,7 @@ def run_from_events(label: str, events: Sequence[dict], press: float,
     doc); ``end``: where the run's recording stops (default its last event)."""
     events = sorted(events, key=lambda e: e["t"])
     end = max((e["t"] for e in events), default=press) if end is None else end
-    click = next((e["t"] for e in events if e["type"] == "tone"
-                  and press - 1e-9 <= e["t"] <= press + CLICK_WITHIN_S), None)
-    first, kind = None, "none"
-    if click is not None:
-        nxt = next((e for e in events if e["t"] > click + 1e-7 and e["type"] in OUTPUTS
-                    and (e["type"] == "tone" or e.get("on"))), None)
-        if nxt is not None:
-            first, kind = nxt["t"], nxt["type"]
+    click, first, kind = click_and_output(events, press)
     lit = [x for x in lit_pictures(events, end)
            if x.start > press and x.picture not in ("", BLANK)]
     outcome, number = "none", ""
