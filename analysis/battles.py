@@ -12,9 +12,8 @@ each), with the outcome, is what a battle's ``key`` lists; two battles with the 
 went through the same draws.  Battles that only begin alike (the same outcomes from the first
 skirmish and three won skirmishes within a few instructions: ``alike_starts``) started from
 one state; each battle knows the key whose draw began it and how long that draw took
-(``Battle.draw_time``, timed as ``analysis.draws`` times a sweep's draws:
-``click_and_output``), which such
-battles share (``same_draws``).
+(``Battle.draw_time``, timed as a sweep's draws are: ``analysis.draws.click_and_output``),
+which such battles share (``same_draws``).
 
 Example::
 
@@ -32,7 +31,7 @@ from typing import Iterable, Sequence
 
 from analysis.draws import click_and_output, instructions_between
 from analysis.story import session_story
-from captures.darktower_facts import INSTRUCTION_CYCLES, NOMINAL_CLOCK_HZ
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
 __all__ = ["Skirmish", "Battle", "read_battles", "identical_battles", "shared_pairs",
            "alike_starts", "same_draws", "segments", "battle_report"]
@@ -96,10 +95,6 @@ class Battle:
         and stretch."""
         return (f"{self.session}  {self.t:8.3f}  BRIGANDS {self.brigands:02d}  " +
                 ", ".join(f"{'W' if s.won else 'L'} {s.stretch}" for s in self.skirmishes))
-
-
-def _instructions(seconds: float) -> int:
-    return round(seconds * NOMINAL_CLOCK_HZ / INSTRUCTION_CYCLES)
 
 
 def _lamp_spans(events: Sequence[dict]) -> list[tuple[float, float, str]]:
@@ -181,7 +176,7 @@ def read_battles(events: Sequence[dict], session: str = "") -> list[Battle]:
                 left = int(br)
                 battle.skirmishes.append(Skirmish(
                     k, left < brigands, int(w), left, warriors_lamp, brigands_lamp, cue,
-                    _instructions(warriors_lamp[0] - landmark)))
+                    round(instructions_between(landmark, warriors_lamp[0]))))
                 landmark, brigands = cue[-1][0], left
             if battle.skirmishes:
                 out.append(battle)

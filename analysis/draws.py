@@ -62,8 +62,8 @@ from captures.script import Power, ScriptError, power_ons, read_script
 from captures.sweep import SweepError as LabSweepError, read_sweep_runs
 
 __all__ = ["Run", "Sweep", "SweepError", "PathFit", "read_sweep", "run_from_events",
-           "click_and_output", "instructions_between", "sweep_report", "circle_steps", "circle_order", "outcome_letter", "CIRCLE",
-           "MOVE_CIRCLE", "PASS_S"]
+           "click_and_output", "instructions_between", "sweep_report", "circle_steps",
+           "circle_order", "outcome_letter", "CIRCLE", "MOVE_CIRCLE", "PASS_S"]
 
 PASS_S = 0.0257          # a key-loop pass (3 display ticks: 25.4 ms dark, 26.0 ms lit)
 SAME_CLICK_S = 2e-4      # clicks this close are the same scan's
