@@ -361,11 +361,12 @@ class Sweep:
         think = np.array([t for _, _, t in rows])
         fit = _fit_paths(think, [o for _, o, _ in rows], blocks)
         rng = random.Random(f"{self.name} paths")
+        pictures = [[i for i, (bb, (_, o, _)) in enumerate(zip(blocks, rows))
+                     if bb == b and o != "none"] for b in sorted(set(blocks))]
         as_steady = 0
         for _ in range(shuffles):
             labels = [o for _, o, _ in rows]
-            for b in sorted(set(blocks)):
-                where = [i for i, bb in enumerate(blocks) if bb == b and labels[i] != "none"]
+            for where in pictures:
                 mine = [labels[i] for i in where]
                 rng.shuffle(mine)
                 for i, o in zip(where, mine):
