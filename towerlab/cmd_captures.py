@@ -264,9 +264,11 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     docs/draws.md (analysis.draws)."""
     from analysis.draws import read_sweep, sweep_report
 
-    if args.setup + args.first + args.count + args.after > 1:
-        raise ValueError("--setup, --first, --count and --after: expected one of them (each "
-                         "reads its folders its own way)")
+    if args.setup + args.first + args.count + args.after + args.holdings > 1:
+        raise ValueError("--setup, --first, --count, --after and --holdings: expected one of "
+                         "them (each reads its folders its own way)")
+    if args.holdings:
+        return _draws_holdings(args, out)
     if args.setup:
         return _draws_setup(args, out)
     if args.first:
@@ -291,6 +293,23 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
                             for name, script, events in _whole_games(args.sweep))
                 if r is not None]
     for line in setup_report(readings, each=args.runs) + setup_phase_lines(readings):
+        print(line, file=out)
+    return 0
+
+
+def _draws_holdings(args: argparse.Namespace, out: IO[str]) -> int:
+    """``towerlab draws --holdings``: each action key's time to its first output against
+    the force's food and warriors, read from the clean-room game's replay of each recording
+    (cleanroom.holdings, analysis.latency)."""
+    from analysis.latency import key_times, latency_report
+    from cleanroom.holdings import read_holdings
+
+    times = []
+    for name, script, events in _whole_games(args.sweep):
+        held = [(h.t, h.name, h.value, h.food, h.warriors, h.rations)
+                for h in read_holdings(script, events, clock_ratio=args.clock_ratio)]
+        times += key_times(events, held, name)
+    for line in latency_report(times):
         print(line, file=out)
     return 0
 
@@ -590,10 +609,16 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "per NAME, each family's second MOVE swept (l4_second_move, "
                         "l4_after_safe_p336...): what the first MOVE's draw did to the count, "
                         "family against family (docs/draws.md, section 12)")
+    p.add_argument("--holdings", action="store_true",
+                   help="the DIRs are recordings of whole games (or folders of them): each "
+                        "action key's time to its first output against the force's food and "
+                        "warriors, from the clean-room game's replay (docs/draws.md, section "
+                        "13)")
     p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",
-                   help="with --setup: the recorded tower's clock over MAME's 425 kHz (default "
+                   help="with --setup and --holdings: the recorded tower's clock over MAME's "
+                        "425 kHz (default "
                         "1, the corpus's; a real tower's from towerlab clock)")
     p.set_defaults(func=cmd_draws)
 

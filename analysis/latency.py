@@ -1,0 +1,144 @@
+"""An action key's time to its first output against what the force holds (docs/draws.md,
+section 13).
+
+From an action key's click to its first output the genuine tower takes a number of
+instructions that depends on the force in play: one instruction fewer when its food's units
+digit is 4-8 (the food left once this turn's ration is eaten), one fewer when its warriors'
+units digit is 6-9, for a force that eats one ration a turn.  The bazaar's time is nothing
+else (916 instructions less those terms, to the first price's tone); a MOVE's adds its
+outcome's path and its draw's reading of the state in whole 3-instruction steps (section 6),
+so the terms fix its remainder modulo 3.
+
+The holdings at each draw come from the clean-room game's replay of the recording
+(``cleanroom.holdings``); this module takes them as plain tuples, (time, decision name,
+value, food, warriors, rations), and the recording's events.
+
+Example::
+
+    times = key_times(events, [(h.t, h.name, h.value, h.food, h.warriors, h.rations)
+                               for h in read_holdings(script, events)], "l1_p1_s01")
+    print("\\n".join(latency_report(times)))
+"""
+from __future__ import annotations
+
+import collections
+import random
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from analysis.draws import click_and_output, instructions_between
+
+__all__ = ["KeyTime", "digit_terms", "key_times", "latency_report", "BAZAAR_BASE",
+           "MOVE_PATHS"]
+
+BAZAAR_BASE = 916        # instructions from the BAZAAR click to the first price, no term
+MOVE_PATHS = {"lost": 0, "dragon": 3, "plague": 6, "safe": 4}   # above LOST's (section 6)
+DRAW_WITHIN_S = 0.25     # the key's first draw comes this soon after the press
+SHUFFLES = 200           # shuffles of the MOVEs' outcomes, for the remainder's chance
+
+
+def digit_terms(food: int, warriors: int) -> int:
+    """Return the instructions the tower's time is short of its base for a force of one
+    ration with this ``food`` (this turn's ration eaten) and these ``warriors``."""
+    return int(4 <= food % 10 <= 8) + int(6 <= warriors % 10 <= 9)
+
+
+@dataclass(frozen=True)
+class KeyTime:
+    """A key (``key``) pressed at ``t`` s in ``session``: the instructions from its click to
+    the tower's next output, the first draw the game made for it (``draw``, ``value``) and
+    the force's ``food``, ``warriors`` and ``rations`` then."""
+    session: str
+    key: str
+    t: float
+    instructions: float
+    draw: str
+    value: str
+    food: int
+    warriors: int
+    rations: int
+
+    @property
+    def whole(self) -> int:
+        """Return the time to the nearest instruction."""
+        return round(self.instructions)
+
+
+def key_times(events: Sequence[dict], held: Sequence[tuple], session: str = ""
+              ) -> list[KeyTime]:
+    """Return a ``KeyTime`` for every key press of ``events`` that clicked, had an output
+    after, and for which the game drew within ``DRAW_WITHIN_S`` (``held``: (time, decision,
+    value, food, warriors, rations) in time order, as ``cleanroom.holdings`` gives them)."""
+    events = sorted(events, key=lambda e: e["t"])
+    held = sorted(held, key=lambda h: h[0])
+    out = []
+    for e in events:
+        if e["type"] != "button" or e.get("action") != "press":
+            continue
+        draw = next((h for h in held if 0 <= h[0] - e["t"] < DRAW_WITHIN_S), None)
+        if draw is None:
+            continue
+        click, first, _ = click_and_output(events, e["t"])
+        if click is None or first is None:
+            continue
+        _, name, value, food, warriors, rations = draw
+        out.append(KeyTime(session, e["button"], e["t"], instructions_between(click, first),
+                           name, str(value), food, warriors, rations))
+    return out
+
+
+def _one_ration(times: Iterable[KeyTime], key: str, draw: str) -> list[KeyTime]:
+    return [k for k in times if k.key == key and k.draw == draw and k.rations == 1]
+
+
+def _bazaar_lines(times: Sequence[KeyTime]) -> list[str]:
+    visits = _one_ration(times, "BAZAAR", "warrior_price")
+    if not visits:
+        return ["BAZAAR: no visit by a force of one ration"]
+    right = sum(k.whole == BAZAAR_BASE - digit_terms(k.food, k.warriors) for k in visits)
+    common = collections.Counter(k.whole for k in visits).most_common(1)[0]
+    by = collections.Counter((digit_terms(k.food, k.warriors), k.whole) for k in visits)
+    spread = ", ".join(f"{n} x {t} with {d} term{'s' * (d != 1)}"
+                       for (d, t), n in sorted(by.items()))
+    return [f"BAZAAR, a force of one ration: {len(visits)} visits; from the click to the first "
+            f"price {BAZAAR_BASE} instructions less the digit terms at {right} of "
+            f"{len(visits)} (the commonest time, {common[0]}, alone: {common[1]}): {spread}"]
+
+
+def _move_lines(times: Sequence[KeyTime], seed: int) -> list[str]:
+    moves = [k for k in _one_ration(times, "MOVE", "move") if k.value in MOVE_PATHS]
+    if not moves:
+        return ["MOVE: none without a battle by a force of one ration"]
+
+    def agree(values: Sequence[str], terms: bool) -> int:
+        rests = collections.Counter(
+            (k.whole - MOVE_PATHS[v] + (digit_terms(k.food, k.warriors) if terms else 0)) % 3
+            for k, v in zip(moves, values))
+        return rests.most_common(1)[0][1]
+
+    values = [k.value for k in moves]
+    rng = random.Random(seed)
+    shuffled = []
+    for _ in range(SHUFFLES):
+        mixed = values[:]
+        rng.shuffle(mixed)
+        shuffled.append(agree(mixed, True))
+    return [f"MOVE without a battle, a force of one ration: {len(moves)}; the time less its "
+            f"outcome's path plus the digit terms in one remainder modulo 3 at "
+            f"{agree(values, True)} of {len(moves)} (without the terms {agree(values, False)}; "
+            f"the outcomes shuffled among the MOVEs {min(shuffled)}-{max(shuffled)} in "
+            f"{SHUFFLES})"]
+
+
+def latency_report(times: Sequence[KeyTime], seed: int = 0) -> list[str]:
+    """Return the report's lines: the bazaar's times against the digit terms, the MOVEs'
+    remainders modulo 3 with and without them, and the visits of larger forces."""
+    lines = ["digit terms: one instruction less when the food's units digit is 4-8 (this "
+             "turn's ration eaten), one less when the warriors' is 6-9"]
+    lines += _bazaar_lines(times) + _move_lines(times, seed)
+    larger = collections.Counter((k.rations, k.warriors, k.whole) for k in times
+                                 if k.key == "BAZAAR" and k.rations > 1)
+    if larger:
+        lines.append("BAZAAR, larger forces (rations, warriors: time x visits): " + ", ".join(
+            f"{r}, {w}: {t} x {n}" for (r, w, t), n in sorted(larger.items())))
+    return lines

@@ -1,0 +1,67 @@
+"""analysis.latency: an action key's time to its first output against the force's food and
+warriors (docs/draws.md, section 13), on made-up key times and events."""
+from __future__ import annotations
+
+from analysis.latency import (BAZAAR_BASE, KeyTime, digit_terms, key_times,
+                              latency_report)
+from captures.darktower_facts import NOMINAL_CLOCK_HZ
+
+INSTRUCTION_S = 6 / NOMINAL_CLOCK_HZ
+
+
+def key(key="BAZAAR", draw="warrior_price", value="7", whole=BAZAAR_BASE, food=23,
+        warriors=10, rations=1):
+    return KeyTime("s", key, 1.0, float(whole), draw, value, food, warriors, rations)
+
+
+def test_food_left_with_units_4_to_8_saves_one_instruction():
+    assert [digit_terms(food, 10) for food in range(20, 30)] == [0, 0, 0, 0, 1, 1, 1, 1, 1, 0]
+
+
+def test_warriors_with_units_6_to_9_save_one_instruction():
+    assert [digit_terms(23, w) for w in range(10, 20)] == [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def test_the_two_terms_add():
+    assert digit_terms(14, 8) == 2
+
+
+def test_a_key_is_timed_from_its_click_to_the_next_output_with_its_first_draw():
+    events = [{"t": 2.0, "type": "button", "action": "press", "button": "BAZAAR"},
+              {"t": 2.01, "type": "tone", "hz": 1000.0, "duration": 0.005},
+              {"t": 2.01 + 915 * INSTRUCTION_S, "type": "tone", "hz": 500.0, "duration": 0.1}]
+    held = [(2.02, "warrior_price", 7, 24, 10, 1), (5.0, "haggle", "no", 24, 10, 1)]
+    (t,) = key_times(events, held, "made-up")
+    assert (t.key, t.draw, t.value, t.food, t.warriors, t.whole) == (
+        "BAZAAR", "warrior_price", "7", 24, 10, 915)
+
+
+def test_a_key_without_a_draw_soon_after_it_is_not_timed():
+    events = [{"t": 2.0, "type": "button", "action": "press", "button": "FRONTIER"},
+              {"t": 2.01, "type": "tone", "hz": 1000.0, "duration": 0.005},
+              {"t": 2.4, "type": "motor", "on": True}]
+    assert key_times(events, [(3.0, "move", "safe", 24, 10, 1)]) == []
+
+
+def test_the_report_counts_bazaar_visits_at_the_base_less_their_terms():
+    times = [key(whole=916, food=23), key(whole=915, food=24), key(whole=914, food=24,
+                                                                   warriors=8),
+             key(whole=916, food=24)]
+    (line,) = [x for x in latency_report(times) if x.startswith("BAZAAR, a force of one")]
+    assert "at 3 of 4" in line and "1 x 914 with 2 terms" in line
+
+
+def test_the_report_finds_one_remainder_for_moves_whose_terms_explain_it():
+    # safe moves 4 above LOST's path; each time shifted back by its terms
+    times = [key("MOVE", "move", "safe", 946 + 9 * k - digit_terms(f, 10), food=f)
+             for k, f in enumerate((24, 23, 22, 18, 17))]
+    times += [key("MOVE", "move", "lost", 942 + 3 * k - digit_terms(f, 8), food=f, warriors=8)
+              for k, f in enumerate((21, 20, 19, 15))]
+    (line,) = [x for x in latency_report(times) if x.startswith("MOVE")]
+    assert "modulo 3 at 9 of 9" in line
+
+
+def test_larger_forces_are_listed_apart():
+    lines = latency_report([key(whole=970, warriors=20, rations=2)])
+    assert lines[-1].endswith("2, 20: 970 x 1")
+    assert "no visit by a force of one ration" in "\n".join(lines)

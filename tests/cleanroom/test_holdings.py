@@ -1,0 +1,62 @@
+"""cleanroom.holdings (``towerlab draws --holdings``): what the force in play holds at each
+draw, read from a recording by the clean-room game's replay (docs/draws.md, section 13)."""
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from cleanroom.conform import resolve
+from cleanroom.holdings import holdings, read_holdings
+from cleanroom.reference import load_reference
+from tests.corpus import DATA_CORPUS
+from towerlab.cli import main
+
+
+@pytest.fixture(scope="module")
+def solo():
+    script, events = load_reference(str(DATA_CORPUS / "l1_p1_s01"))
+    return script, events, read_holdings(script, events)
+
+
+def test_each_move_notes_the_food_left_once_the_turns_ration_is_eaten(solo):
+    _, _, held = solo
+    moves = [(round(h.t, 2), h.value, h.warriors, h.food) for h in held if h.name == "move"]
+    # l1_p1_s01: 25 food at the start, one eaten a turn; its first MOVE at its third turn
+    assert moves[:3] == [(37.08, "safe", 10, 22), (49.83, "safe", 10, 21),
+                         (66.98, "plague", 10, 19)]
+
+
+def test_a_force_of_16_to_30_warriors_eats_two_rations():
+    script, events = load_reference(str(DATA_CORPUS / "l4_p3_s20"))
+    move = next(h for h in read_holdings(script, events) if h.name == "move" and h.t > 72)
+    assert (move.player, move.warriors, move.food, move.rations) == (2, 20, 22, 2)
+
+
+def test_the_replay_takes_the_values_it_is_given(solo):
+    script, events, held = solo
+    decisions = resolve(script, events).decisions
+    values = [d.value for d in decisions]
+    again = holdings(script, values, until=70.0)
+    assert again == [h for h in held if h.t < 70.0]
+    # a made-up first MOVE: the replay notes the value it was given
+    i = next(i for i, d in enumerate(decisions) if d.name == "move")
+    moved = holdings(script, values[:i] + ["lost"], until=40.0)
+    assert [h.value for h in moved if h.name == "move"] == ["lost"]
+
+
+def test_towerlab_draws_holdings_times_the_bazaar_by_the_digits():
+    out = io.StringIO()
+    assert main(["draws", "--holdings", str(DATA_CORPUS / "l1_p1_s01"),
+                 str(DATA_CORPUS / "l4_p3_s20")], out) == 0
+    text = out.getvalue()
+    # l1_p1_s01: 916, 915 (16 food left) and 914 (7 food, 6 warriors); l4_p3_s20's first
+    assert "4 visits; from the click to the first price 916 instructions less the digit " \
+           "terms at 4 of 4" in text
+    assert "BAZAAR, larger forces" in text
+
+
+def test_towerlab_draws_holdings_refuses_a_second_reading_switch(capsys):
+    assert main(["draws", "--holdings", "--setup", str(DATA_CORPUS / "l1_p1_s01")],
+                io.StringIO()) == 2
+    assert "expected one of them" in capsys.readouterr().err
