@@ -28,8 +28,8 @@ from typing import Iterable, Sequence
 
 from analysis.draws import click_and_output, instructions_between
 
-__all__ = ["KeyTime", "digit_terms", "key_times", "latency_report", "BAZAAR_BASE",
-           "MOVE_PATHS"]
+__all__ = ["KeyTime", "digit_terms", "key_times", "residue", "key_line", "latency_report",
+           "BAZAAR_BASE", "MOVE_PATHS"]
 
 BAZAAR_BASE = 916        # instructions from the BAZAAR click to the first price, no term
 MOVE_PATHS = {"lost": 0, "dragon": 3, "plague": 6, "safe": 4}   # above LOST's (section 6)
@@ -130,11 +130,31 @@ def _move_lines(times: Sequence[KeyTime], seed: int) -> list[str]:
             f"{SHUFFLES})"]
 
 
-def latency_report(times: Sequence[KeyTime], seed: int = 0) -> list[str]:
-    """Return the report's lines: the bazaar's times against the digit terms, the MOVEs'
-    remainders modulo 3 with and without them, and the visits of larger forces."""
-    lines = ["digit terms: one instruction less when the food's units digit is 4-8 (this "
-             "turn's ration eaten), one less when the warriors' is 6-9"]
+def residue(k: KeyTime) -> int | None:
+    """Return a MOVE's time less its outcome's path plus its force's digit terms, modulo 9
+    (section 13: 3 or 6 by the count's bit 7 before a game's first draw, 0 too after); None
+    for another key, a battle or a force of more than one ration."""
+    if k.key != "MOVE" or k.draw != "move" or k.value not in MOVE_PATHS or k.rations != 1:
+        return None
+    return (k.whole - MOVE_PATHS[k.value] + digit_terms(k.food, k.warriors)) % 9
+
+
+def key_line(k: KeyTime) -> str:
+    """Return one key's line: session, time, key, draw, the force, the time in instructions
+    and, for a MOVE, its residue modulo 9."""
+    rest = residue(k)
+    return (f"{k.session:20} {k.t:9.3f}  {k.key:17} {k.draw + '=' + k.value:26.26}  food "
+            f"{k.food:2d} warriors {k.warriors:2d} rations {k.rations}  {k.instructions:8.2f}"
+            + ("" if rest is None else f"  residue {rest}"))
+
+
+def latency_report(times: Sequence[KeyTime], seed: int = 0, each: bool = False) -> list[str]:
+    """Return the report's lines (``each``: a line per key first, ``key_line``): the bazaar's
+    times against the digit terms, the MOVEs' remainders modulo 3 with and without them, and
+    the visits of larger forces."""
+    lines = [key_line(k) for k in times] if each else []
+    lines += ["digit terms: one instruction less when the food's units digit is 4-8 (this "
+              "turn's ration eaten), one less when the warriors' is 6-9"]
     lines += _bazaar_lines(times) + _move_lines(times, seed)
     larger = collections.Counter((k.rations, k.warriors, k.whole) for k in times
                                  if k.key == "BAZAAR" and k.rations > 1)

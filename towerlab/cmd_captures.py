@@ -309,7 +309,7 @@ def _draws_holdings(args: argparse.Namespace, out: IO[str]) -> int:
         held = [(h.t, h.name, h.value, h.food, h.warriors, h.rations)
                 for h in read_holdings(script, events, clock_ratio=args.clock_ratio)]
         times += key_times(events, held, name)
-    for line in latency_report(times):
+    for line in latency_report(times, each=args.runs):
         print(line, file=out)
     return 0
 
@@ -590,7 +590,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("--press", type=int, metavar="N",
                    help="the swept key is press N of each recording (from 0; default the last)")
     p.add_argument("--runs", action="store_true",
-                   help="a line per run (with --setup, per recording) first")
+                   help="a line per run (with --setup, per recording; with --holdings, per "
+                        "key) first")
     p.add_argument("--setup", action="store_true",
                    help="the DIRs are recordings of whole games (or folders of them, such as "
                         "the corpus): read the set-up after each level key and what it follows "

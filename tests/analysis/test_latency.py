@@ -3,7 +3,7 @@ warriors (docs/draws.md, section 13), on made-up key times and events."""
 from __future__ import annotations
 
 from analysis.latency import (BAZAAR_BASE, KeyTime, digit_terms, key_times,
-                              latency_report)
+                              latency_report, residue)
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
 INSTRUCTION_S = 6 / NOMINAL_CLOCK_HZ
@@ -65,3 +65,21 @@ def test_larger_forces_are_listed_apart():
     lines = latency_report([key(whole=970, warriors=20, rations=2)])
     assert lines[-1].endswith("2, 20: 970 x 1")
     assert "no visit by a force of one ration" in "\n".join(lines)
+
+
+def test_a_moves_residue_is_its_time_less_its_path_plus_its_terms_modulo_9():
+    # 955 - 4 (a safe move's path) + 1 (food 24) = 952, 7 modulo 9
+    assert residue(key("MOVE", "move", "safe", 955, food=24)) == 7
+
+
+def test_a_battle_a_bazaar_and_a_larger_force_have_no_residue():
+    assert residue(key("MOVE", "move", "battle", 1183)) is None
+    assert residue(key()) is None
+    assert residue(key("MOVE", "move", "safe", 955, warriors=20, rations=2)) is None
+
+
+def test_each_key_gets_a_line_first_when_asked():
+    lines = latency_report([key("MOVE", "move", "plague", 959, food=14, warriors=12)],
+                           each=True)
+    assert lines[0].endswith("residue 0") and "move=plague" in lines[0]
+    assert lines[1].startswith("digit terms")
