@@ -13,9 +13,14 @@ from tests.corpus import DATA_CORPUS
 from towerlab.cli import main
 
 
+def recording(name: str):
+    """The script and events of a tests/data corpus session."""
+    return load_reference(str(DATA_CORPUS / name))
+
+
 @pytest.fixture(scope="module")
 def solo():
-    script, events = load_reference(str(DATA_CORPUS / "l1_p1_s01"))
+    script, events = recording("l1_p1_s01")
     return script, events, read_holdings(script, events)
 
 
@@ -28,7 +33,7 @@ def test_each_move_notes_the_food_left_once_the_turns_ration_is_eaten(solo):
 
 
 def test_a_force_of_16_to_30_warriors_eats_two_rations():
-    script, events = load_reference(str(DATA_CORPUS / "l4_p3_s20"))
+    script, events = recording("l4_p3_s20")
     move = next(h for h in read_holdings(script, events) if h.name == "move" and h.t > 72)
     assert (move.player, move.warriors, move.food, move.rations) == (2, 20, 22, 2)
 

@@ -124,4 +124,4 @@ def test_towerlab_draws_first_prints_each_games_first_draw():
 def test_towerlab_draws_first_and_setup_together_exit_2_with_one_line(capsys):
     assert main(["draws", "--first", "--setup", str(DATA_CORPUS)], io.StringIO()) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "--setup, --first, --count and --after" in err[0]
+    assert len(err) == 1 and "--setup, --first, --count, --after and --holdings" in err[0]
