@@ -4,14 +4,16 @@ section 13).
 From an action key's click to its first output the genuine tower takes a number of
 instructions that depends on the force in play: one instruction fewer when its food's units
 digit is 4-8 (the food left once this turn's ration is eaten), one fewer when its warriors'
-units digit is 6-9, for a force that eats one ration a turn.  The bazaar's time is nothing
-else (916 instructions less those terms, to the first price's tone); a MOVE's adds its
-outcome's path and its draw's reading of the state in whole 3-instruction steps (section 6),
-so the terms fix its remainder modulo 3.
+units digit is 6-9, for a force that eats one ration a turn.  The time of an action whose
+first output does not wait for a draw is nothing else (the bazaar's first price 916
+instructions less those terms, the frontier's tone 888, ...: each key's base is the
+commonest time with the terms added back); a MOVE's adds its outcome's path and its draw's
+reading of the state in whole 3-instruction steps (section 6), so the terms fix its
+remainder modulo 3.
 
 The holdings at each draw come from the clean-room game's replay of the recording
-(``cleanroom.holdings``); this module takes them as plain tuples, (time, decision name,
-value, food, warriors, rations), and the recording's events.
+(``cleanroom.holdings``, which notes each action key too); this module takes them as plain
+tuples, (time, name, value, food, warriors, rations), and the recording's events.
 
 Example::
 
@@ -24,16 +26,19 @@ from __future__ import annotations
 import collections
 import random
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from analysis.draws import click_and_output, instructions_between
 
-__all__ = ["KeyTime", "digit_terms", "key_times", "residue", "key_line", "latency_report",
-           "BAZAAR_BASE", "MOVE_PATHS"]
+__all__ = ["KeyTime", "FIXED_KEYS", "digit_terms", "key_times", "residue", "key_line",
+           "latency_report", "MOVE_PATHS"]
 
-BAZAAR_BASE = 916        # instructions from the BAZAAR click to the first price, no term
 MOVE_PATHS = {"lost": 0, "dragon": 3, "plague": 6, "safe": 4}   # above LOST's (section 6)
-DRAW_WITHIN_S = 0.25     # the key's first draw comes this soon after the press
+DRAW_WITHIN_S = 0.25     # the game takes the key, and draws for it, this soon after the press
+KEY = "key"              # an action key's holding (cleanroom.holdings.KEY)
+# the action keys whose first output comes a fixed time after the click, less the terms (a
+# tomb's first creak note comes before the rations are counted; REPEAT counts nothing)
+FIXED_KEYS = ("BAZAAR", "SANCTUARY/CITADEL", "DARK TOWER", "FRONTIER", "INVENTORY")
 SHUFFLES = 200           # shuffles of the MOVEs' outcomes, for the remainder's chance
 
 
@@ -46,8 +51,9 @@ def digit_terms(food: int, warriors: int) -> int:
 @dataclass(frozen=True)
 class KeyTime:
     """A key (``key``) pressed at ``t`` s in ``session``: the instructions from its click to
-    the tower's next output, the first draw the game made for it (``draw``, ``value``) and
-    the force's ``food``, ``warriors`` and ``rations`` then."""
+    the tower's next output (of kind ``output``: motor, lamp or tone), the first draw the
+    game made for it (``draw``, ``value``) and the force's ``food``, ``warriors`` and
+    ``rations`` then."""
     session: str
     key: str
     t: float
@@ -57,6 +63,7 @@ class KeyTime:
     food: int
     warriors: int
     rations: int
+    output: str = "tone"
 
     @property
     def whole(self) -> int:
@@ -67,46 +74,60 @@ class KeyTime:
 def key_times(events: Sequence[dict], held: Sequence[tuple], session: str = ""
               ) -> list[KeyTime]:
     """Return a ``KeyTime`` for every key press of ``events`` that clicked, had an output
-    after, and for which the game drew within ``DRAW_WITHIN_S`` (``held``: (time, decision,
-    value, food, warriors, rations) in time order, as ``cleanroom.holdings`` gives them)."""
+    after, and that the game took as an action key or drew for within ``DRAW_WITHIN_S``
+    (``held``: (time, name, value, food, warriors, rations) in time order, as
+    ``cleanroom.holdings`` gives them, an action key's named ``KEY``; a key without a draw
+    has ``draw`` and ``value`` "")."""
     events = sorted(events, key=lambda e: e["t"])
     held = sorted(held, key=lambda h: h[0])
     out = []
     for e in events:
         if e["type"] != "button" or e.get("action") != "press":
             continue
-        draw = next((h for h in held if 0 <= h[0] - e["t"] < DRAW_WITHIN_S), None)
-        if draw is None:
+        near = [h for h in held if 0 <= h[0] - e["t"] < DRAW_WITHIN_S]
+        if not near:
             continue
-        click, first, _ = click_and_output(events, e["t"])
+        click, first, output = click_and_output(events, e["t"])
         if click is None or first is None:
             continue
-        _, name, value, food, warriors, rations = draw
+        draw = next((h for h in near if h[1] != KEY), None)
+        name, value = ("", "") if draw is None else (draw[1], str(draw[2]))
+        _, _, _, food, warriors, rations = near[0]
         out.append(KeyTime(session, e["button"], e["t"], instructions_between(click, first),
-                           name, str(value), food, warriors, rations))
+                           name, value, food, warriors, rations, output))
     return out
 
 
-def _one_ration(times: Iterable[KeyTime], key: str, draw: str) -> list[KeyTime]:
-    return [k for k in times if k.key == key and k.draw == draw and k.rations == 1]
+def residue(k: KeyTime) -> int | None:
+    """Return a MOVE's time less its outcome's path plus its force's digit terms, modulo 9
+    (section 13: 3 or 6 by the count's bit 7 before a game's first draw, 0 too after); None
+    for another key, a battle or a force of more than one ration."""
+    if k.key != "MOVE" or k.draw != "move" or k.value not in MOVE_PATHS or k.rations != 1:
+        return None
+    return (k.whole - MOVE_PATHS[k.value] + digit_terms(k.food, k.warriors)) % 9
 
 
-def _bazaar_lines(times: Sequence[KeyTime]) -> list[str]:
-    visits = _one_ration(times, "BAZAAR", "warrior_price")
-    if not visits:
-        return ["BAZAAR: no visit by a force of one ration"]
-    right = sum(k.whole == BAZAAR_BASE - digit_terms(k.food, k.warriors) for k in visits)
-    common = collections.Counter(k.whole for k in visits).most_common(1)[0]
-    by = collections.Counter((digit_terms(k.food, k.warriors), k.whole) for k in visits)
-    spread = ", ".join(f"{n} x {t} with {d} term{'s' * (d != 1)}"
-                       for (d, t), n in sorted(by.items()))
-    return [f"BAZAAR, a force of one ration: {len(visits)} visits; from the click to the first "
-            f"price {BAZAAR_BASE} instructions less the digit terms at {right} of "
-            f"{len(visits)} (the commonest time, {common[0]}, alone: {common[1]}): {spread}"]
+def _key_lines(times: Sequence[KeyTime]) -> list[str]:
+    lines = []
+    for key in FIXED_KEYS:
+        by_output = collections.defaultdict(list)
+        for k in times:
+            if k.key == key and k.rations == 1:
+                by_output[k.output].append(k)
+        for output, taken in sorted(by_output.items(), key=lambda kv: -len(kv[1])):
+            by = collections.Counter(k.whole + digit_terms(k.food, k.warriors) for k in taken)
+            base, right = by.most_common(1)[0]
+            alone = collections.Counter(k.whole for k in taken).most_common(1)[0][1]
+            others = ", ".join(f"{t} x {n}" for t, n in sorted(by.items()) if t != base)
+            lines.append(f"{key}, a force of one ration, to the first {output}: {len(taken)}; "
+                         f"{base} instructions less the digit terms at {right} of "
+                         f"{len(taken)} (the commonest time alone: {alone})"
+                         + (f"; the others, with their terms: {others}" if others else ""))
+    return lines or ["no action key of a force of one ration with a fixed time"]
 
 
 def _move_lines(times: Sequence[KeyTime], seed: int) -> list[str]:
-    moves = [k for k in _one_ration(times, "MOVE", "move") if k.value in MOVE_PATHS]
+    moves = [k for k in times if residue(k) is not None]
     if not moves:
         return ["MOVE: none without a battle by a force of one ration"]
 
@@ -130,35 +151,28 @@ def _move_lines(times: Sequence[KeyTime], seed: int) -> list[str]:
             f"{SHUFFLES})"]
 
 
-def residue(k: KeyTime) -> int | None:
-    """Return a MOVE's time less its outcome's path plus its force's digit terms, modulo 9
-    (section 13: 3 or 6 by the count's bit 7 before a game's first draw, 0 too after); None
-    for another key, a battle or a force of more than one ration."""
-    if k.key != "MOVE" or k.draw != "move" or k.value not in MOVE_PATHS or k.rations != 1:
-        return None
-    return (k.whole - MOVE_PATHS[k.value] + digit_terms(k.food, k.warriors)) % 9
-
-
 def key_line(k: KeyTime) -> str:
     """Return one key's line: session, time, key, draw, the force, the time in instructions
     and, for a MOVE, its residue modulo 9."""
     rest = residue(k)
-    return (f"{k.session:20} {k.t:9.3f}  {k.key:17} {k.draw + '=' + k.value:26.26}  food "
+    drawn = f"{k.draw}={k.value}" if k.draw else ""
+    return (f"{k.session:20} {k.t:9.3f}  {k.key:17} {drawn:26.26}  food "
             f"{k.food:2d} warriors {k.warriors:2d} rations {k.rations}  {k.instructions:8.2f}"
             + ("" if rest is None else f"  residue {rest}"))
 
 
 def latency_report(times: Sequence[KeyTime], seed: int = 0, each: bool = False) -> list[str]:
-    """Return the report's lines (``each``: a line per key first, ``key_line``): the bazaar's
-    times against the digit terms, the MOVEs' remainders modulo 3 with and without them, and
+    """Return the report's lines (``each``: a line per key first, ``key_line``): each action
+    key's time against the digit terms, the MOVEs' remainders modulo 3 with and without them, and
     the visits of larger forces."""
     lines = [key_line(k) for k in times] if each else []
     lines += ["digit terms: one instruction less when the food's units digit is 4-8 (this "
               "turn's ration eaten), one less when the warriors' is 6-9"]
-    lines += _bazaar_lines(times) + _move_lines(times, seed)
-    larger = collections.Counter((k.rations, k.warriors, k.whole) for k in times
+    lines += _key_lines(times) + _move_lines(times, seed)
+    larger = collections.Counter((k.rations, k.warriors, k.output, k.whole) for k in times
                                  if k.key == "BAZAAR" and k.rations > 1)
     if larger:
-        lines.append("BAZAAR, larger forces (rations, warriors: time x visits): " + ", ".join(
-            f"{r}, {w}: {t} x {n}" for (r, w, t), n in sorted(larger.items())))
+        lines.append("BAZAAR, larger forces (rations, warriors, first output: time x visits): "
+                     + ", ".join(f"{r}, {w}, {o}: {t} x {n}"
+                                 for (r, w, o, t), n in sorted(larger.items())))
     return lines

@@ -3,7 +3,8 @@
 The genuine tower's time from an action key's click to its first output depends on the force's
 food and warriors (docs/draws.md, section 13), which a recording shows only now and then.  The
 clean-room game keeps them: ``read_holdings`` resolves a recording's draws
-(``cleanroom.conform.resolve``), replays its script with them and notes, at each decision, the
+(``cleanroom.conform.resolve``), replays its script with them and notes, at each decision and
+at each action key the game takes (a ``Holding`` named ``KEY``, the key its value), the
 player in play, their warriors and food (this turn's ration already eaten, as the game eats it
 when the turn begins: ``cleanroom.sections.turn``) and the rations the force eats a turn.
 
@@ -26,14 +27,18 @@ from .decisions import ForcedChooser
 from .rules import food_per_turn
 from .tower import CleanroomTower
 
-__all__ = ["Holding", "holdings", "read_holdings"]
+__all__ = ["Holding", "KEY", "holdings", "read_holdings"]
+
+
+KEY = "key"      # the name of an action key's holding (its value: the key)
 
 
 @dataclass(frozen=True)
 class Holding:
-    """A decision the game took at tower time ``t`` (its ``name`` and ``value``) and what the
-    player in play (``player``, from 1) held then: ``warriors``, ``food`` and the
-    ``rations`` their force eats a turn (one per 15 warriors begun)."""
+    """A decision the game took at tower time ``t`` (its ``name`` and ``value``), or an action
+    key it took (``name`` ``KEY``, ``value`` the key), and what the player in play
+    (``player``, from 1) held then: ``warriors``, ``food`` and the ``rations`` their force
+    eats a turn (one per 15 warriors begun)."""
     t: float
     name: str
     value: object
@@ -64,15 +69,18 @@ class _Noting(ForcedChooser):
 def holdings(script: Script, values: Sequence, until: float | None = None,
              clock_ratio: float = 1.0) -> list[Holding]:
     """Replay ``script`` (to ``until``, default its end) taking the decisions' ``values`` in
-    order; return a ``Holding`` for each decision made once a player is in play."""
+    order; return, in time order, a ``Holding`` for each decision made once a player is in
+    play and for each action key."""
     chooser = _Noting(values)
     tower = CleanroomTower(chooser=chooser, clock_ratio=clock_ratio)
     chooser.tower = tower
     try:
         run_script(tower, script, until=script.end_time() if until is None else until)
+        keys = [Holding(t, KEY, key, player, warriors, food, food_per_turn(warriors))
+                for t, key, player, warriors, food in tower.game.action_keys]
     finally:
         tower.close()
-    return chooser.held
+    return sorted(chooser.held + keys, key=lambda h: h.t)
 
 
 def read_holdings(script: Script, events: Sequence[dict], clock_ratio: float = 1.0

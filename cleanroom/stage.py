@@ -113,6 +113,9 @@ class Stage:
         # the rations the tower counts past the first at each action key of this turn
         # (params ``ration_count_cycles``; cleanroom.sections.turn ``feed``)
         self.meal_steps = 0
+        # each action key the game took, as the force in play stood then (its turn's ration
+        # eaten): (time, key, player, warriors, food); cleanroom.holdings reads them
+        self.action_keys: list[tuple[float, str, int, int, int]] = []
         self.over = False
         self.log: list[tuple[float, str, Any]] = []
 

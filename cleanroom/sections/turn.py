@@ -171,6 +171,7 @@ def action(g: Stage, p: Player, key: str):
     'undone' (CLEAR: the turn is void) or the delay in seconds before the end-of-turn
     signal (None = the usual delay).
     """
+    g.action_keys.append((g.engine.now, key, p.number, p.warriors, p.food))
     if p.cursed_by is not None and key not in ("REPEAT", "CLEAR"):
         # REPEAT then shows the totals the curse left again (l1_p2_s121 157.12: WARRIOR
         # and GOLD, not CURSED)

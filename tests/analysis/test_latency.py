@@ -2,14 +2,14 @@
 warriors (docs/draws.md, section 13), on made-up key times and events."""
 from __future__ import annotations
 
-from analysis.latency import (BAZAAR_BASE, KeyTime, digit_terms, key_times,
+from analysis.latency import (KeyTime, digit_terms, key_times,
                               latency_report, residue)
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
 
 INSTRUCTION_S = 6 / NOMINAL_CLOCK_HZ
 
 
-def key(key="BAZAAR", draw="warrior_price", value="7", whole=BAZAAR_BASE, food=23,
+def key(key="BAZAAR", draw="warrior_price", value="7", whole=916, food=23,
         warriors=10, rations=1):
     return KeyTime("s", key, 1.0, float(whole), draw, value, food, warriors, rations)
 
@@ -43,12 +43,22 @@ def test_a_key_without_a_draw_soon_after_it_is_not_timed():
     assert key_times(events, [(3.0, "move", "safe", 24, 10, 1)]) == []
 
 
-def test_the_report_counts_bazaar_visits_at_the_base_less_their_terms():
+def test_the_report_counts_each_keys_times_at_its_base_less_their_terms():
     times = [key(whole=916, food=23), key(whole=915, food=24), key(whole=914, food=24,
                                                                    warriors=8),
              key(whole=916, food=24)]
     (line,) = [x for x in latency_report(times) if x.startswith("BAZAAR, a force of one")]
-    assert "at 3 of 4" in line and "1 x 914 with 2 terms" in line
+    assert "to the first tone: 4; 916 instructions less the digit terms at 3 of 4" in line
+    assert "alone: 2" in line and line.endswith("the others, with their terms: 917 x 1")
+
+
+def test_a_key_without_a_draw_is_timed_with_the_force_the_game_took_it_with():
+    events = [{"t": 2.0, "type": "button", "action": "press", "button": "FRONTIER"},
+              {"t": 2.01, "type": "tone", "hz": 1000.0, "duration": 0.005},
+              {"t": 2.01 + 887 * INSTRUCTION_S, "type": "motor", "on": True}]
+    (t,) = key_times(events, [(2.03, "key", "FRONTIER", 24, 10, 1)])
+    assert (t.key, t.draw, t.value, t.whole, t.output) == ("FRONTIER", "", "", 887, "motor")
+    assert "888 instructions less the digit terms at 1 of 1" in "\n".join(latency_report([t]))
 
 
 def test_the_report_finds_one_remainder_for_moves_whose_terms_explain_it():
@@ -63,8 +73,8 @@ def test_the_report_finds_one_remainder_for_moves_whose_terms_explain_it():
 
 def test_larger_forces_are_listed_apart():
     lines = latency_report([key(whole=970, warriors=20, rations=2)])
-    assert lines[-1].endswith("2, 20: 970 x 1")
-    assert "no visit by a force of one ration" in "\n".join(lines)
+    assert lines[-1].endswith("2, 20, tone: 970 x 1")
+    assert "no action key of a force of one ration with a fixed time" in "\n".join(lines)
 
 
 def test_a_moves_residue_is_its_time_less_its_path_plus_its_terms_modulo_9():

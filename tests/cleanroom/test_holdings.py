@@ -56,8 +56,11 @@ def test_towerlab_draws_holdings_times_the_bazaar_by_the_digits():
                  str(DATA_CORPUS / "l4_p3_s20")], out) == 0
     text = out.getvalue()
     # l1_p1_s01: 916, 915 (16 food left) and 914 (7 food, 6 warriors); l4_p3_s20's first
-    assert "4 visits; from the click to the first price 916 instructions less the digit " \
-           "terms at 4 of 4" in text
+    assert "BAZAAR, a force of one ration, to the first tone: 4; 916 instructions less the " \
+           "digit terms at 4 of 4" in text
+    # the frontier's tone, and an inventory's two first outputs, each its own base
+    assert "FRONTIER, a force of one ration, to the first tone: 1; 888" in text
+    assert "INVENTORY, a force of one ration, to the first lamp: 2; 887" in text
     assert "BAZAAR, larger forces" in text
 
 
