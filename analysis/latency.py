@@ -176,3 +176,63 @@ def latency_report(times: Sequence[KeyTime], seed: int = 0, each: bool = False) 
                      + ", ".join(f"{r}, {w}, {o}: {t} x {n}"
                                  for (r, w, o, t), n in sorted(larger.items())))
     return lines
+
+
+# a sweep's outcomes (analysis.draws: the first picture lit, "none" for a safe move) and
+# their paths, as MOVE_PATHS
+SWEEP_PATHS = {"LOST": 0, "DRAGON": 3, "PLAGUE": 6, "none": 4}
+BIT7_ADDS = 6            # instructions bit 7 adds to a MOVE's time, modulo 9 (section 6)
+
+
+@dataclass(frozen=True)
+class Bit7Reading:
+    """What a MOVE sweep's times say of the count's bit 7: the residue modulo 9 of the scans
+    where it is set (``set_residue``; the other scans' is 6 less), the low bytes at scan 0
+    that set it so at the most scans (``lows``, stepping ``LOW_STEP`` a scan), how many agree
+    there (``fit``) of the ``scans`` read."""
+    set_residue: int
+    lows: tuple[int, ...]
+    fit: int
+    scans: int
+
+    def line(self) -> str:
+        """Return the reading as one line."""
+        lows = (f"{self.lows[0]}" if len(self.lows) == 1 else
+                f"{self.lows[0]}-{self.lows[-1]}" if self.lows[-1] - self.lows[0] == len(
+                    self.lows) - 1 else ", ".join(map(str, self.lows)))
+        return (f"bit 7 from the times: residue {self.set_residue} where set, "
+                f"{(self.set_residue - BIT7_ADDS) % 9} where clear; the count's low byte at "
+                f"the first scan {lows}, {self.fit} of {self.scans} scans agree")
+
+
+LOW_STEP = 7             # the count's low byte steps this a key-loop pass (0x2507's low byte)
+
+
+def bit7_from_times(scans: dict[int, tuple[str, float | None]]) -> Bit7Reading | None:
+    """Read bit 7 of the count off a MOVE sweep's times (``scans``: key scan -> (outcome,
+    think time in instructions), as ``analysis.draws`` reads a sweep): each scan without a
+    battle whose time is a whole instruction leaves its time less its outcome's path modulo
+    9, one residue where bit 7 is clear and that plus ``BIT7_ADDS`` where it is set (section
+    13: the force's terms and a draw's term are the same at every scan of one sweep).  None
+    when the two commonest residues are not so apart."""
+    rest = {n: (round(t) - SWEEP_PATHS[o]) % 9 for n, (o, t) in scans.items()
+            if o in SWEEP_PATHS and t is not None and abs(t - round(t)) < 0.2}
+    common = [r for r, _ in collections.Counter(rest.values()).most_common(2)]
+    if len(common) < 2:
+        return None
+    a, b = common
+    if (b - a) % 9 == BIT7_ADDS:
+        set_residue = b
+    elif (a - b) % 9 == BIT7_ADDS:
+        set_residue = a
+    else:
+        return None
+    best, lows = -1, []
+    for low in range(256):
+        fit = sum((r == set_residue) == bool(((low + LOW_STEP * n) >> 7) & 1)
+                  for n, r in rest.items())
+        if fit > best:
+            best, lows = fit, []
+        if fit == best:
+            lows.append(low)
+    return Bit7Reading(set_residue, tuple(lows), best, len(rest))

@@ -27,7 +27,7 @@ from .choosers import is_timing_name
 __all__ = ["COUNT_STEP", "COUNT_START", "MOVE_TABLE", "MOVE_PICTURES", "count_at", "count_cell",
            "passes_since_tower_test", "first_move_passes", "move_from_count", "FirstMoveFit",
            "first_move_fit", "best_start", "first_move_lines", "AFTER_DRAW_RULES",
-           "AFTER_DRAW_TOLERANCE", "Family", "after_draw_lines", "MODULUS"]
+           "AFTER_DRAW_TOLERANCE", "LOW_TOLERANCE", "Family", "after_draw_lines", "MODULUS"]
 
 COUNT_STEP = 9479            # 0x2507 a key-loop pass (analysis.accumulator.STEP)
 MODULUS = 1 << 16
@@ -175,6 +175,9 @@ AFTER_DRAW_RULES = {
 # how far a measured difference may lie from a rule's and still be read as it: a start is
 # fitted to a few counts (a sweep of some 30 scans), the cells are 128 counts wide at least
 AFTER_DRAW_TOLERANCE = 256
+# how far the low bytes the swept MOVEs' times imply may lie from a rule's (docs/draws.md,
+# section 13: the times' bit 7 places the low byte to a few counts)
+LOW_TOLERANCE = 4
 
 
 @dataclass(frozen=True)
@@ -185,7 +188,9 @@ class Family:
     prediction for it (``predicted``); the count at the tower test's key that the second
     MOVEs imply (``implied``: the count at the sweep's first scan, fitted with
     ``MOVE_TABLE``, less ``COUNT_STEP`` times that scan's passes since the test), its scans
-    right at that count of the sweep's ``scans``."""
+    right at that count of the sweep's ``scans``; and the low byte of that count the second
+    MOVEs' times imply through bit 7 (``low``: None where the times do not read it), with
+    the scans that agree (``low_fit``: agree, read)."""
     name: str
     first_passes: int
     first_seen: tuple[tuple[str, int], ...]
@@ -193,12 +198,18 @@ class Family:
     implied: int
     right: int
     scans: int
+    low: int | None = None
+    low_fit: tuple[int, int] = (0, 0)
 
 
 def _apart(a: int, b: int) -> int:
     """Return how far two counts lie apart round the count's circle."""
     d = (a - b) % MODULUS
     return min(d, MODULUS - d)
+
+
+def _verdict(rules: Sequence[str]) -> str:
+    return rules[0] if len(rules) == 1 else "none of these" if not rules else "ambiguous"
 
 
 def after_draw_lines(families: Sequence[Family]) -> list[str]:
@@ -209,10 +220,13 @@ def after_draw_lines(families: Sequence[Family]) -> list[str]:
     ordered = sorted(families, key=lambda f: (f.first_passes, f.name))
     for f in ordered:
         seen = ", ".join(f"{o} {n}" for o, n in f.first_seen)
+        times = ("its times do not read bit 7" if f.low is None else
+                 f"its times' bit 7 implies the low byte {f.low:#04x} ({f.low_fit[0]} of "
+                 f"{f.low_fit[1]} scans)")
         out.append(f"{f.name}: first MOVE {f.first_passes} passes after the tower test "
                    f"(shown: {seen}; the count predicts {f.predicted}); second MOVEs read "
                    f"by the count: {f.right} of {f.scans} scans right, the count at the "
-                   f"tower test's key they imply {f.implied:#06x}")
+                   f"tower test's key they imply {f.implied:#06x}; {times}")
     verdicts = []
     for a, b in zip(ordered, ordered[1:]):
         d = b.first_passes - a.first_passes
@@ -222,9 +236,15 @@ def after_draw_lines(families: Sequence[Family]) -> list[str]:
         near = [rule for rule, step in AFTER_DRAW_RULES.items()
                 if _apart(moved, step(d)) <= AFTER_DRAW_TOLERANCE]
         expected = ", ".join(f"{rule} {step(d):#06x}" for rule, step in AFTER_DRAW_RULES.items())
-        out.append(f"{a.name} to {b.name} ({d:+d} passes at the first MOVE): the implied "
-                   f"count moves {moved:#06x} (if a draw {expected}): "
-                   f"{near[0] if len(near) == 1 else 'none of these' if not near else 'ambiguous'}")
+        text = (f"{a.name} to {b.name} ({d:+d} passes at the first MOVE): the implied "
+                f"count moves {moved:#06x} (if a draw {expected}): {_verdict(near)}")
+        if a.low is not None and b.low is not None:
+            low = (b.low - a.low) % 256
+            by_low = [rule for rule, step in AFTER_DRAW_RULES.items()
+                      if min((low - step(d)) % 256, (step(d) - low) % 256) <= LOW_TOLERANCE]
+            text += f"; the times' low byte moves {low:#04x}: {_verdict(by_low)}"
+            near = [rule for rule in near if rule in by_low]
+        out.append(text)
         verdicts.append(tuple(near))
     if verdicts:
         rules = set(verdicts[0]).intersection(*verdicts[1:])

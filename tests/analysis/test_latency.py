@@ -2,9 +2,14 @@
 warriors (docs/draws.md, section 13), on made-up key times and events."""
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
+from analysis.draws import read_sweep
 from analysis.latency import (KeyTime, digit_terms, key_times,
-                              latency_report, residue)
+                              latency_report, residue, bit7_from_times)
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
+from towerlab.cli import main
 
 INSTRUCTION_S = 6 / NOMINAL_CLOCK_HZ
 
@@ -93,3 +98,35 @@ def test_each_key_gets_a_line_first_when_asked():
                            each=True)
     assert lines[0].endswith("residue 0") and "move=plague" in lines[0]
     assert lines[1].startswith("digit terms")
+
+
+SWEEPS = Path(__file__).resolve().parents[1] / "data" / "sweeps"
+
+
+def sweep_times(name: str) -> dict:
+    sweep = read_sweep([str(SWEEPS / name)])
+    return {n: (r.outcome, r.think) for n, r in sweep.scans.items()}
+
+
+def test_the_l1_move_sweeps_times_place_its_bit_7_at_every_scan():
+    reading = bit7_from_times(sweep_times("move_l1_p1_s101"))
+    assert (reading.set_residue, reading.lows, reading.fit, reading.scans) == (8, (36,), 62, 62)
+
+
+def test_the_l2_move_sweeps_times_place_its_bit_7_at_every_scan():
+    reading = bit7_from_times(sweep_times("move_l2_p1_s102"))
+    assert (reading.set_residue, reading.lows, reading.fit, reading.scans) == (3, (227,), 66,
+                                                                             66)
+
+
+def test_times_without_two_residues_6_apart_do_not_read_bit_7():
+    assert bit7_from_times({0: ("LOST", 939.0), 1: ("LOST", 940.0), 2: ("none", 943.0)}) \
+        is None
+
+
+def test_towerlab_draws_prints_the_bit_7_the_times_read():
+    out = io.StringIO()
+    assert main(["draws", str(SWEEPS / "move_l1_p1_s101")], out) == 0
+    assert out.getvalue().splitlines()[-1] == (
+        "bit 7 from the times: residue 8 where set, 2 where clear; the count's low byte at "
+        "the first scan 36, 62 of 62 scans agree")

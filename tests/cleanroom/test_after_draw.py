@@ -45,6 +45,22 @@ class RuleTower(Count):
         return value if value in options else super().draw(name, options, weights, t, tower)
 
 
+class TimedRuleTower(RuleTower):
+    """A ``RuleTower`` whose MOVEs also take 6 instructions more when the count they read has
+    bit 7 set, as the genuine tower's do (docs/draws.md, sections 6 and 13)."""
+
+    def draw(self, name, options, weights, t, tower):
+        if name == "move_think_cycles" and getattr(self, "read", None) is not None:
+            want = 36 if (self.read >> 7) & 1 else 0
+            self.read = None
+            return want
+        value = super().draw(name, options, weights, t, tower)
+        if name == "move" and tower.game.level == 4:
+            q = passes_since_tower_test(tower.game.engine.takes, t)
+            self.read = count_at(q) if self.first[1] == q else self.rule(*self.first, q)
+        return value
+
+
 RULES = {
     "adds a constant": lambda x1, p1, q: (count_at(q) + 0x1234) % MODULUS,
     "multiplies by 0x2507 and adds (a linear congruential step)":
@@ -53,15 +69,16 @@ RULES = {
 }
 
 
-def _record(tmp_path: Path, rule, families=FAMILIES, session: str = "") -> list[str]:
-    """Record each family's games on a tower that follows ``rule``, a folder each (the
+def _record(tmp_path: Path, rule, families=FAMILIES, session: str = "",
+            tower=RuleTower) -> list[str]:
+    """Record each family's games on a ``tower`` that follows ``rule``, a folder each (the
     recording in a ``session`` folder inside it, if given, as the lab may return it)."""
     folders = []
     for family in families:
         for k in range(RUNS):
             request = REQUESTS / f"{family}_k{k:02d}.txt"
             script = read_script(str(request))
-            events, _ = play(script, RuleTower(rule), script.end_time())
+            events, _ = play(script, tower(rule), script.end_time())
             folder = tmp_path / f"{family}_k{k:02d}"
             inner = folder / session
             inner.mkdir(parents=True)
@@ -79,6 +96,25 @@ def test_draws_after_names_the_rule_the_towers_second_move_follows(tmp_path, rul
     lines = out.getvalue().splitlines()
     assert lines[-1] == f"a draw {rule}", out.getvalue()
     assert sum("second MOVEs read by the count: " in line for line in lines) == 3
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_draws_after_reads_the_rule_off_the_times_bit_7_too(tmp_path, rule):
+    out = io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path, RULES[rule], tower=TimedRuleTower),
+                out) == 0
+    lines = out.getvalue().splitlines()
+    assert sum("its times' bit 7 implies the low byte" in line for line in lines) == 3
+    pairs = [line for line in lines if "the times' low byte moves" in line]
+    assert len(pairs) == 2 and all(line.endswith(f": {rule}") for line in pairs), lines
+    assert lines[-1] == f"a draw {rule}"
+
+
+def test_a_tower_whose_times_do_not_read_bit_7_is_said_so(tmp_path):
+    out = io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path, RULES["adds a constant"],
+                                               FAMILIES[:1]), out) == 0
+    assert out.getvalue().rstrip().endswith("its times do not read bit 7")
 
 
 def test_draws_after_says_when_no_rule_fits(tmp_path):
