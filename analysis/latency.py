@@ -30,10 +30,11 @@ from typing import Sequence
 
 from analysis.draws import click_and_output, instructions_between
 
-__all__ = ["KeyTime", "FIXED_KEYS", "digit_terms", "key_times", "residue", "key_line",
-           "latency_report", "MOVE_PATHS"]
+__all__ = ["KeyTime", "FIXED_KEYS", "digit_terms", "brigands_path", "key_times", "residue",
+           "key_line", "latency_report", "MOVE_PATHS", "BRIGANDS_PATHS"]
 
 MOVE_PATHS = {"lost": 0, "dragon": 3, "plague": 6, "safe": 4}   # above LOST's (section 6)
+BRIGANDS_PATHS = {0: 0, 1: 1, 2: 0}     # a battle's brigands offset, modulo 3 (section 13)
 DRAW_WITHIN_S = 0.25     # the game takes the key, and draws for it, this soon after the press
 KEY = "key"              # an action key's holding (cleanroom.holdings.KEY)
 # the action keys whose first output comes a fixed time after the click, less the terms (a
@@ -64,6 +65,7 @@ class KeyTime:
     warriors: int
     rations: int
     output: str = "tone"
+    brigands: int | None = None     # a battle's brigands, when the game drew them for the key
 
     @property
     def whole(self) -> int:
@@ -93,9 +95,23 @@ def key_times(events: Sequence[dict], held: Sequence[tuple], session: str = ""
         draw = next((h for h in near if h[1] != KEY), None)
         name, value = ("", "") if draw is None else (draw[1], str(draw[2]))
         _, _, _, food, warriors, rations = near[0]
+        brigands = next((h[2] for h in near if h[1] == "brigands"), None)
         out.append(KeyTime(session, e["button"], e["t"], instructions_between(click, first),
-                           name, value, food, warriors, rations, output))
+                           name, value, food, warriors, rations, output, brigands))
     return out
+
+
+def brigands_path(warriors: int, brigands: int) -> int | None:
+    """Return what the brigands drawn as the warriors plus an offset of -2..+2 add to the
+    battle horn's time, modulo 3 (section 13): 1 for an offset of 1 either way, none for 0 or
+    2, and 1 more when taking it away borrows from the warriors' tens, 2 more when adding it
+    carries into them; None for a larger offset."""
+    offset = brigands - warriors
+    if abs(offset) > 2:
+        return None
+    borrow = offset < 0 and warriors % 10 < -offset
+    carry = offset > 0 and warriors % 10 + offset > 9
+    return (BRIGANDS_PATHS[abs(offset)] + borrow + 2 * carry) % 3
 
 
 def residue(k: KeyTime) -> int | None:
@@ -161,6 +177,26 @@ def key_line(k: KeyTime) -> str:
             + ("" if rest is None else f"  residue {rest}"))
 
 
+def _battle_lines(times: Sequence[KeyTime]) -> list[str]:
+    battles = [k for k in times if k.key == "MOVE" and k.value == "battle" and k.rations == 1
+               and k.brigands is not None
+               and brigands_path(k.warriors, k.brigands) is not None]
+    if not battles:
+        return []
+
+    def agree(with_path: bool) -> int:
+        rests = collections.Counter(
+            (k.whole + digit_terms(k.food, k.warriors)
+             - (brigands_path(k.warriors, k.brigands) if with_path else 0)) % 3
+            for k in battles)
+        return rests.most_common(1)[0][1]
+
+    return [f"MOVE with a battle, a force of one ration, brigands within 2 of the warriors: "
+            f"{len(battles)}; the time to the horn plus the digit terms less the brigands' "
+            f"path in one remainder modulo 3 at {agree(True)} of {len(battles)} (without the "
+            f"brigands' path {agree(False)})"]
+
+
 def latency_report(times: Sequence[KeyTime], seed: int = 0, each: bool = False) -> list[str]:
     """Return the report's lines (``each``: a line per key first, ``key_line``): each action
     key's time against the digit terms, the MOVEs' remainders modulo 3 with and without them, and
@@ -168,7 +204,7 @@ def latency_report(times: Sequence[KeyTime], seed: int = 0, each: bool = False) 
     lines = [key_line(k) for k in times] if each else []
     lines += ["digit terms: one instruction less when the food's units digit is 4-8 (this "
               "turn's ration eaten), one less when the warriors' is 6-9"]
-    lines += _key_lines(times) + _move_lines(times, seed)
+    lines += _key_lines(times) + _move_lines(times, seed) + _battle_lines(times)
     larger = collections.Counter((k.rations, k.warriors, k.output, k.whole) for k in times
                                  if k.key == "BAZAAR" and k.rations > 1)
     if larger:

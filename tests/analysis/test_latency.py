@@ -6,8 +6,8 @@ import io
 from pathlib import Path
 
 from analysis.draws import read_sweep
-from analysis.latency import (KeyTime, digit_terms, key_times,
-                              latency_report, residue, bit7_from_times)
+from analysis.latency import (KeyTime, bit7_from_times, brigands_path, digit_terms,
+                              key_times, latency_report, residue)
 from captures.darktower_facts import NOMINAL_CLOCK_HZ
 from towerlab.cli import main
 
@@ -130,3 +130,29 @@ def test_towerlab_draws_prints_the_bit_7_the_times_read():
     assert out.getvalue().splitlines()[-1] == (
         "bit 7 from the times: residue 8 where set, 2 where clear; the count's low byte at "
         "the first scan 36, 62 of 62 scans agree")
+
+
+def test_brigands_one_away_from_the_warriors_add_one_modulo_3():
+    assert [brigands_path(15, 15 + d) for d in (-2, -1, 0, 1, 2)] == [0, 1, 0, 1, 0]
+
+
+def test_taking_brigands_away_across_the_warriors_tens_adds_one_more():
+    # 10 warriors: 9 and 8 brigands borrow from the tens
+    assert [brigands_path(10, b) for b in (8, 9)] == [1, 2]
+
+
+def test_adding_brigands_across_the_warriors_tens_adds_two_more():
+    # 19 + 1 and 18 + 2 carry: 1 + 2 and 0 + 2; 17 + 1 does not
+    assert [brigands_path(19, 20), brigands_path(18, 20), brigands_path(17, 18)] == [0, 2, 1]
+
+
+def test_brigands_further_from_the_warriors_have_no_path():
+    assert brigands_path(10, 13) is None
+
+
+def test_the_battle_line_reads_the_horns_time_less_the_brigands_path():
+    battles = [KeyTime("s", "MOVE", 1.0, float(1181 + 9 * k + brigands_path(10, b)),
+                       "move", "battle", 23, 10, 1, "tone", b)
+               for k, b in enumerate((8, 9, 10, 11, 12))]
+    (line,) = [x for x in latency_report(battles) if x.startswith("MOVE with a battle")]
+    assert "in one remainder modulo 3 at 5 of 5" in line
