@@ -31,7 +31,8 @@ from typing import Sequence
 from analysis.draws import click_and_output, instructions_between
 
 __all__ = ["KeyTime", "FIXED_KEYS", "digit_terms", "brigands_path", "key_times", "residue",
-           "key_line", "latency_report", "MOVE_PATHS", "BRIGANDS_PATHS"]
+           "key_line", "latency_report", "bit7_from_times", "sweep_bit7", "Bit7Reading",
+           "MOVE_PATHS", "BRIGANDS_PATHS"]
 
 MOVE_PATHS = {"lost": 0, "dragon": 3, "plague": 6, "safe": 4}   # above LOST's (section 6)
 BRIGANDS_PATHS = {0: 0, 1: 1, 2: 0}     # a battle's brigands offset, modulo 3 (section 13)
@@ -272,3 +273,10 @@ def bit7_from_times(scans: dict[int, tuple[str, float | None]]) -> Bit7Reading |
         if fit == best:
             lows.append(low)
     return Bit7Reading(set_residue, tuple(lows), best, len(rest))
+
+
+def sweep_bit7(sweep) -> Bit7Reading | None:
+    """Return ``bit7_from_times`` of an ``analysis.draws.Sweep``, its scans counted from its
+    first (the low byte is then the count's at that scan)."""
+    first = min(sweep.scans, default=0)
+    return bit7_from_times({n - first: (r.outcome, r.think) for n, r in sweep.scans.items()})

@@ -1,4 +1,5 @@
-"""What the force in play holds at each of the game's draws, read from a recording.
+"""What the force in play holds at each of the game's draws and action keys, read from a
+recording.
 
 The genuine tower's time from an action key's click to its first output depends on the force's
 food and warriors (docs/draws.md, section 13), which a recording shows only now and then.  The
@@ -85,8 +86,8 @@ def holdings(script: Script, values: Sequence, until: float | None = None,
 
 def read_holdings(script: Script, events: Sequence[dict], clock_ratio: float = 1.0
                   ) -> list[Holding]:
-    """Return the holdings at each draw of a recording (its ``script`` and ``events``): its
-    draws resolved from the events, then replayed, up to the resolver's first difference when
+    """Return the holdings at each draw and action key of a recording (its ``script`` and
+    ``events``): its draws resolved from the events, then replayed, up to the resolver's first difference when
     the game does not conform to it (what comes after is the resolver's guess)."""
     result = resolve(script, events, clock_ratio=clock_ratio)
     end = min(result.diff_time, script.end_time())

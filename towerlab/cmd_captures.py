@@ -281,10 +281,9 @@ def cmd_draws(args: argparse.Namespace, out: IO[str]) -> int:
     for line in sweep_report(sweep, runs=args.runs):
         print(line, file=out)
     if sweep.is_move():
-        from analysis.latency import bit7_from_times
+        from analysis.latency import sweep_bit7
 
-        first = min(sweep.scans, default=0)
-        bit7 = bit7_from_times({n - first: (r.outcome, r.think) for n, r in sweep.scans.items()})
+        bit7 = sweep_bit7(sweep)
         print("bit 7 from the times: not read (the times do not take two residues 6 apart)"
               if bit7 is None else bit7.line(), file=out)
     return 0
@@ -385,7 +384,7 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
 
     from analysis.accumulator import best_starts, outcomes_of
     from analysis.draws import read_sweep
-    from analysis.latency import bit7_from_times
+    from analysis.latency import sweep_bit7
     from captures.events import recording_events_file
     from captures.script import Press, read_script
     from cleanroom.count import (COUNT_STEP, MODULUS, MOVE_PICTURES, MOVE_TABLE, Family,
@@ -428,9 +427,7 @@ def _draws_after(args: argparse.Namespace, out: IO[str]) -> int:
         seen = collections.Counter(r.outcome for r in read_sweep(paths, first_press).runs)
         right, starts = best_starts([MOVE_PICTURES[o] for o in MOVE_TABLE], outcomes)
         # the times' bit 7 (docs/draws.md, section 13): the low byte at the sweep's first scan
-        first = min(sweep.scans)
-        bit7 = bit7_from_times({n - first: (r.outcome, r.think)
-                                for n, r in sweep.scans.items()})
+        bit7 = sweep_bit7(sweep)
         low = None if bit7 is None else (
             bit7.lows[len(bit7.lows) // 2] - COUNT_STEP * moves[-1].passes) % 256
         families.append(Family(name, moves[0].passes, tuple(seen.most_common()),
