@@ -9,7 +9,9 @@ first output does not wait for a draw is nothing else (the bazaar's first price 
 instructions less those terms, the frontier's tone 888, ...: each key's base is the
 commonest time with the terms added back); a MOVE's adds its outcome's path and its draw's
 reading of the state in whole 3-instruction steps (section 6), so the terms fix its
-remainder modulo 3.
+remainder modulo 3; a battle's horn adds the brigands' path (``brigands_path``: the warriors
+plus an offset of -2..+2, added digit by digit).  Modulo 9 a MOVE's time then shows the
+count's bit 7 (``residue``; over a sweep, ``bit7_from_times`` places the count's low byte).
 
 The holdings at each draw come from the clean-room game's replay of the recording
 (``cleanroom.holdings``, which notes each action key too); this module takes them as plain
