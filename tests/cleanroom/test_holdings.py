@@ -68,3 +68,12 @@ def test_towerlab_draws_holdings_refuses_a_second_reading_switch(capsys):
     assert main(["draws", "--holdings", "--setup", str(DATA_CORPUS / "l1_p1_s01")],
                 io.StringIO()) == 2
     assert "expected one of them" in capsys.readouterr().err
+
+
+def test_towerlab_draws_holdings_of_a_recording_without_its_script_is_one_line(tmp_path, capsys):
+    (tmp_path / "events.jsonl").write_text(
+        (DATA_CORPUS / "l1_p1_s01" / "events.jsonl").read_text(encoding="utf-8"),
+        encoding="utf-8")
+    assert main(["draws", "--holdings", str(tmp_path)], io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no script.txt" in err[0]
