@@ -303,18 +303,30 @@ def _draws_setup(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def holdings_job(name: str, script, events: list[dict], clock_ratio: float) -> list:
+    """One recording's key times against its force (``towerlab draws --holdings``): its
+    draws resolved and replayed (cleanroom.holdings), its keys timed (analysis.latency); a
+    job for ``rig.batch.run_jobs``."""
+    from analysis.latency import key_times
+    from cleanroom.holdings import read_holdings
+
+    held = [(h.t, h.name, h.value, h.food, h.warriors, h.rations)
+            for h in read_holdings(script, events, clock_ratio=clock_ratio)]
+    return key_times(events, held, name)
+
+
 def _draws_holdings(args: argparse.Namespace, out: IO[str]) -> int:
     """``towerlab draws --holdings``: each action key's time to its first output against
     the force's food and warriors, read from the clean-room game's replay of each recording
-    (cleanroom.holdings, analysis.latency)."""
-    from analysis.latency import key_times, latency_report
-    from cleanroom.holdings import read_holdings
+    (cleanroom.holdings, analysis.latency), ``--jobs`` recordings at a time."""
+    from analysis.latency import latency_report
+    from rig.batch import run_jobs
 
-    times = []
-    for name, script, events in _whole_games(args.sweep):
-        held = [(h.t, h.name, h.value, h.food, h.warriors, h.rations)
-                for h in read_holdings(script, events, clock_ratio=args.clock_ratio)]
-        times += key_times(events, held, name)
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs}: expected a number of processes >= 1")
+    jobs = [(name, script, events, args.clock_ratio)
+            for name, script, events in _whole_games(args.sweep)]
+    times = [t for got in run_jobs(holdings_job, jobs, workers=args.jobs) for t in got]
     for line in latency_report(times, each=args.runs):
         print(line, file=out)
     return 0
@@ -627,6 +639,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "action key's time to its first output against the force's food and "
                         "warriors, from the clean-room game's replay (docs/draws.md, section "
                         "13)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="with --holdings: replay the recordings on N processes (default 1)")
     p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",

@@ -77,3 +77,18 @@ def test_towerlab_draws_holdings_of_a_recording_without_its_script_is_one_line(t
     assert main(["draws", "--holdings", str(tmp_path)], io.StringIO()) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no script.txt" in err[0]
+
+
+def test_towerlab_draws_holdings_on_two_processes_prints_what_one_does():
+    folders = [str(DATA_CORPUS / "l1_p1_s01"), str(DATA_CORPUS / "l4_p3_s20")]
+    one, two = io.StringIO(), io.StringIO()
+    assert main(["draws", "--holdings"] + folders, one) == 0
+    assert main(["draws", "--holdings", "--jobs", "2"] + folders, two) == 0
+    assert two.getvalue() == one.getvalue()
+
+
+def test_towerlab_draws_holdings_with_no_process_is_one_line(capsys):
+    assert main(["draws", "--holdings", "--jobs", "0", str(DATA_CORPUS / "l1_p1_s01")],
+                io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--jobs 0: expected a number of processes >= 1" in err[0]
