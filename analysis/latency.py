@@ -44,6 +44,11 @@ KEY = "key"              # an action key's holding (cleanroom.holdings.KEY)
 # tomb's first creak note comes before the rations are counted; REPEAT counts nothing)
 FIXED_KEYS = ("BAZAAR", "SANCTUARY/CITADEL", "DARK TOWER", "FRONTIER", "INVENTORY")
 SHUFFLES = 200           # shuffles of the MOVEs' outcomes, for the remainder's chance
+# a sweep's outcomes (analysis.draws: the first picture lit, "none" for a safe move) and
+# their paths, as MOVE_PATHS
+SWEEP_PATHS = {("none" if o == "safe" else o.upper()): p for o, p in MOVE_PATHS.items()}
+BIT7_ADDS = 6            # instructions bit 7 adds to a MOVE's time, modulo 9 (section 6)
+LOW_STEP = 7             # the count's low byte steps this a key-loop pass (0x2507's low byte)
 
 
 def digit_terms(food: int, warriors: int) -> int:
@@ -217,12 +222,6 @@ def latency_report(times: Sequence[KeyTime], seed: int = 0, each: bool = False) 
     return lines
 
 
-# a sweep's outcomes (analysis.draws: the first picture lit, "none" for a safe move) and
-# their paths, as MOVE_PATHS
-SWEEP_PATHS = {"LOST": 0, "DRAGON": 3, "PLAGUE": 6, "none": 4}
-BIT7_ADDS = 6            # instructions bit 7 adds to a MOVE's time, modulo 9 (section 6)
-
-
 @dataclass(frozen=True)
 class Bit7Reading:
     """What a MOVE sweep's times say of the count's bit 7: the residue modulo 9 of the scans
@@ -242,9 +241,6 @@ class Bit7Reading:
         return (f"bit 7 from the times: residue {self.set_residue} where set, "
                 f"{(self.set_residue - BIT7_ADDS) % 9} where clear; the count's low byte at "
                 f"the first scan {lows}, {self.fit} of {self.scans} scans agree")
-
-
-LOW_STEP = 7             # the count's low byte steps this a key-loop pass (0x2507's low byte)
 
 
 def bit7_from_times(scans: dict[int, tuple[str, float | None]]) -> Bit7Reading | None:
