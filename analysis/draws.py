@@ -121,13 +121,19 @@ def click_and_output(events: Sequence[dict], press: float
     """Return, for a key pressed at ``press`` s, (its click: the first tone within
     ``CLICK_WITHIN_S``; the tower's next output after the click; that output's kind, "none"
     without one), from ``events`` sorted by time.  None where there is no click."""
-    click = next((e["t"] for e in events if e["type"] == "tone"
-                  and press - 1e-9 <= e["t"] <= press + CLICK_WITHIN_S), None)
+    click = _click(events, press)
     if click is None:
         return None, None, "none"
     nxt = next((e for e in events if e["t"] > click + 1e-7 and e["type"] in OUTPUTS
                 and (e["type"] == "tone" or e.get("on"))), None)
     return (click, None, "none") if nxt is None else (click, nxt["t"], nxt["type"])
+
+
+def _click(events: Sequence[dict], press: float) -> float | None:
+    """Return the click of a key pressed at ``press`` s: the first tone of ``events`` within
+    ``CLICK_WITHIN_S`` after it (None: no key scan took it)."""
+    return next((e["t"] for e in events if e["type"] == "tone"
+                 and press - 1e-9 <= e["t"] <= press + CLICK_WITHIN_S), None)
 
 
 def instructions_between(start: float, stop: float) -> float:
@@ -562,9 +568,7 @@ def _run_of_game(label: str, where: str, events: list[dict], press: int | None) 
     if press is not None and not -len(presses) <= press < len(presses):
         raise SweepError(f"{where}: press {press} asked for, it has {len(presses)} presses")
     index = len(presses) - 1 if press is None else press % len(presses)
-    tones = [e["t"] for e in events if e["type"] == "tone"]
-    end = next((t for t in presses[index + 1:]
-                if any(t - 1e-9 <= x <= t + CLICK_WITHIN_S for x in tones)), None)
+    end = next((t for t in presses[index + 1:] if _click(events, t) is not None), None)
     return run_from_events(label, [e for e in events if end is None or e["t"] < end],
                            presses[index], end)
 
