@@ -227,12 +227,13 @@ def after_draw_lines(families: Sequence[Family]) -> list[str]:
                    f"(shown: {seen}; the count predicts {f.predicted}); second MOVEs read "
                    f"by the count: {f.right} of {f.scans} scans right, the count at the "
                    f"tower test's key they imply {f.implied:#06x}; {times}")
-    verdicts = []
+    verdicts, moves = [], []
     for a, b in zip(ordered, ordered[1:]):
         d = b.first_passes - a.first_passes
         if d == 0:
             continue
         moved = (b.implied - a.implied) % MODULUS
+        moves.append((d, moved))
         near = [rule for rule, step in AFTER_DRAW_RULES.items()
                 if _apart(moved, step(d)) <= AFTER_DRAW_TOLERANCE]
         expected = ", ".join(f"{rule} {step(d):#06x}" for rule, step in AFTER_DRAW_RULES.items())
@@ -251,4 +252,27 @@ def after_draw_lines(families: Sequence[Family]) -> list[str]:
         out.append(f"a draw {sorted(rules)[0]}" if len(rules) == 1 else
                    "no one of these rules fits every pair of families: the draw moves the "
                    "count some other way (or a first MOVE was not the one predicted)")
+        if not rules:
+            out += _affine_lines(moves)
     return out
+
+
+def _affine_lines(moves: Sequence[tuple[int, int]]) -> list[str]:
+    """Return the line that says whether the implied counts of the pairs of families
+    (``moves``: passes apart at the first MOVE, more than none, and how far the implied
+    count moves) move by one amount a pass, as any affine draw x -> a x + b moves them
+    ((a - 1) x ``COUNT_STEP`` a pass: the three rules are a = 1, ``COUNT_STEP`` and 0); no
+    line without a pair one pass apart to read that amount off."""
+    ones = [moved for d, moved in moves if d == 1]
+    if not ones or len(moves) < 2:
+        return []
+    per_pass = ones[0]
+    fits = all(_apart(moved, d * per_pass % MODULUS) <= AFTER_DRAW_TOLERANCE * d
+               for d, moved in moves)
+    if fits:
+        return [f"the implied counts move by one amount a pass of the first MOVE, "
+                f"{per_pass:#06x}, at every pair: the draw is an affine map of the count "
+                f"(x -> a x + b with (a - 1) x {COUNT_STEP:#06x} = {per_pass:#06x} within "
+                f"{AFTER_DRAW_TOLERANCE}), with a multiplier none of these rules has"]
+    return ["nor do the implied counts move by one amount a pass of the first MOVE at every "
+            "pair: the draw is no affine map of the count"]

@@ -14,9 +14,9 @@ import pytest
 
 from captures.events import write_events
 from captures.script import read_script
-from cleanroom.count import (AFTER_DRAW_RULES, COUNT_STEP, MODULUS, MOVE_TABLE, Family,
-                             after_draw_lines, count_at, count_cell, first_move_passes,
-                             passes_since_tower_test)
+from cleanroom.count import (AFTER_DRAW_RULES, AFTER_DRAW_TOLERANCE, COUNT_STEP, MODULUS,
+                             MOVE_TABLE, Family, after_draw_lines, count_at, count_cell,
+                             first_move_passes, passes_since_tower_test)
 from cleanroom.predict import Count, play
 from towerlab.cli import main
 
@@ -123,8 +123,24 @@ def test_draws_after_says_when_no_rule_fits(tmp_path):
     out = io.StringIO()
     assert main(["draws", "--after"] + _record(tmp_path, lambda *a: scramble(*a) % MODULUS),
                 out) == 0
-    assert out.getvalue().splitlines()[-1].startswith("no one of these rules fits"), \
-        out.getvalue()
+    lines = out.getvalue().splitlines()
+    assert lines[-2].startswith("no one of these rules fits"), out.getvalue()
+    assert lines[-1].endswith("the draw is no affine map of the count"), out.getvalue()
+
+
+def test_draws_after_reads_an_affine_draw_whose_multiplier_no_rule_has(tmp_path):
+    # x -> 5 x + b: the implied counts move (5 - 1) x 0x2507 = 0x941c a pass of the first MOVE
+    def times_five(x1, p1, q):
+        return (5 * x1 + 0x0d31 + COUNT_STEP * (q - p1)) % MODULUS
+    out = io.StringIO()
+    assert main(["draws", "--after"] + _record(tmp_path, times_five), out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[-2].startswith("no one of these rules fits"), out.getvalue()
+    head = "the implied counts move by one amount a pass of the first MOVE, "
+    assert lines[-1].startswith(head), out.getvalue()
+    per_pass = int(lines[-1][len(head):].split(",")[0], 16)
+    assert abs(per_pass - 4 * COUNT_STEP % MODULUS) <= AFTER_DRAW_TOLERANCE
+    assert lines[-1].endswith("with a multiplier none of these rules has")
 
 
 def test_draws_after_reads_the_first_move_the_count_predicts(tmp_path):
