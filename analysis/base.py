@@ -130,7 +130,7 @@ class ChannelSelector:
         n = len(changes)
         if not n:
             return [], []
-        mask, last = self._mask, self._last_bits
+        last = self._last_bits
         if n > _SMALL_BLOCK:
             bits = changes.words & self._np_mask
             keep = np.empty(n, dtype=bool)

@@ -47,12 +47,12 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Iterable
 
-from construct import (Array, BitsInteger, BitStruct, Bytes, ConstructError, Flag, Int8ub,
-                       Int16ub, Struct)
+from construct import (BitsInteger, BitStruct, Bytes, ConstructError, Flag, Int8ub, Int16ub,
+                       Struct)
 
 __all__ = [
     "RtdtParams", "ParamsError", "load_params", "apply_overrides", "params_dict",
-    "RtdtPacketError", "DRUMS", "SIDES", "LAYERS", "LIGHT_NAMES", "EFFECTS", "SEQUENCES",
+    "RtdtPacketError", "DRUMS", "SIDES", "LAYERS", "LIGHT_NAMES", "SEQUENCES",
     "Drum", "RtdtState", "StateWrite", "OpcodeCommand", "StateNote", "BatteryNote",
     "RotationNote", "CalibrationNote", "DiagnosticNote", "STATE_BODY",
     "build_state_write", "build_opcode", "parse_command", "parse_notification",
