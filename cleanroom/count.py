@@ -215,7 +215,9 @@ def _verdict(rules: Sequence[str]) -> str:
 def after_draw_lines(families: Sequence[Family]) -> list[str]:
     """Return the lines ``towerlab draws --after`` prints: each family, and for each two
     whose first MOVEs lie apart, which rule for what a draw does to the count their implied
-    counts follow (``AFTER_DRAW_RULES`` within ``AFTER_DRAW_TOLERANCE``)."""
+    counts follow (``AFTER_DRAW_RULES`` within ``AFTER_DRAW_TOLERANCE``); where no one rule
+    fits every pair, whether they move as an affine draw of another multiplier would
+    (``_affine_lines``)."""
     out = []
     ordered = sorted(families, key=lambda f: (f.first_passes, f.name))
     for f in ordered:
