@@ -30,6 +30,7 @@ import random
 from dataclasses import dataclass
 from typing import Sequence
 
+from analysis.accumulator import STEP
 from analysis.draws import click_and_output, instructions_between
 
 __all__ = ["KeyTime", "FIXED_KEYS", "digit_terms", "brigands_path", "key_times", "residue",
@@ -48,7 +49,7 @@ SHUFFLES = 200           # shuffles of the MOVEs' outcomes, for the remainder's 
 # their paths, as MOVE_PATHS
 SWEEP_PATHS = {("none" if o == "safe" else o.upper()): p for o, p in MOVE_PATHS.items()}
 BIT7_ADDS = 6            # instructions bit 7 adds to a MOVE's time, modulo 9 (section 6)
-LOW_STEP = 7             # the count's low byte steps this a key-loop pass (0x2507's low byte)
+LOW_STEP = STEP & 0xFF   # the count's low byte steps this a key-loop pass (7)
 
 
 def digit_terms(food: int, warriors: int) -> int:
