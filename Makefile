@@ -63,6 +63,8 @@ bench: venv sysdeps
 	$(PY) benchmarks/decode_speed.py
 	$(PY) benchmarks/debug_speed.py
 	$(PY) benchmarks/live_read.py
+	$(PY) benchmarks/conform_speed.py
+	$(PY) benchmarks/game_speed.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
