@@ -32,7 +32,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from captures.events import read_events
+from captures.events import EventError, read_events, validate_event
 from captures.script import Press, Script, read_script
 
 __all__ = ["SweepError", "SweepRun", "LabSweep", "read_sweep_runs", "read_lab_sweep",
@@ -80,16 +80,32 @@ def read_sweep_runs(folder: str) -> list[SweepRun]:
                     continue
                 try:
                     rec = json.loads(line)
-                    runs.append(SweepRun(int(rec["offset_frames"]), float(rec["press_s"]),
-                                         list(rec["events"])))
+                    run = SweepRun(int(rec["offset_frames"]), float(rec["press_s"]),
+                                   list(rec["events"]))
                 except (ValueError, KeyError, TypeError) as exc:
                     raise SweepError(f"{path}:{i}: expected a JSON object with "
                                      f"offset_frames, press_s and events ({exc})") from None
+                runs.append(_checked(run, f"{path}:{i}"))
     except OSError as exc:
         raise SweepError(f"{path}: cannot read ({exc.strerror})") from None
     if not runs:
         raise SweepError(f"{path}: no runs")
     return runs
+
+
+def _checked(run: SweepRun, where: str) -> SweepRun:
+    """Return ``run`` once its offset, press time and every event are as a sweep's must be
+    (captures.events' vocabulary); raise SweepError naming ``where`` otherwise."""
+    if run.offset_frames < 0:
+        raise SweepError(f"{where}: offset_frames {run.offset_frames} must be 0 or more frames")
+    if not 0 <= run.press_s < float("inf"):
+        raise SweepError(f"{where}: press_s {run.press_s!r} must be a finite time >= 0 s")
+    for j, ev in enumerate(run.events):
+        try:
+            validate_event(ev, f"{where}: event {j}")
+        except EventError as exc:
+            raise SweepError(str(exc)) from None
+    return run
 
 
 def read_lab_sweep(folder: str) -> LabSweep:

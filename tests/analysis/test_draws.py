@@ -304,6 +304,14 @@ def test_towerlab_draws_on_a_missing_folder_exits_2_with_one_line(tmp_path, caps
     assert len(err) == 1 and "nowhere: no sweep.jsonl or events.jsonl" in err[0]
 
 
+def test_draws_on_a_sweep_run_whose_events_are_not_events_is_one_line(tmp_path, capsys):
+    (tmp_path / "sweep.jsonl").write_text(
+        json.dumps({"offset_frames": 0, "press_s": 1.0, "events": [{"t": 0.5}]}) + "\n")
+    assert main(["draws", str(tmp_path)], io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sweep.jsonl:1: event 0: unknown event type" in err[0]
+
+
 def test_the_lab_sweeps_give_the_documents_figures():
     # every sweep the lab keeps beside the corpus (a clone without it: the copy in tests/data)
     for folder in lab_sweeps() or [DATA_SWEEP]:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from captures.script import Press
-from captures.sweep import CUT_MARGIN_S, SweepError, read_lab_sweep, sweep_sessions
+from captures.sweep import (CUT_MARGIN_S, SweepError, read_lab_sweep, read_sweep_runs,
+                            sweep_sessions)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sweeps"
 SWEEP = DATA / "move_l2_p1_s102"
@@ -127,3 +128,22 @@ def test_the_corpus_session_is_found_by_name_in_a_corpus_folder(tmp_path):
     shutil.copytree(BASE, tmp_path / "l2_p1_s102")
     by_name = sweep_sessions(str(SWEEP), str(tmp_path))
     assert [s[2] for s in by_name] == [s[2] for s in sweep_sessions(str(SWEEP), str(BASE))]
+
+
+@pytest.mark.parametrize("bad, named", [
+    ([{"t": "x"}], r"sweep\.jsonl:1: event 0: 't' must be a number of seconds"),
+    ([1, 2], r"sweep\.jsonl:1: event 0: expected a JSON object, got int"),
+    ([{"t": 1.0}], r"sweep\.jsonl:1: event 0: unknown event type None"),
+])
+def test_a_run_whose_events_are_not_events_names_the_line_and_the_event(tmp_path, bad, named):
+    (tmp_path / "sweep.jsonl").write_text(
+        json.dumps({"offset_frames": 0, "press_s": 1.0, "events": bad}) + "\n")
+    with pytest.raises(SweepError, match=named):
+        read_sweep_runs(str(tmp_path))
+
+
+def test_a_run_with_a_negative_offset_is_named(tmp_path):
+    (tmp_path / "sweep.jsonl").write_text(
+        json.dumps({"offset_frames": -3, "press_s": 1.0, "events": []}) + "\n")
+    with pytest.raises(SweepError, match=r"sweep\.jsonl:1: offset_frames -3 must be 0 or more"):
+        read_sweep_runs(str(tmp_path))
