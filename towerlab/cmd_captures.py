@@ -253,6 +253,14 @@ def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
     if args.reference:
         from analysis.compare import compare_events
         c = compare_events(_events_of(args.reference), events)
+        if c.matched < 2:
+            raise ValueError(f"{args.capture}: {c.matched} event(s) pair with "
+                             f"{args.reference}'s (expected 2 or more to fit a timeline: "
+                             f"the same session recorded twice)")
+        if c.refused_ratio is not None:
+            raise ValueError(f"{args.capture}: its timeline against {args.reference}'s fits a "
+                             f"clock ratio of {c.refused_ratio:.4f}, beyond any tower's: the "
+                             f"two are not the same session")
         print(f"timeline against {args.reference}: clock {REFERENCE_CLOCK_HZ * c.ratio / 1000:.2f}"
               f" kHz (ratio {c.ratio:.4f}, least squares on {c.matched} paired events)",
               file=out)

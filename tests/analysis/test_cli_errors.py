@@ -95,6 +95,24 @@ def test_clock_without_usable_tones_names_the_file(tmp_path, capsys):
     assert status == 2 and "quiet.jsonl: no tone matches" in _one_line_error(capsys)
 
 
+def test_clock_against_a_reference_it_shares_no_events_with_says_so(tmp_path, capsys):
+    empty = tmp_path / "other.jsonl"
+    empty.write_text("")
+    status, text = run("clock", TT / "events.jsonl", "--reference", empty)
+    err = _one_line_error(capsys)
+    assert status == 2 and "events.jsonl: 0 event(s) pair with" in err and "other.jsonl" in err
+    assert "timeline" not in text
+
+
+def test_clock_against_another_session_refuses_the_timeline(tmp_path, capsys):
+    # the demo firmware's session against the genuine tower's level selection: a fit at a
+    # ratio of 0.62 (tests/analysis/test_cli.py), no tower's
+    assert run("demo", "--out", tmp_path)[0] == 0
+    status, _ = run("clock", tmp_path / "events.jsonl", "--reference",
+                    CAPTURES / "level_select" / "events.jsonl")
+    assert status == 2 and "not the same session" in _one_line_error(capsys)
+
+
 @pytest.mark.parametrize("argv", [
     ("wav", TT / "capture.sr", "-o", "x.wav", "--rate", "0"),
     ("wav", TT / "capture.sr", "-o", "x.wav", "--rate", "-5"),
