@@ -29,8 +29,8 @@ from typing import Callable, Sequence
 from rig import player
 from rig.player import ExploreError, SessionSummary
 
-__all__ = ["ExploreResult", "ExploreError", "explore", "play_session", "explore_job",
-           "session_seed", "session_folder", "summary_table"]
+__all__ = ["ExploreResult", "ExploreError", "explore", "check_options", "play_session",
+           "explore_job", "session_seed", "session_folder", "summary_table"]
 
 # Names that moved to rig.player, still importable from here for one release.
 _MOVED = ("Explorer", "reaction_delays", "REACTION_S", "HOLD_S", "POLL_S", "QUIET_S",
@@ -103,6 +103,16 @@ def session_folder(out: str | os.PathLike, session: int) -> Path:
     return Path(out) / f"session_{session:04d}"
 
 
+def check_options(sessions: int, seed: int, **options) -> None:
+    """Raise ExploreError naming the first bad value: a number of sessions below 1, a
+    negative seed, or an option ``player.Explorer`` refuses (level, players, favour, ...)."""
+    if not isinstance(sessions, int) or sessions < 1:
+        raise ExploreError(f"--sessions {sessions!r}: expected a number of sessions >= 1")
+    if not isinstance(seed, int) or seed < 0:
+        raise ExploreError(f"--seed {seed!r}: expected an integer >= 0")
+    player.Explorer(0, **options)
+
+
 def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 1,
             scheduler: str | None = None, progress: bool = False,
             on_session: Callable[[SessionSummary], None] | None = None,
@@ -122,11 +132,7 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
     from rig.batch import run_jobs
     from rig.specs import validate_spec
 
-    if not isinstance(sessions, int) or sessions < 1:
-        raise ExploreError(f"--sessions {sessions!r}: expected a number of sessions >= 1")
-    if not isinstance(seed, int) or seed < 0:
-        raise ExploreError(f"--seed {seed!r}: expected an integer >= 0")
-    player.Explorer(0, **options)              # bad options fail before any work
+    check_options(sessions, seed, **options)   # bad options fail before any work
     validate_spec(spec)
     if spec.target == "real" and (jobs > 1 or scheduler):
         raise ExploreError("a real tower plays one session at a time (no --jobs or "

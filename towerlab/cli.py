@@ -49,11 +49,21 @@ class _OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser with every area's subcommands."""
+class _RaisingParser(_OneLineParser):
+    """A parser whose usage errors raise UserError (the one line, naming the command)
+    instead of printing and exiting: for options read from a file (a request's explore
+    line, towerlab/cmd_requests.py)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        raise UserError(f"{self.prog}: {message}")
+
+
+def build_parser(raise_errors: bool = False) -> argparse.ArgumentParser:
+    """Return the argument parser with every area's subcommands; ``raise_errors``: usage
+    errors raise UserError instead of printing and exiting."""
     import importlib
 
-    parser = _OneLineParser(
+    parser = (_RaisingParser if raise_errors else _OneLineParser)(
         prog="towerlab",
         description="TowerLab: emulate, probe, record, decode and compare Milton Bradley's "
                     "Dark Tower (TMS1400) and its clean-room game. "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import IO
 
-__all__ = ["register", "cmd_explore"]
+__all__ = ["register", "cmd_explore", "explore_plan"]
 
 
 def register(sub) -> None:
@@ -65,10 +65,12 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_explore)
 
 
-def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
-    """Play ``--sessions`` sessions; print one line per session and the summary table."""
+def explore_plan(args: argparse.Namespace) -> tuple:
+    """Return (target spec, player options) of parsed explore options; ValueError naming the
+    first bad one, before any work (also for a request's explore line, towerlab/
+    cmd_requests.py)."""
     from cleanroom.odds import read_odds
-    from rig.explore import explore, summary_table
+    from rig.explore import check_options
     from rig.player import MAX_SECONDS
     from rig.specs import TargetSpec
 
@@ -88,6 +90,15 @@ def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
         options["repeat_rate"] = args.repeat_rate
     if args.retreat_rate is not None:
         options["retreat_rate"] = args.retreat_rate
+    check_options(args.sessions, args.seed, **options)
+    return spec, options
+
+
+def cmd_explore(args: argparse.Namespace, out: IO[str]) -> int:
+    """Play ``--sessions`` sessions; print one line per session and the summary table."""
+    from rig.explore import explore, summary_table
+
+    spec, options = explore_plan(args)
     summaries = explore(spec, args.sessions, args.seed, args.out, jobs=args.jobs,
                         scheduler=args.scheduler, progress=not args.quiet,
                         force=args.force, **options)

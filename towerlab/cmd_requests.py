@@ -93,6 +93,10 @@ def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
 
     from rig.requests import find_requests, request_problems, request_status
 
+    if args.recordings and Path(args.recordings).exists() and \
+            not Path(args.recordings).is_dir():     # a folder not made yet: none recorded
+        raise ValueError(f"{args.recordings}: not a folder of recordings (expected one NAME/ "
+                         f"per request)")
     problems: list[str] = []
     reqs = find_requests(args.requests, args.names, errors=problems)
     width = max((len(r.name) for r in reqs), default=0)
@@ -101,6 +105,11 @@ def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
         status = request_status(r, args.recordings) if args.recordings else ""
         tally[status] += 1
         problems += request_problems(r)
+        if r.explore is not None:
+            try:     # as the lab runs it (DEVELOPERS.md, "Asking the tower")
+                _explore_args(r, ["--target", "emu"], str(Path("EXP") / r.name))
+            except ValueError as exc:
+                problems.append(str(exc))
         print(f"{r.name:<{width}}  {r.kind:<7}  {_describe(r):<28}  {status}".rstrip(),
               file=out)
     for line in problems:
@@ -131,6 +140,8 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
         if r.explore is not None and args.target not in EXPLORE_TARGETS:
             raise RigError(f"{r.path}: an explore request plays on --target "
                            f"{', '.join(EXPLORE_TARGETS)}, not {args.target}")
+        if r.explore is not None:       # every request's options checked before any plays
+            _explore_args(r, _tower_options(args), str(request_folder(r, args.out)))
     spec = record_spec(args)
     _warn_if_not_genuine(spec, out)
     done = 0
@@ -178,27 +189,46 @@ def _record_script(req, spec, args, out: IO[str]) -> None:
     print(f"{req.name}: {len(rec.events)} events in {rec.path}", file=out)
 
 
+def _tower_options(args: argparse.Namespace) -> list[str]:
+    """The explore options that name the tower ``requests record`` was given."""
+    tower = ["--target", args.target]
+    if args.target == "emu" and args.romset:
+        tower += ["--romset", args.romset]
+    if args.target == "real":
+        tower += ["--port", args.port or ""]
+    return tower
+
+
+def _explore_args(req, tower: list[str], folder: str) -> argparse.Namespace:
+    """Parse and check an explore request's options as ``towerlab explore`` would, with
+    ``tower``'s options and ``--out folder``; RequestError naming the request otherwise."""
+    from rig.requests import RequestError
+    from towerlab.cli import UserError, build_parser
+    from towerlab.cmd_explore import explore_plan
+
+    if {"-h", "--help"} & set(req.explore):
+        raise RequestError(f"{req.path}: the explore options ask for help, not a recording")
+    try:
+        eargs = build_parser(raise_errors=True).parse_args(
+            ["explore", *req.explore, *tower, "--out", folder])
+        explore_plan(eargs)
+    except (UserError, ValueError) as exc:
+        raise RequestError(f"{req.path}: the explore options do not run ({exc}; see "
+                           f"'towerlab explore --help')") from None
+    return eargs
+
+
 def _record_explore(req, spec, args, out: IO[str]) -> None:
     """Play an explore request with towerlab explore's own options and this tower."""
     import io
 
     from rig.explore import session_folder
     from rig.requests import finish_request, pins_as_edges, request_folder
-    from towerlab.cli import build_parser
     from towerlab.cmd_explore import cmd_explore
 
     folder = request_folder(req, args.out)
-    tower = ["--target", args.target]
-    if args.target == "emu" and args.romset:
-        tower += ["--romset", args.romset]
-    if args.target == "real":
-        tower += ["--port", args.port or ""]
-    try:
-        eargs = build_parser().parse_args(["explore", *req.explore, *tower, "--out",
-                                           str(folder)] + (["--quiet"] if args.quiet else []))
-    except SystemExit:
-        raise ValueError(f"{req.path}: the explore options do not parse (see 'towerlab "
-                         f"explore --help')") from None
+    eargs = _explore_args(req, _tower_options(args) + (["--quiet"] if args.quiet else []),
+                          str(folder))
     table = io.StringIO()
     cmd_explore(eargs, table)
     for n in range(1, eargs.sessions + 1):

@@ -243,3 +243,38 @@ def test_list_lists_the_requests_that_read_beside_one_that_does_not(tmp_path):
         f"YES/BUY, REPEAT, NO/END, HAGGLE, BAZAAR, CLEAR, TOMB/RUIN, MOVE, SANCTUARY/CITADEL, " \
         f"DARK TOWER, FRONTIER, INVENTORY)"
     assert lines[-1].startswith("1 request;")
+
+
+@pytest.mark.parametrize("line, named", [
+    ("explore --nosuch 3", "unrecognized arguments: --nosuch 3"),
+    ("explore --seed zz", "argument --seed: invalid int value: 'zz'"),
+    ("explore --sessions 0", "--sessions 0: expected a number of sessions >= 1"),
+    ("explore --level 9", "level 9: expected 1, 2, 3 or 4"),
+    ("explore --help", "the explore options ask for help"),
+])
+def test_list_names_an_explore_request_whose_options_do_not_run(tmp_path, line, named):
+    d = _requests(tmp_path, ex=f"# Question: q\n{line}\n")
+    code, text = _run("requests", "list", "--requests", str(d))
+    problems = [s for s in text.splitlines() if s.startswith("problem: ")]
+    assert code == 1 and len(problems) == 1
+    assert "ex.txt: the explore options" in problems[0] and named in problems[0]
+
+
+def test_record_refuses_an_explore_request_whose_options_do_not_run_in_one_line(
+        tmp_path, capsys):
+    d = _requests(tmp_path, a_script=SCRIPT, ex="# Question: q\nexplore --games 5\n")
+    exp = tmp_path / "exp"
+    code, _ = _run("requests", "record", "--requests", str(d), "--target", "cleanroom",
+                   "-o", str(exp), "--quiet")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "ex.txt: the explore options do not run" in err[0] and "--games 5" in err[0]
+    assert not exp.exists()      # refused before the script request was recorded
+
+
+def test_list_refuses_recordings_that_are_a_file(tmp_path, capsys):
+    d = _requests(tmp_path, one=SCRIPT)
+    (tmp_path / "exp").write_text("")
+    code, _ = _run("requests", "list", "--requests", str(d), "--recordings",
+                   str(tmp_path / "exp"))
+    assert code == 2 and "exp: not a folder of recordings" in capsys.readouterr().err
