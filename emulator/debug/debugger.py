@@ -295,8 +295,8 @@ class Debugger:
     def run(self, seconds: float | None = None) -> Stop:
         """Continue until a breakpoint or watchpoint stops the machine, or for ``seconds`` of
         tower time (None: no limit; then something must be set to stop at)."""
-        if seconds is not None and not seconds >= 0:
-            raise DebugError(f"run {seconds!r}: expected seconds >= 0")
+        if seconds is not None and not 0 <= seconds < float("inf"):
+            raise DebugError(f"run {seconds!r}: expected a finite number of seconds >= 0")
         end = None if seconds is None else self.cycle + max(6, round(seconds * self.clock_hz))
         if end is not None:
             origin = self.history.origin
@@ -338,6 +338,8 @@ class Debugger:
 
     def goto(self, seconds: float) -> Stop:
         """Go to tower time ``seconds`` (earlier or later), without stopping at points."""
+        if not 0 <= seconds < float("inf"):
+            raise DebugError(f"goto {seconds!r}: expected a finite tower time in seconds >= 0")
         origin = self.history.origin
         target = origin + max(0, -(-(round(seconds * self.clock_hz) - origin) // 6)) * 6
         self.history.goto(target)

@@ -392,6 +392,21 @@ def test_condition_evaluates_chained_comparisons():
     assert test({"a": 3}) and not test({"a": 4})
 
 
+@pytest.mark.parametrize("seconds", [float("inf"), float("nan"), -1.0])
+def test_run_for_a_time_that_is_not_finite_or_is_negative_is_refused(seconds):
+    with pytest.raises(DebugError, match=r"run .*: expected a finite number of seconds >= 0"):
+        demo().run(seconds=seconds)
+
+
+@pytest.mark.parametrize("seconds", [float("inf"), float("nan"), -5.0])
+def test_goto_a_time_that_is_not_finite_or_is_negative_is_refused(seconds):
+    dbg = demo()
+    before = dbg.cycle
+    with pytest.raises(DebugError, match=r"goto .*: expected a finite tower time"):
+        dbg.goto(seconds)
+    assert dbg.cycle == before
+
+
 def test_ram_addresses_are_x_colon_y_hex_or_ranges():
     assert parse_ram_address("0:8") == [8]
     assert parse_ram_address("1:F") == [0x1F]

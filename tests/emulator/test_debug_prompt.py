@@ -223,6 +223,15 @@ def test_continue_with_nothing_to_stop_at_is_refused_in_batch(tmp_path, capsys):
         capsys.readouterr().err
 
 
+def test_run_inf_in_a_command_file_is_one_line_naming_the_line(tmp_path, capsys):
+    cmds = tmp_path / "c.cmd"
+    cmds.write_text("step 2\nrun inf\n")
+    assert main(["debug", "--firmware", "demo", "-x", str(cmds)], io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"towerlab: {cmds}: line 2: run inf: expected a finite number of seconds "
+                   f">= 0"]
+
+
 def test_display_shows_the_lit_window_and_the_reel_pictures():
     dbg = Debugger(firmware="demo").press_at(1.0, "YES/BUY").watch_pins("r", [7])  # upper lamp
     dbg.run(seconds=10)
