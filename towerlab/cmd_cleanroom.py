@@ -44,7 +44,10 @@ def _progress(folders: list[str], out: IO[str], what: str):
 
 
 def _tolerance(args):
+    from dataclasses import replace
+
     from cleanroom.conform import FRAME_S, LOOSE, STRICT, Tolerance
+    from cleanroom.matching import ROUNDING_S
 
     # none given: the strict check (cleanroom.conform.STRICT, every item within one 1/60 s
     # frame); a time window or a growth given alone: an older check, whose flashing texts
@@ -63,8 +66,11 @@ def _tolerance(args):
     if not 0 <= args.tolerance_rel < 1:
         raise ValueError(f"--tolerance-rel {args.tolerance_rel!r} must be a fraction from 0 "
                          "to under 1")
-    if not older and args.flash_tolerance == FRAME_S:
-        return STRICT
+    if not older:
+        # the strict check with its flashing texts' window changed, nothing else: the other
+        # items keep its window and the tones their 1 %; the flash window gets the same
+        # allowance for the events' microsecond dating (ROUNDING_S) as STRICT's own
+        return replace(STRICT, flash_s=args.flash_tolerance + ROUNDING_S)
     return Tolerance(time_s=args.tolerance, flash_s=args.flash_tolerance,
                      since_input_frac=args.tolerance_rel)
 

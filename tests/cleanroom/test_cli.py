@@ -104,6 +104,30 @@ def test_conform_s_default_accepts_a_lamp_under_one_frame_late(tmp_path):
     assert code == 0 and "conforms" in text
 
 
+def test_a_flash_tolerance_alone_keeps_a_session_the_strict_check_conforms():
+    # it once rebuilt the check from scratch: the items' window lost the events' microsecond
+    # dating and the tones went to 3 %, and this session then differed at 120.1 s
+    folder = str(CAPTURES.parent / "corpus" / "l1_p1_s01")
+    code, text = run("conform", "--flash-tolerance", "0.15", "--no-witnesses",
+                     "--reference", folder)
+    assert code == 0 and "conforms (961 of 961" in text
+
+
+def test_a_flash_tolerance_alone_changes_only_the_strict_check_s_flash_window():
+    from argparse import Namespace
+
+    from cleanroom.conform import STRICT
+    from cleanroom.matching import ROUNDING_S
+    from towerlab.cmd_cleanroom import _tolerance
+
+    got = _tolerance(Namespace(tolerance=None, tolerance_rel=None, flash_tolerance=0.15))
+    assert got.flash_s == pytest.approx(0.15 + ROUNDING_S)
+    assert (got.time_s, got.freq_frac, got.since_input_frac) == (
+        STRICT.time_s, STRICT.freq_frac, STRICT.since_input_frac)
+    default = _tolerance(Namespace(tolerance=None, tolerance_rel=None, flash_tolerance=None))
+    assert default == STRICT
+
+
 def test_the_older_frame_plus_one_percent_check_is_asked_for_with_its_options(tmp_path):
     # 30 ms late 8.6 s after the press: within 1/60 s + 1 % of that (103 ms), not within 1/60 s
     folder = _late_lamp(tmp_path, 0.030)
