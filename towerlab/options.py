@@ -95,11 +95,21 @@ def add_draw_model(p: argparse.ArgumentParser) -> None:
 
 
 def check_draw_model(args: argparse.Namespace) -> None:
-    """Raise ValueError, one line, for ``--resync`` asked for without ``--no-resolve``
-    (``add_draw_model``'s options, conform's and rig check's)."""
+    """Raise ValueError, one line, for ``--resync`` or another ``--draw-model`` than the
+    default asked for without ``--no-resolve`` (they would be ignored), or a draw model
+    cleanroom.predict does not know (``add_draw_model``'s options, conform's and rig
+    check's)."""
+    from cleanroom.predict import MODELS
+
     if args.resync and not args.no_resolve:
         raise ValueError("--resync: expected --no-resolve too (it re-synchronises the draw "
                          "model's draws)")
+    if args.draw_model not in MODELS:
+        raise ValueError(f"draw model {args.draw_model!r}: expected one of "
+                         f"{', '.join(sorted(MODELS))}")
+    if args.draw_model != "likeliest" and not args.no_resolve:
+        raise ValueError(f"--draw-model {args.draw_model}: expected --no-resolve too (the "
+                         f"resolver, the default, uses no draw model)")
 
 
 def search_budget(args: argparse.Namespace) -> int | None:

@@ -206,6 +206,23 @@ def test_conform_with_an_unknown_draw_model_is_one_line_naming_it(capsys):
     assert "draw model 'oracle': expected one of count, likeliest" in err[0]
 
 
+@pytest.mark.parametrize("argv", [
+    ("conform", "--draw-model", "count", "--reference", str(BAZAAR)),
+    ("rig", "check", "--target", "cleanroom", "--draw-model", "count", str(BAZAAR)),
+])
+def test_a_draw_model_without_no_resolve_is_refused_not_ignored(argv, capsys):
+    code, text = run(*argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and text == "" and len(err) == 1
+    assert "--draw-model count: expected --no-resolve too" in err[0]
+
+
+def test_an_unknown_draw_model_without_no_resolve_is_named(capsys):
+    code, _ = run("conform", "--draw-model", "oracle", "--reference", str(BAZAAR))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "draw model 'oracle': expected one of count, likeliest" in err[0]
+
+
 def test_conform_no_resolve_on_two_processes_prints_what_one_process_prints():
     folders = [str(DATA / "captures" / n) for n in ("level4_bazaar", "level_select")]
     one = run("conform", "--no-resolve", "--no-witnesses", "--reference", *folders)
