@@ -148,6 +148,13 @@ def _run_dask(fn, jobs, scheduler, finished, label, hook, retries,
                          "distributed; pinned in setup.cfg)") from None
     import uuid
 
+    from distributed.comm import parse_address, parse_host_port
+
+    try:    # first, for a Client made of a bad address lingers 30 s closing and then warns
+        parse_host_port(parse_address(scheduler)[1])
+    except ValueError as exc:
+        raise BatchError(f"{scheduler}: not a Dask scheduler address ({exc}; expected "
+                         f"tcp://HOST:PORT)") from None
     try:
         client = Client(scheduler, timeout=connect_timeout_s, set_as_default=False)
     except (OSError, TimeoutError) as exc:

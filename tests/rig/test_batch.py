@@ -165,6 +165,14 @@ def test_an_unreachable_scheduler_is_one_line_naming_it():
                  connect_timeout_s=0.5)
 
 
+@pytest.mark.parametrize("address", ["garbage", "tcp://host:port"])
+def test_a_scheduler_address_without_a_port_is_refused_at_once(address):
+    began = time.monotonic()
+    with pytest.raises(BatchError, match=f"{address}: not a Dask scheduler address"):
+        run_jobs(emulator_script_job, _script_jobs(), scheduler=address)
+    assert time.monotonic() - began < 5       # not the 30 s a lingering Client takes
+
+
 def test_jobs_below_one_are_refused():
     with pytest.raises(BatchError, match="--jobs 0: expected a number of processes >= 1"):
         run_jobs(emulator_script_job, _script_jobs(), workers=0)
