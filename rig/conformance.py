@@ -279,6 +279,10 @@ def conform_sessions(sessions: Sequence[tuple[str, Script, list[dict]]], tol: To
     """
     from rig.batch import run_jobs
 
+    if witnesses and os.path.exists(witnesses) and not os.path.isdir(witnesses):
+        # refused before any work, not once every session is checked and a witness written
+        raise ValueError(f"{witnesses}: not a folder (expected the folder of witnesses, "
+                         f"made if missing)")
     keys = [recording_key(script, events) if witnesses else "" for _, script, events in sessions]
     jobs_args = [(folder, script, events, tol, *session_clock(events, clock_ratio), decisions,
                   read_witness(witnesses, key), model, max_runs, resync)

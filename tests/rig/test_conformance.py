@@ -188,6 +188,21 @@ def test_a_session_that_does_not_conform_leaves_no_witness(tmp_path):
     assert status == 1 and not list((tmp_path / "w").glob("*.json"))
 
 
+def test_a_witness_folder_that_is_a_file_is_refused_before_any_check(tmp_path, capsys,
+                                                                     monkeypatch):
+    import cleanroom.conform as conform
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("a session was checked although --witnesses is a file")
+    monkeypatch.setattr(conform, "resolve", no_check)
+    (tmp_path / "w").write_text("")
+    code = main(["conform", "--witnesses", str(tmp_path / "w"), "--reference", BAZAAR],
+                io.StringIO())
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"towerlab: {tmp_path / 'w'}: not a folder (expected the "
+                                 f"folder of witnesses, made if missing)"]
+
+
 def test_no_witnesses_keeps_nothing(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     run("conform", "--no-witnesses", "--reference", BAZAAR)
