@@ -125,8 +125,9 @@ def session_clock(events: list, given: float | None) -> tuple[float, str]:
     reference clock itself (MAME, the corpus: exact), so nothing drifts; any other fit is
     used as it is, and said."""
     if given is not None:
-        if not given > 0 or given == float("inf"):
-            raise ValueError(f"--clock-ratio {given!r} must be a finite number above 0")
+        if not 0.5 < given < 2.0:   # as towerlab draws --clock-ratio: RC towers stay near 1
+            raise ValueError(f"--clock-ratio {given!r} must be a clock ratio near 1, between "
+                             f"0.5 and 2 (the tower's clock over MAME's 425 kHz)")
         return given, ""
     from analysis.compare import AnalysisError, estimate_clock
 
