@@ -59,6 +59,14 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     if args.channel_map:
         from rig.specs import load_probe_map
         cmap = load_probe_map(args.channel_map)
+    if args.port and target != "real":
+        raise ValueError(f"--port {args.port!r} is the real tower's serial port; --target "
+                         f"{target} has none")
+    if args.seed is not None and target != "cleanroom":
+        raise ValueError(f"--seed {args.seed} is the clean-room game's; --target {target} "
+                         f"draws nothing of its own")
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: expected a whole number, 0 or more")
     seed = args.seed
     if seed is None:
         import random

@@ -179,6 +179,9 @@ def _serve(*argv) -> tuple[int, str]:
     (["--target", "real"], "needs the button box's serial port"),
     (["--target", "cleanroom", "--firmware", "demo"], "--target cleanroom does not go with"),
     (["--target", "replay"], "--target replay needs the recording"),
+    (["--seed", "-1"], "--seed -1: expected a whole number, 0 or more"),
+    (["--firmware", "demo", "--seed", "3"], "--seed 3 is the clean-room game's"),
+    (["--port", "/dev/ttyACM0"], "--port '/dev/ttyACM0' is the real tower's serial port"),
 ])
 def test_serve_refuses_bad_input_with_one_line_and_status_2(argv, message):
     status, err = _serve(*argv)
