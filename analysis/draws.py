@@ -522,6 +522,9 @@ def read_sweep(paths: Sequence[str] | str, press: int | None = None) -> Sweep:
         return _read_lab_sweep(paths[0])
     runs = []
     for folder in paths:
+        if not os.path.exists(folder):
+            raise SweepError(f"{folder}: no such folder (expected a sweep folder or recording "
+                             f"folders)")
         path = recording_events_file(folder)
         if path is None:
             raise SweepError(f"{folder}: no sweep.jsonl or events.jsonl (expected a sweep "

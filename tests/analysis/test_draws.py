@@ -301,7 +301,7 @@ def test_towerlab_draws_prints_the_figures():
 def test_towerlab_draws_on_a_missing_folder_exits_2_with_one_line(tmp_path, capsys):
     assert main(["draws", str(tmp_path / "nowhere")], io.StringIO()) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "nowhere: no sweep.jsonl or events.jsonl" in err[0]
+    assert len(err) == 1 and "nowhere: no such folder" in err[0]
 
 
 def test_draws_on_a_sweep_run_whose_events_are_not_events_is_one_line(tmp_path, capsys):
