@@ -123,6 +123,7 @@ class StreamWriter:
         self.samplerate = float(samplerate)
         self._mask = (1 << len(channels)) - 1
         self._owns = isinstance(target, (str, os.PathLike))
+        self.name = source_name(target)     # how errors name the file
         self._f: BinaryIO | None = open(target, "wb") if self._owns else target  # type: ignore
         self._sync = sync
         self._seq = 0
@@ -135,11 +136,19 @@ class StreamWriter:
 
     def _write(self, data: bytes) -> None:
         if self._f is None:
-            raise CaptureError("stream capture is already closed")
-        self._f.write(data)
-        self._f.flush()
-        if self._sync and hasattr(self._f, "fileno"):
-            os.fsync(self._f.fileno())
+            raise CaptureError(f"{self.name}: stream capture is already closed")
+        try:
+            self._f.write(data)
+            self._f.flush()
+            if self._sync and hasattr(self._f, "fileno"):
+                os.fsync(self._f.fileno())
+        except OSError as exc:
+            # a full disk, a vanished drive: what is on disk reads back up to the last chunk
+            self.abandon()
+            kept = (f"it reads back up to chunk {self._seq - 1}" if self._seq
+                    else "it holds no whole header")
+            raise CaptureError(f"{self.name}: cannot write the capture ({exc.strerror or exc}); "
+                               f"{kept}") from None
 
     def _chunk(self, kind: str, payload: bytes) -> None:
         self._seq += 1
@@ -193,9 +202,12 @@ class StreamWriter:
 
     def abandon(self) -> None:
         """Stop writing without an end chunk (the file reads back as truncated)."""
-        if self._f is not None and self._owns:
-            self._f.close()
-        self._f = None
+        f, self._f = self._f, None
+        if f is not None and self._owns:
+            try:
+                f.close()
+            except OSError:
+                pass            # the unwritten tail of a chunk: the reader skips it
 
     def __enter__(self) -> "StreamWriter":
         return self

@@ -151,3 +151,44 @@ def test_writer_refuses_times_that_go_backwards(tmp_path):
         w.write_changes(Changes(np.array([0, 5]), np.array([0, 1], np.uint64)))
         with pytest.raises(CaptureError, match="do not increase"):
             w.write_changes(Changes(np.array([4]), np.array([0], np.uint64)))
+
+
+class _FullDisk:
+    """A binary file that takes ``room`` bytes, then fails as a full disk does."""
+
+    name = "full/capture.tlc"
+
+    def __init__(self, path, room: int):
+        self._f, self._room = open(path, "wb"), room
+
+    def write(self, data: bytes) -> int:
+        if len(data) > self._room:
+            self._f.write(data[:self._room])
+            self._room = 0
+            raise OSError(28, "No space left on device")
+        self._room -= len(data)
+        return self._f.write(data)
+
+    def flush(self) -> None:
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def test_a_full_disk_stops_the_writer_in_one_line_and_the_file_reads_to_its_last_chunk(
+        tmp_path):
+    disk = _FullDisk(tmp_path / "c.tlc", room=400)
+    w = StreamWriter(disk, ["a", "b"], 1000.0)
+    with pytest.raises(CaptureError, match=r"^full/capture.tlc: cannot write the capture "
+                                           r"\(No space left on device\); it reads back up "
+                                           r"to chunk \d+$") as err:
+        for k in range(100):
+            w.write_changes(Changes(np.array([2 * k]), np.array([k & 3], np.uint64)))
+    disk.close()
+    kept = int(str(err.value).rsplit(" ", 1)[1])
+    cap = read_stream(str(tmp_path / "c.tlc"))
+    assert kept > 0 and len(cap.to_memory().times) == kept
+    assert cap.gaps[-1].reason.startswith(f"truncated after chunk {kept}")
+    with pytest.raises(CaptureError, match="already closed"):
+        w.write_changes(Changes(np.array([999]), np.array([1], np.uint64)))
