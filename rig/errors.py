@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 __all__ = ["RigError", "LinkError", "LinkLostError", "FirmwareError", "PortBusyError",
-           "UsbError", "UsbPermissionError", "TowerUnknownError", "BuildError", "ClockFitError"]
+           "UsbError", "UsbPermissionError", "TowerUnknownError", "BuildError", "ClockFitError",
+           "Interrupted"]
 
 
 class RigError(ValueError):
@@ -43,3 +44,8 @@ class ClockFitError(RigError):
 
 class BuildError(RigError):
     """Building the firmware or the simulator harness failed (missing tool or compile error)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a recording whose partial data was kept: the message says where (the
+    CLI prints it and exits 130)."""

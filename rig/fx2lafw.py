@@ -38,7 +38,8 @@ import numpy as np
 import usb.core
 import usb.util
 
-from captures.model import CaptureInfo, Changes, Gap, MemoryCapture, changes_from_samples
+from captures.model import (CaptureError, CaptureInfo, Changes, Gap, MemoryCapture,
+                            changes_from_samples)
 from rig.errors import FirmwareError, UsbError, UsbPermissionError
 from rig.usbsim import CYPRESS_IDS, find_firmware
 
@@ -129,7 +130,10 @@ class Acquisition:
             self.gaps.append(gap)
             self.received += size
         if self.sink is not None:
-            self.sink.write_gap(gap)
+            try:
+                self.sink.write_gap(gap)
+            except (CaptureError, OSError):
+                self.sink = None        # the fault that caused the gap is the one reported
 
     def _check_overrun(self) -> None:
         lag = self._expected() - self.received
@@ -183,7 +187,13 @@ class Acquisition:
                     self.blocks.append(block)
                 self.received += len(words)
             if self.sink is not None and len(block):
-                self.sink.write_changes(block, upto=self.received)
+                try:
+                    self.sink.write_changes(block, upto=self.received)
+                except (CaptureError, OSError) as exc:
+                    # the disk filled: stop here, so the file on disk and the session agree
+                    self.sink = None
+                    self.fault = str(exc)
+                    return
             self._check_overrun()
 
     @property

@@ -127,6 +127,11 @@ def load_recording(path: str | os.PathLike) -> Recording:
         raise RigError(f"{meta_path}: expected format {RECORDING_FORMAT!r} version "
                        f"{RECORDING_VERSION}, got {got!r}")
     _check_meta(meta_path, meta)
+    if not (d / "events.jsonl").exists() and (d / "capture.tlc").exists():
+        # what a killed rig record leaves (rig.record.CUT_SHORT): the pins, no events yet
+        raise RigError(f"{d}: holds no events.jsonl ({meta.get('fault')}); "
+                       f"'towerlab rig import {d / 'capture.tlc'} --script {d / 'script.txt'} "
+                       f"--out NEW' makes a recording of them")
     script = read_session_script(d / "script.txt")
     events = read_session_events(d / "events.jsonl")
     return Recording(d, meta, script, events)

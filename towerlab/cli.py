@@ -107,7 +107,9 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None) -> int:
         print("towerlab: out of memory (is an input file far larger than expected?)",
               file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if str(exc):        # what was kept, and where (rig.errors.Interrupted)
+            print(f"towerlab: {exc}", file=sys.stderr)
         return 130
 
 

@@ -253,6 +253,13 @@ class RealTower:
             self.fault_t = self._session_now()
             raise
 
+    def stopped(self, why: str) -> float:
+        """Note that the session stopped short at ``now`` (Ctrl-C, rig.record): a fault
+        there, so ``finish`` records the rest as a gap; return that time (s)."""
+        self.fault = why
+        self.fault_t = self._cursor
+        return self.fault_t
+
     def _schedule(self, fn, *args, at: int):
         ack = self._link(fn, *args, at_us=at)
         if ack.status == p.ACK_LATE:

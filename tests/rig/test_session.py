@@ -3,6 +3,7 @@ simavr, Fx2lafw over pyusb to the simulated FX2) around a virtual tower; record,
 import, faults."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,10 +11,10 @@ import pytest
 from captures.formats import open_capture
 from captures.script import parse_script
 from captures.tower import run_script
-from rig.errors import LinkLostError, TowerUnknownError, UsbError
+from rig.errors import Interrupted, LinkLostError, RigError, TowerUnknownError, UsbError
 from rig.towers.real import READY, UNKNOWN
 from rig.check import check
-from rig.record import record
+from rig.record import CUT_SHORT, record
 from rig.recording import load_recording
 from rig.specs import TargetSpec, open_target
 
@@ -100,6 +101,46 @@ def test_an_analyser_unplugged_mid_session_leaves_a_readable_capture_with_the_ga
     reasons = [g.reason for g in cap.gaps]
     assert "analyser unplugged" in reasons
     assert cap.info.total_samples == load_recording(out).meta["t0_sample"] + 3.0 * 250_000
+
+
+def _stop_at(t: float, exc: BaseException):
+    """A progress callback that raises ``exc`` once the session has lasted ``t`` seconds
+    (session time, as the host drives it: no race with the wall clock)."""
+    def progress(done: float, total: float) -> None:
+        if done >= t:
+            raise exc
+    return progress
+
+
+def test_ctrl_c_mid_session_keeps_the_recording_up_to_then_and_says_where(
+        avr_tools, has_fx2lafw_firmware, short_script, tmp_path):
+    out = tmp_path / "rec"
+    with pytest.raises(Interrupted, match=r"^interrupted \(Ctrl-C\) at 1\.\d+ s: the "
+                                          r"recording up to then is in .*rec \(its events end "
+                                          r"in a gap\)$"):
+        record(short_script, TargetSpec("sim", virtual="fake"), out,
+               progress=_stop_at(1.3, KeyboardInterrupt()))
+    rec = load_recording(out)
+    cap = open_capture(out / "capture.tlc")
+    assert rec.meta["fault"].startswith("interrupted (Ctrl-C)")
+    # MOVE went down at 1.2 s; its release at 1.4 s was never sent (closing released it)
+    assert [e["t"] for e in rec.events if e["type"] == "button"] == [1.2]
+    assert rec.events[-1]["type"] == "gap" and not cap.warnings    # closed, not cut
+
+
+def test_a_record_that_dies_mid_session_leaves_a_recording_that_says_it_was_cut_short(
+        avr_tools, has_fx2lafw_firmware, short_script, tmp_path):
+    out = tmp_path / "rec"
+    with pytest.raises(RuntimeError, match="the host crashed"):
+        record(short_script, TargetSpec("sim", virtual="fake"), out,
+               progress=_stop_at(1.5, RuntimeError("the host crashed")))
+    meta = json.loads((out / "recording.json").read_text())
+    cap = open_capture(out / "capture.tlc")
+    assert meta["fault"] == CUT_SHORT and (out / "script.txt").read_text() == SHORT
+    assert cap.info.total_samples > 250_000 and "truncated" in cap.gaps[-1].reason
+    with pytest.raises(RigError, match=r"holds no events.jsonl \(cut short: .*'towerlab rig "
+                                       r"import .*capture.tlc --script .*script.txt"):
+        load_recording(out)
 
 
 def test_a_tower_that_stops_responding_is_unknown_until_power_cycled(avr_tools,
