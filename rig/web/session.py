@@ -21,7 +21,10 @@ falls behind, the page waits instead of missing events.
 
 Keys. ``press`` closes a key at the tower's current time; ``release`` opens it, but not
 before the key has been held ``hold_s`` of tower time (a click of a mouse is shorter than one
-scan of the keypad). A recording takes no keys (``live`` False) and can be sought instead.
+scan of the keypad). A key pressed again before its release is due closes again ``hold_s``
+after that release (the keypad must see it open between two presses); one such press is kept
+in reserve per key, and clicks beyond it while it waits are dropped, so a burst of clicks does
+not queue presses for seconds to come. A recording takes no keys (``live`` False) and can be sought instead.
 
 Listeners (``subscribe``) get JSON-ready messages: ``events`` (new events and the horizon; one
 that came late, before others already sent, is among them and the page puts it in place),
@@ -92,7 +95,8 @@ class TowerSession:
         self._since = clock()
         self.playing = pace == "wall"
         self._held: dict[str, float] = {}   # key -> tower time it was pressed
-        self._releases: list[tuple[float, str]] = []
+        # keys opened and closed later than asked: (tower time, "press"|"release", key)
+        self._pending: list[tuple[float, str, str]] = []
         self._listeners: list[Callable[[dict], Any]] = []
         self.story: list[dict] = []
         self._story_at = -1e9
@@ -148,10 +152,16 @@ class TowerSession:
         """Close ``button`` at the tower's current time."""
         self._check_key(button)
         async with self._lock:
-            if button in self._held:
-                return
-            t = await self._run(self._press, button)
-            self._held[button] = t
+            if button in self._held or \
+                    any(b == button and a == "press" for _, a, b in self._pending):
+                return          # held, or a press already waits in reserve (module doc)
+            due = [at for at, _, b in self._pending if b == button]
+            if due:
+                self._held[button] = max(due) + self.hold_s
+                self._pending.append((self._held[button], "press", button))
+                self._pending.sort()
+            else:
+                self._held[button] = await self._run(self._press, button)
         await self.tick()
 
     async def release(self, button: str) -> None:
@@ -161,8 +171,8 @@ class TowerSession:
             if button not in self._held:
                 return
             at = self._held.pop(button) + self.hold_s
-            self._releases.append((at, button))
-            self._releases.sort()
+            self._pending.append((at, "release", button))
+            self._pending.sort()
         await self.tick()
 
     async def advance(self, seconds: float) -> None:
@@ -212,14 +222,14 @@ class TowerSession:
         return self.tower.now
 
     def _advance_to(self, target: float) -> list[dict]:
-        """(worker) Run the tower to ``target``, letting go of the keys due on the way;
+        """(worker) Run the tower to ``target``, opening and closing the keys due on the way;
         return its events."""
         tower = self.tower
-        while self._releases and self._releases[0][0] <= target + 1e-9:
-            at, button = self._releases.pop(0)
+        while self._pending and self._pending[0][0] <= target + 1e-9:
+            at, action, button = self._pending.pop(0)
             if at > tower.now:
                 tower.advance(at - tower.now)
-            tower.release(button)
+            (tower.press if action == "press" else tower.release)(button)
         if target > tower.now + 1e-9:
             tower.advance(target - tower.now)
         return tower.events()

@@ -285,3 +285,22 @@ def test_on_the_wall_clock_every_event_is_drawn_at_the_first_frame_at_or_after_i
         assert steps[len(steps) // 2] < 1000 / 30          # median frame interval, ms
         assert _check_tones(browser, srv) >= 3          # the key click and the lamps
         assert console_errors(browser) == []
+
+
+def test_clicks_faster_than_a_held_key_close_it_again_only_after_it_opened(browser):
+    # three clicks before the tower's time moves: the first closes the key at once, the
+    # second after the first has been held and let go (hold_s each), the third is dropped
+    # while the second waits; the tower never sees a key closed twice
+    with ServerThread(open_session(TargetSpec("cleanroom", seed=0), "manual")) as srv:
+        _open(browser, srv)
+        _advance(browser, 1.0)
+        for _ in range(3):
+            _click(browser, "CLEAR")
+        _advance(browser, 2.0)
+        keys = [(e["t"], e["action"]) for e in _backend_events(srv)
+                if e["type"] == "button" and e["button"] == "CLEAR"]
+        hold = srv.session.hold_s
+        assert [a for _, a in keys] == ["press", "release"] * 2
+        assert [t - keys[0][0] for t, _ in keys] == pytest.approx(
+            [0.0, hold, 2 * hold, 3 * hold], abs=1e-6)
+        assert console_errors(browser) == []
