@@ -121,7 +121,7 @@ class TowerSession:
     def position(self) -> float:
         """Return the play position (tower seconds) now."""
         t = self._position
-        if self.playing:
+        if self.playing and self.pace == "wall":
             t += self._clock() - self._since
         if self.length_s is not None:
             t = min(t, self.length_s)
@@ -201,8 +201,11 @@ class TowerSession:
         await self._say(self.clock_message())
 
     async def play(self, playing: bool) -> None:
-        """Start or stop the play position (a live real tower runs on regardless)."""
+        """Start or stop the play position (a live real tower runs on regardless); a
+        recording played at its end plays again from its start."""
         self._position, self._since = self.position(), self._clock()
+        if playing and self.length_s is not None and self._position >= self.length_s:
+            self._position = 0.0
         self.playing = bool(playing)
         await self._say(self.clock_message())
 

@@ -304,3 +304,19 @@ def test_clicks_faster_than_a_held_key_close_it_again_only_after_it_opened(brows
         assert [t - keys[0][0] for t, _ in keys] == pytest.approx(
             [0.0, hold, 2 * hold, 3 * hold], abs=1e-6)
         assert console_errors(browser) == []
+
+
+def test_play_at_the_end_of_a_recording_plays_it_again_from_its_start(browser):
+    spec = TargetSpec("replay", replay=str(CAPTURES / "tower_test"))
+    with ServerThread(open_session(spec, "manual")) as srv:
+        _open(browser, srv)
+        _scrub(browser, srv.session.length_s)
+        play = browser.find_element("id", "play")
+        assert play.text == "play"
+        play.click()
+        _wait("the page back at 0 s, playing", lambda: browser.execute_script(
+            "return towerlab.time === 0 && document.getElementById('play').textContent "
+            "=== 'pause'"))
+        _advance(browser, 2.0)
+        _check_shown(browser, srv)
+        assert console_errors(browser) == []
