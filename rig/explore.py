@@ -16,6 +16,7 @@ for one release, with a DeprecationWarning.
 """
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -113,6 +114,79 @@ def check_options(sessions: int, seed: int, **options) -> None:
     player.Explorer(0, **options)
 
 
+PLAN = "explore.json"           # the batch as asked, written first: a cut-short batch resumes
+
+
+def _plan(spec, sessions: int, seed: int, options: dict) -> dict:
+    """Return what ``explore.json`` says of a batch: what must match for it to resume."""
+    return {"format": "towerlab-explore", "version": 1, "target": spec.target,
+            "romset": spec.romset, "odds": repr(spec.odds), "sessions": sessions,
+            "seed": seed, "options": {k: repr(v) for k, v in sorted(options.items())}}
+
+
+def _finished(d: Path, seed: int, session: int) -> SessionSummary | None:
+    """Return the summary of session ``session`` if ``d`` holds it finished (its
+    recording.json has the session's summary, the session's own seed and no fault)."""
+    try:
+        meta = json.loads((session_folder(d, session) / "recording.json").read_text("utf-8"))
+        summary = SessionSummary(**meta["explore"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    ok = (meta.get("fault") is None and summary.session == session
+          and summary.seed == session_seed(seed, session))
+    return summary if ok else None
+
+
+def _clear(d: Path) -> None:
+    """Remove an explore's files from ``d`` (its sessions, summary, plan), nothing else."""
+    for old in d.iterdir():
+        if old.is_dir() and re.fullmatch(r"\.?session_\d{4,}(\.part)?", old.name):
+            shutil.rmtree(old)
+    for name in ("summary.txt", PLAN):
+        (d / name).unlink(missing_ok=True)
+
+
+def _prepare(d: Path, plan: dict, force: bool) -> bool:
+    """Make ``d`` ready for the batch ``plan``; return True when it resumes a batch cut
+    short with the same plan (its finished sessions kept). Raise ExploreError for a folder
+    that is not an explore's, or an earlier explore's unless ``force``."""
+    if d.exists() and not d.is_dir():
+        raise ExploreError(f"{d}: exists and is not a folder (expected the folder for the "
+                           f"session recordings)")
+    if not d.is_dir() or not any(d.iterdir()):
+        return False
+    names = {p.name for p in d.iterdir()}
+    sessions = {n for n in names if re.fullmatch(r"\.?session_\d{4,}(\.part)?", n)}
+    if "summary.txt" in names:
+        if not force:
+            raise ExploreError(f"{d}: holds an earlier explore (summary.txt and its "
+                               f"sessions); give a new folder, or --force to replace them")
+    elif PLAN in names:
+        try:
+            earlier = json.loads((d / PLAN).read_text("utf-8"))
+        except (OSError, ValueError):
+            earlier = None
+        if earlier == plan and not force:
+            for old in names - {PLAN}:
+                if old.endswith(".part") and (d / old).is_dir():
+                    shutil.rmtree(d / old)      # a session being written when it stopped
+            return True
+        if not force:
+            raise ExploreError(f"{d}: holds an explore cut short with other options "
+                               f"({PLAN}); give its options to resume it, or --force to "
+                               f"replace it")
+    elif sessions and sessions == names:
+        if not force:
+            raise ExploreError(f"{d}: holds session folders but no {PLAN} or summary.txt "
+                               f"(an explore cut short by an older towerlab); --force "
+                               f"replaces them")
+    else:
+        raise ExploreError(f"{d}: not empty and not an explore folder (expected a new or "
+                           f"empty folder)")
+    _clear(d)
+    return False
+
+
 def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 1,
             scheduler: str | None = None, progress: bool = False,
             on_session: Callable[[SessionSummary], None] | None = None,
@@ -121,15 +195,19 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
     processes or on the Dask cluster at ``scheduler``; write ``out/session_NNNN/`` for each
     and ``out/summary.txt``; return the summaries in session order.
 
-    ``out`` must be new or empty: an earlier explore's folder is refused (its sessions would
-    stand beside the new summary) unless ``force``, which first removes its ``session_NNNN``
-    folders and ``summary.txt`` (nothing else).
+    ``out`` must be new or empty, or hold a batch cut short (``explore.json`` and no
+    summary.txt): the same batch resumes there, its finished sessions kept and the others
+    played.  An earlier explore's folder is refused (its sessions would stand beside the new
+    summary) unless ``force``, which first removes its ``session_NNNN`` folders,
+    ``summary.txt`` and ``explore.json`` (nothing else).  Each session's folder appears
+    whole (written beside it and renamed).
 
     ``on_session(summary)`` is called as each session finishes (in finishing order);
     ``hook`` is rig.batch's worker-start hook (tests use it to lose a worker).
     """
     from captures.files import atomic_write
     from rig.batch import run_jobs
+    from rig.recording import write_json
     from rig.specs import validate_spec
 
     check_options(sessions, seed, **options)   # bad options fail before any work
@@ -138,40 +216,42 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
         raise ExploreError("a real tower plays one session at a time (no --jobs or "
                            "--scheduler with --target real)")
     d = Path(out)
-    if d.exists() and not d.is_dir():
-        raise ExploreError(f"{d}: exists and is not a folder (expected the folder for the "
-                           f"session recordings)")
-    if d.is_dir() and any(d.iterdir()):
-        if not (d / "summary.txt").exists():
-            raise ExploreError(f"{d}: not empty and not an explore folder (expected a new or "
-                               f"empty folder)")
-        if not force:
-            raise ExploreError(f"{d}: holds an earlier explore (summary.txt and its sessions); "
-                               f"give a new folder, or --force to replace them")
-        for old in d.iterdir():
-            if old.is_dir() and re.fullmatch(r"session_\d{4,}", old.name):
-                shutil.rmtree(old)
-        (d / "summary.txt").unlink()
+    plan = _plan(spec, sessions, seed, options)
+    resumed = _prepare(d, plan, force)
     created = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)
+        if not resumed:
+            write_json(d / PLAN, plan)
     except OSError as exc:
         raise ExploreError(f"{d}: cannot make the folder ({exc.strerror or exc})") from None
     summaries: list[SessionSummary] = []
+    todo = []
+    for i in range(1, sessions + 1):
+        kept = _finished(d, seed, i) if resumed else None
+        if kept is not None:
+            summaries.append(kept)
+        else:
+            todo.append(i)
+            if session_folder(d, i).exists():       # a session cut short: played again
+                shutil.rmtree(session_folder(d, i))
 
     def done(i: int, result: ExploreResult) -> None:
-        """Write a finished session's folder (atomically, file by file)."""
+        """Write a finished session's folder: beside it first, then renamed into place."""
         folder = session_folder(d, result.summary.session)
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir()
+        part = folder.with_name(f".{folder.name}.part")
+        for old in (part, folder):
+            if old.exists():
+                shutil.rmtree(old)
+        part.mkdir()
         for name, data in result.files.items():
-            atomic_write(folder / name, lambda f, data=data: f.write(data), binary=True)
+            atomic_write(part / name, lambda f, data=data: f.write(data), binary=True)
+        os.replace(part, folder)
         summaries.append(result.summary)
         if on_session is not None:
             on_session(result.summary)
 
-    job_args = [(spec, i, seed, dict(options)) for i in range(1, sessions + 1)]
+    job_args = [(spec, i, seed, dict(options)) for i in todo]
     try:
         if spec.target == "real":
             # one tower, one session at a time, its capture streamed into the folder itself
@@ -187,9 +267,14 @@ def explore(spec, sessions: int, seed: int, out: str | os.PathLike, jobs: int = 
         else:
             run_jobs(explore_job, job_args, workers=jobs, scheduler=scheduler,
                      on_result=done, progress=progress, label="explore", hook=hook)
-    except BaseException:
-        if created and not any(d.iterdir()):      # leave no empty folder behind
+    except BaseException as exc:
+        if created and not any(p.name != PLAN for p in d.iterdir()):
+            _clear(d)                               # leave no empty folder behind
             d.rmdir()
+        elif isinstance(exc, KeyboardInterrupt) and not str(exc):
+            from rig.errors import Interrupted
+            raise Interrupted(f"interrupted: {len(summaries)} of {sessions} sessions "
+                              f"recorded in {d}; the same command resumes the batch") from None
         raise
     text = summary_table(summaries)
     atomic_write(d / "summary.txt", lambda f: f.write(text), binary=False)

@@ -34,8 +34,8 @@ def register(sub) -> None:
     p.add_argument("--sessions", type=int, default=1, help="sessions to play (default 1)")
     p.add_argument("--seed", type=int, default=0, help="batch seed (default 0)")
     add_output(p, required=True, metavar="DIR",
-               help="folder for session_NNNN/ and summary.txt (a new or empty one, or "
-                    "--force)")
+               help="folder for session_NNNN/ and summary.txt (a new or empty one, a batch "
+                    "cut short to resume with the same options, or --force)")
     p.add_argument("--level", type=int, help="play this level (default: random per session)")
     p.add_argument("--players", type=int, help="this many players (default: random)")
     p.add_argument("--max-seconds", type=float, default=None,
@@ -59,7 +59,8 @@ def register(sub) -> None:
                                                        "local processes")
     p.add_argument("--scheduler", help="run on the Dask cluster at tcp://HOST:PORT")
     p.add_argument("--force", action="store_true",
-                   help="replace an earlier explore in --out (its sessions and summary.txt)")
+                   help="replace an earlier explore in --out (its sessions, summary.txt "
+                        "and explore.json), finished or cut short")
     p.add_argument("--quiet", action="store_true",
                    help="no progress line (it shows only on a terminal)")
     p.set_defaults(func=cmd_explore)

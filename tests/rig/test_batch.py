@@ -139,7 +139,7 @@ def test_explore_on_dask_with_a_killed_worker_writes_the_local_run_byte_for_byte
             hook=KillAtStart("explore-1", tmp_path / "k"))
     killer.check()
     local, dask = _tree(tmp_path / "local"), _tree(tmp_path / "dask")
-    assert len(local) == 3 * 3 + 1 and local == dask
+    assert len(local) == 3 * 3 + 2 and local == dask      # and summary.txt, explore.json
 
 
 def test_towerlab_run_on_the_dask_cluster_writes_what_a_local_batch_writes(cluster,

@@ -253,9 +253,91 @@ def test_force_replaces_an_earlier_explore_leaving_none_of_its_sessions(tmp_path
     explore(TargetSpec("cleanroom"), 2, 3, out, max_seconds=30)
     (out / "notes.txt").write_text("mine")
     explore(TargetSpec("cleanroom"), 1, 4, out, force=True, max_seconds=30)
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "session_0001",
-                                                     "summary.txt"]
+    assert sorted(p.name for p in out.iterdir()) == ["explore.json", "notes.txt",
+                                                     "session_0001", "summary.txt"]
     assert len((out / "summary.txt").read_text().splitlines()) == 2
+
+
+_Stop = KeyboardInterrupt
+
+
+def _ctrl_c_after(n: int):
+    """Return an ``on_session`` callback that presses Ctrl-C after the n-th session."""
+    finished = []
+
+    def on_session(summary):
+        finished.append(summary.session)
+        if len(finished) == n:
+            raise KeyboardInterrupt
+    return on_session
+
+
+def test_ctrl_c_in_a_batch_says_how_many_sessions_are_kept_and_how_to_resume(tmp_path):
+    from rig.errors import Interrupted
+
+    with pytest.raises(Interrupted, match=r"^interrupted: 1 of 3 sessions recorded in .*/x; "
+                                          r"the same command resumes the batch$"):
+        explore(TargetSpec("cleanroom"), 3, 6, tmp_path / "x", max_seconds=30,
+                on_session=_ctrl_c_after(1))
+
+
+def test_a_batch_cut_short_resumes_keeping_its_finished_sessions(tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    explore(TargetSpec("cleanroom"), 3, 6, whole, max_seconds=30)
+    with pytest.raises(_Stop):
+        explore(TargetSpec("cleanroom"), 3, 6, cut, max_seconds=30,
+                on_session=_ctrl_c_after(1))
+    assert sorted(p.name for p in cut.iterdir()) == ["explore.json", "session_0001"]
+    first = (cut / "session_0001" / "events.jsonl").stat().st_mtime_ns
+    played = []
+    explore(TargetSpec("cleanroom"), 3, 6, cut, max_seconds=30,
+            on_session=lambda s: played.append(s.session))
+    assert played == [2, 3]
+    assert (cut / "session_0001" / "events.jsonl").stat().st_mtime_ns == first
+    assert _tree(cut) == _tree(whole)
+
+
+def test_a_batch_cut_short_with_other_options_is_refused_unless_force(tmp_path, capsys):
+    out = tmp_path / "x"
+    with pytest.raises(_Stop):
+        explore(TargetSpec("cleanroom"), 2, 6, out, max_seconds=30,
+                on_session=_ctrl_c_after(1))
+    code = main(["explore", "--target", "cleanroom", "--sessions", "2", "--seed", "7",
+                 "--max-seconds", "30", "--out", str(out)], io.StringIO())
+    err = capsys.readouterr().err
+    assert code == 2 and "holds an explore cut short with other options" in err
+    assert err.count("\n") == 1
+    explore(TargetSpec("cleanroom"), 1, 7, out, max_seconds=30, force=True)
+    assert sorted(p.name for p in out.iterdir()) == ["explore.json", "session_0001",
+                                                     "summary.txt"]
+
+
+def test_a_session_left_half_written_or_unfinished_is_played_again(tmp_path):
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    explore(TargetSpec("cleanroom"), 2, 6, whole, max_seconds=30)
+    with pytest.raises(_Stop):
+        explore(TargetSpec("cleanroom"), 2, 6, cut, max_seconds=30,
+                on_session=_ctrl_c_after(2))
+    # a kill while the second session's folder was written beside its place, and a first
+    # session whose recording says it was cut short (a live tower's, rig.record)
+    (cut / "session_0002").rename(cut / ".session_0002.part")
+    meta = (cut / "session_0001" / "recording.json").read_text()
+    (cut / "session_0001" / "recording.json").write_text(
+        meta.replace('"fault": null', '"fault": "cut short"'))
+    explore(TargetSpec("cleanroom"), 2, 6, cut, max_seconds=30)
+    assert _tree(cut) == _tree(whole)
+
+
+def test_session_folders_without_a_plan_are_replaced_only_with_force(tmp_path):
+    from rig.explore import ExploreError
+
+    explore(TargetSpec("cleanroom"), 1, 6, tmp_path / "x", max_seconds=30)
+    for name in ("summary.txt", "explore.json"):
+        (tmp_path / "x" / name).unlink()
+    with pytest.raises(ExploreError, match="an explore cut short by an older towerlab"):
+        explore(TargetSpec("cleanroom"), 1, 6, tmp_path / "x", max_seconds=30)
+    explore(TargetSpec("cleanroom"), 1, 6, tmp_path / "x", max_seconds=30, force=True)
+    assert (tmp_path / "x" / "summary.txt").exists()
 
 
 def test_a_folder_with_other_files_is_refused_even_with_force(tmp_path):
