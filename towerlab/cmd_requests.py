@@ -155,10 +155,17 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
             old = set_aside(request_folder(r, args.out),
                             "incomplete" if status == INCOMPLETE else "older")
             print(f"{r.name}: {status}; the earlier recording kept as {old}", file=out)
-        if r.explore is not None:
-            _record_explore(r, spec, args, out)
-        else:
-            _record_script(r, spec, args, out)
+        try:
+            if r.explore is not None:
+                _record_explore(r, spec, args, out)
+            else:
+                _record_script(r, spec, args, out)
+        except KeyboardInterrupt as exc:
+            from rig.errors import Interrupted
+            said = f"{exc}; " if str(exc) else ""
+            raise Interrupted(f"{said}stopped at {r.name} with {done} of {len(reqs)} "
+                              f"requests recorded this time; the same command resumes the "
+                              f"batch") from None
         done += 1
     print(f"recorded {done} of {len(reqs)} request{'s' if len(reqs) != 1 else ''} on "
           f"{args.target} in {args.out}", file=out)

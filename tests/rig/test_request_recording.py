@@ -152,6 +152,30 @@ def test_an_incomplete_recording_is_set_aside_and_the_request_recorded_again(tmp
     assert (exp / "one" / "request.txt").exists()
 
 
+def test_ctrl_c_in_a_batch_says_how_many_were_recorded_and_the_same_command_resumes(
+        tmp_path, monkeypatch, capsys):
+    import towerlab.cmd_requests as cmd
+
+    d = _requests(tmp_path, a=SCRIPT, b=SCRIPT)
+    exp = tmp_path / "exp"
+    argv = ("requests", "record", "--requests", str(d), "--target", "cleanroom", "-o",
+            str(exp), "--quiet")
+    record = cmd._record_script
+
+    def ctrl_c_at_b(req, *args):
+        if req.name == "b":
+            raise KeyboardInterrupt
+        record(req, *args)
+    monkeypatch.setattr(cmd, "_record_script", ctrl_c_at_b)
+    assert _run(*argv)[0] == 130
+    assert capsys.readouterr().err == ("towerlab: stopped at b with 1 of 2 requests recorded "
+                                       "this time; the same command resumes the batch\n")
+    monkeypatch.setattr(cmd, "_record_script", record)
+    code, text = _run(*argv)
+    assert code == 0 and "a: recorded, left as it is" in text
+    assert (exp / "b" / "request.txt").exists()
+
+
 def test_a_box_unplugged_mid_request_leaves_it_incomplete_and_readable(
         avr_tools, has_fx2lafw_firmware, tmp_path):
     d = _requests(tmp_path, one=SCRIPT)
