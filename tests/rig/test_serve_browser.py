@@ -320,3 +320,32 @@ def test_play_at_the_end_of_a_recording_plays_it_again_from_its_start(browser):
         _advance(browser, 2.0)
         _check_shown(browser, srv)
         assert console_errors(browser) == []
+
+
+@pytest.fixture(scope="module")
+def strict_browser():
+    """Chromium with its default autoplay policy: sound only after a user gesture."""
+    yield from chromium()
+
+
+def test_sound_starts_only_at_a_gesture_and_the_page_says_how_to_turn_it_on(strict_browser):
+    browser = strict_browser
+    spec = TargetSpec("replay", replay=str(CAPTURES / "level_select"))
+    with ServerThread(open_session(spec, "manual")) as srv:
+        browser.get_log("browser")
+        _open(browser, srv)
+        _advance(browser, 8.0)                          # the tower test's tones, unheard
+        sound = browser.find_element("id", "sound")
+        assert sound.get_attribute("data-sound") == "off"
+        assert "click here (or any key) to hear the tower" in sound.text
+        assert browser.execute_script("return [towerlab.audio, towerlab.tones.length]") == \
+            ["none", 0]
+        assert browser.get_log("browser") == []        # no autoplay warning either
+        sound.click()
+        _wait("the sound on", lambda: sound.get_attribute("data-sound") == "on")
+        assert sound.text == "sound on: click to mute"
+        _advance(browser, 8.0)
+        assert browser.execute_script("return towerlab.tones.length") > 0
+        sound.click()
+        assert sound.get_attribute("data-sound") == "muted"
+        assert browser.get_log("browser") == []

@@ -7,6 +7,10 @@
 // when the server says so (pace "manual"), and never past the horizon the server sent, so
 // every event is drawn at the first animation frame at or after its time. Tones are scheduled
 // on Web Audio at their time. `window.towerlab` lets scripts and tests read what is shown.
+//
+// Sound starts only after the user has clicked, touched or pressed a key on the page (the
+// browsers' autoplay policy: an AudioContext made before that stays suspended and the console
+// warns); until then the sound button says how to turn it on.
 (function () {
   "use strict";
   var SEGMENTS = {
@@ -30,7 +34,7 @@
   var clock = {t: 0, at: performance.now(), playing: false};
   var review = null;          // a live tower's past time the timeline was dragged to
   var state = null, applied = 0, shownAt = -1;
-  var toneNext = 0, audio = null, muted = false;
+  var toneNext = 0, audio = null, master = null, muted = false;
   var rows = [], currentRow = null, currentStory = null, dragging = false;
 
   function send(msg) {
@@ -256,21 +260,41 @@
   }
 
   // ---- sound -------------------------------------------------------------------------------
+  function activated() {
+    // whether the user has interacted with the page (where the browser cannot say: yes)
+    var ua = navigator.userActivation;
+    return !ua || ua.hasBeenActive;
+  }
   function unlockAudio() {
+    // called from the user's gestures only (the module comment)
+    if (!activated()) { return; }
     if (audio === null) {
       var Ctx = window.AudioContext || window.webkitAudioContext;
-      if (!Ctx) { T.audio = "unavailable"; return; }
+      if (!Ctx) { T.audio = "unavailable"; soundLabel(); return; }
       audio = new Ctx();
+      master = audio.createGain();
+      master.gain.value = muted ? 0 : 1;
+      master.connect(audio.destination);
+      audio.onstatechange = function () { T.audio = audio.state; soundLabel(); };
     }
     if (audio.state === "suspended" && audio.resume) { audio.resume().catch(function () {}); }
     T.audio = audio.state;
+    soundLabel();
+  }
+  function soundLabel() {
+    var b = $("sound"), on = audio !== null && audio.state === "running";
+    b.disabled = T.audio === "unavailable";
+    b.textContent = T.audio === "unavailable" ? "no sound in this browser" :
+      !on ? "sound is off: click here (or any key) to hear the tower" :
+      muted ? "sound muted: click to unmute" : "sound on: click to mute";
+    b.setAttribute("data-sound", T.audio === "unavailable" ? "unavailable" :
+                   !on ? "off" : muted ? "muted" : "on");
   }
   function scheduleTones(t) {
     if (review !== null) { return; }
     while (toneNext < T.events.length && T.events[toneNext].t <= t + AHEAD_S) {
       var e = T.events[toneNext++];
       if (e.type !== "tone") { continue; }
-      if (audio === null) { unlockAudio(); }
       if (audio === null) { continue; }
       tone(e, audio.currentTime + Math.max(0, e.t - t), e.dur_s);
     }
@@ -281,9 +305,9 @@
     var osc = audio.createOscillator(), gain = audio.createGain();
     osc.type = "square";
     osc.frequency.value = e.freq_hz === null ? 1000 : e.freq_hz;
-    gain.gain.value = muted ? 0 : 0.08;
+    gain.gain.value = 0.08;
     osc.connect(gain);
-    gain.connect(audio.destination);
+    gain.connect(master);
     osc.start(when);
     osc.stop(when + dur);
     T.tones.push({t: e.t, freq: osc.frequency.value, dur: dur, when: when,
@@ -388,7 +412,6 @@
     var t = playTime();
     events.forEach(function (e) {
       if (e.type === "tone" && e.t < t && e.t + e.dur_s > t && review === null) {
-        unlockAudio();
         if (audio !== null) { tone(e, audio.currentTime, e.t + e.dur_s - t); }
       }
     });
@@ -426,9 +449,19 @@
   });
   $("live").addEventListener("click", function () { review = null; skipTones(playTime()); });
   $("sound").addEventListener("click", function () {
+    if (audio !== null && audio.state === "running") {
+      muted = !muted;
+      master.gain.value = muted ? 0 : 1;
+    }
     unlockAudio();
-    muted = !muted;
-    $("sound").textContent = muted ? "sound off" : "sound on";
+    soundLabel();
+  });
+  // any click or key on the page starts the sound (the browser allows it from then on)
+  ["pointerup", "keydown"].forEach(function (name) {
+    document.addEventListener(name, function (ev) {
+      // (the sound button's own click decides there)
+      if (audio === null && ev.target !== $("sound")) { unlockAudio(); }
+    });
   });
   var line = $("timeline");
   line.addEventListener("pointerdown", function () { dragging = true; });
@@ -438,6 +471,7 @@
 
   buildDigits();
   buildCards();
+  soundLabel();
   connect();
   window.requestAnimationFrame(frame);
 })();
