@@ -349,3 +349,36 @@ def test_sound_starts_only_at_a_gesture_and_the_page_says_how_to_turn_it_on(stri
         sound.click()
         assert sound.get_attribute("data-sound") == "muted"
         assert browser.get_log("browser") == []
+
+
+def test_a_stopped_server_is_said_in_plain_words_and_the_page_reconnects_when_it_is_back(
+        browser):
+    srv = ServerThread(open_session(TargetSpec("cleanroom", seed=0), "manual"))
+    try:
+        _open(browser, srv)
+        _advance(browser, 1.0)
+        port = int(srv.url.rstrip("/").rsplit(":", 1)[1])
+    finally:
+        srv.stop()
+    error = browser.find_element("id", "error")
+    _wait("the page saying the server stopped", lambda: "The server stopped" in error.text)
+    assert "Start it again: this page reconnects by itself." in error.text
+    assert browser.find_element("id", "mode").text == "disconnected"
+    _click(browser, "YES/BUY")                          # nothing to send it to: no error
+    with ServerThread(open_session(TargetSpec("cleanroom", seed=1), "manual"),
+                      port=port) as srv:
+        _wait("the page reconnected", lambda: browser.execute_script(
+            "return towerlab.connected && towerlab.hello.about.indexOf('seed 1') >= 0"))
+        assert error.text == ""
+        _wait("the page showing the new game", lambda: _shows(browser, srv))
+        _advance(browser, 3.0)
+        _click(browser, "YES/BUY")                      # the new game takes keys
+        _advance(browser, 1.0)
+        assert [e["action"] for e in _backend_events(srv) if e["type"] == "button"] == \
+            ["press", "release"]
+        _check_shown(browser, srv)
+        # while the server was away, the browser said each try it made went unanswered;
+        # nothing else
+        for entry in browser.get_log("browser"):
+            assert entry["source"] == "network" and "ERR_CONNECTION_REFUSED" in \
+                entry["message"] and "/ws" in entry["message"], entry

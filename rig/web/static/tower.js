@@ -21,11 +21,12 @@
   };
   var LAMPS = ["upper", "middle", "lower"];
   var AHEAD_S = 0.25;     // tones are scheduled this far ahead of the play time
+  var RETRY_MS = [1000, 8000];  // a lost server is tried again after 1 s, then 2, 4, 8, 8 ...
   var $ = function (id) { return document.getElementById(id); };
 
   var T = window.towerlab = {
     ready: false, hello: null, events: [], horizon: 0, story: [], drawn: {}, frames: [],
-    tones: [], errors: [], time: 0, shown: null, audio: "none", late: 0,
+    tones: [], errors: [], time: 0, shown: null, audio: "none", late: 0, connected: false,
     send: function (msg) { send(msg); },
     advance: function (s) { send({kind: "advance", s: s}); },
     seek: function (t) { seekTo(t); }
@@ -112,7 +113,7 @@
   var held = {};
   function press(b) {
     unlockAudio();
-    if (!T.hello || !T.hello.live || held[b]) { return; }
+    if (!T.hello || !T.hello.live || !T.connected || held[b]) { return; }
     held[b] = true;
     send({kind: "press", button: b});
   }
@@ -344,7 +345,8 @@
         $("timeline").max = String(max);
         $("timeline").value = String(t);
       }
-      $("mode").textContent = review !== null ? "looking back (live: back to now)" :
+      $("mode").textContent = !T.connected ? "disconnected" :
+        review !== null ? "looking back (live: back to now)" :
         (T.hello.live ? (clock.playing || T.hello.pace === "manual" ? "live" : "paused") :
          (clock.playing ? "playing" : "paused"));
     }
@@ -360,14 +362,17 @@
         $("about").textContent = msg.about;
         document.title = "TowerLab: " + msg.title;
         if (!$("keypad").childNodes.length) { buildKeypad(msg); }
+        $("keypad").classList.toggle("disabled", !msg.live);
+        offline(false);
+        review = null;
         $("length").textContent = msg.length_s !== null ? "of " + msg.length_s.toFixed(1) + " s" : "";
         $("live").style.display = msg.live ? "" : "none";
         $("play").style.display = msg.pace === "manual" && msg.live ? "none" : "";
         T.events = [];
         rows = [];
         $("events").tBodies[0].textContent = "";
+        receive(msg.clock);       // first: the reset skips the tones before its time
         receive({kind: "reset", events: msg.events, horizon: msg.horizon});
-        receive(msg.clock);
         drawStory(msg.story);
         T.story = msg.story;
         T.ready = true;
@@ -420,12 +425,31 @@
     all.sort(function (a, b) { return a[0].t - b[0].t || a[1] - b[1]; });
     receive({kind: "reset", events: all.map(function (p) { return p[0]; }), horizon: T.horizon});
   }
+  var retryMs = RETRY_MS[0];
   function connect() {
     ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+    ws.onopen = function () { retryMs = RETRY_MS[0]; };
     ws.onmessage = function (ev) { receive(JSON.parse(ev.data)); };
     ws.onclose = function () {
-      if (T.ready) { $("error").textContent = "the server went away"; }
+      // the server stopped (or never answered): say so and try again, less often each time
+      // (each try the server does not answer is a network error in the browser's console)
+      ws = null;
+      offline(true);
+      window.setTimeout(connect, retryMs);
+      retryMs = Math.min(2 * retryMs, RETRY_MS[1]);
     };
+  }
+  function offline(yes) {
+    T.connected = !yes;
+    document.body.classList.toggle("offline", yes);
+    if (yes) {
+      held = {};
+      $("error").textContent = (T.ready ? "The server stopped" : "The server does not answer") +
+        " (towerlab serve is not running, or its window was closed). Start it again: " +
+        "this page reconnects by itself.";
+    } else {
+      $("error").textContent = "";
+    }
   }
 
   // ---- controls ------------------------------------------------------------------------------
