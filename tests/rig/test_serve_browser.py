@@ -382,3 +382,31 @@ def test_a_stopped_server_is_said_in_plain_words_and_the_page_reconnects_when_it
         for entry in browser.get_log("browser"):
             assert entry["source"] == "network" and "ERR_CONNECTION_REFUSED" in \
                 entry["message"] and "/ws" in entry["message"], entry
+
+
+_OUTSIDE = """
+var width = document.documentElement.clientWidth, out = [];
+document.querySelectorAll("button, input, #length, #tower, #side").forEach(function (el) {
+  var r = el.getBoundingClientRect();
+  if (el.offsetParent !== null && (r.left < 0 || r.right > width + 0.5)) {
+    out.push((el.id || el.getAttribute("data-button")) + " " + r.left + "-" + r.right);
+  }
+});
+return [width, document.documentElement.scrollWidth, out];
+"""
+
+
+@pytest.mark.parametrize("target", ["replay", "cleanroom"])
+def test_on_a_phone_every_control_is_inside_the_window(browser, target):
+    spec = TargetSpec("replay", replay=str(CAPTURES / "tower_test")) if target == "replay" \
+        else TargetSpec("cleanroom", seed=0)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True})
+    try:
+        with ServerThread(open_session(spec, "manual")) as srv:
+            _open(browser, srv)
+            width, scroll, outside = browser.execute_script(_OUTSIDE)
+            assert width == 360 and outside == [] and scroll <= width
+            assert console_errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
