@@ -275,6 +275,9 @@ def _story_html(tl: Timeline) -> str:
 
 
 def _table_html(tl: Timeline, index: int, marked: int | None) -> str:
+    if not tl.events:
+        return (f'<p class="empty" id="empty{index}">No events: nothing shown, sounded or '
+                f'pressed was read here, so there is no table or story to follow.</p>')
     ratio, offset = tl.to_main
     rows = []
     types = sorted({e["type"] for e in tl.events})
@@ -457,7 +460,8 @@ def report_html(title: str, info: dict[str, str], main: Timeline,
     marked = _row_index(main.events, difference.t_main, difference.event_main) \
         if difference else None
     parts.append(_story_html(main))
-    parts.append(f"<p>{len(main.events)} events</p>" + _table_html(main, 0, marked))
+    parts.append((f"<p>{len(main.events)} events</p>" if main.events else "")
+                 + _table_html(main, 0, marked))
     if difference is not None and difference.t_main is not None and main.capture is not None:
         parts.append(_zoom_html(main, difference.t_main))
     if other is not None:
@@ -466,8 +470,9 @@ def report_html(title: str, info: dict[str, str], main: Timeline,
                                 "first difference"))
         marked = _row_index(other.events, difference.t_other, difference.event_other) \
             if difference else None
-        parts.append(f"<p>{len(other.events)} events (times on its own clock; a click plays "
-                     f"the recording at the matching time)</p>" + _table_html(other, 1, marked))
+        parts.append((f"<p>{len(other.events)} events (times on its own clock; a click plays "
+                      f"the recording at the matching time)</p>" if other.events else "")
+                     + _table_html(other, 1, marked))
     if script:
         parts.append(f"<h2>Script</h2><details><summary>{script.count(chr(10))} lines"
                      f"</summary><pre>{html.escape(script)}</pre></details>")

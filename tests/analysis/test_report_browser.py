@@ -47,6 +47,12 @@ def pages(tmp_path_factory):
     lines[first] = json.dumps(ev)
     (ref / "events.jsonl").write_text("\n".join(lines) + "\n")
     assert _report(ref, "--conform", "-o", made["conform"]) == 1
+    # A capture whose events file is empty: its sound, nothing decoded.
+    empty = out / "tower_test_empty"
+    shutil.copytree(CAPTURES / "tower_test", empty)
+    (empty / "events.jsonl").write_text("")
+    made["empty"] = out / "empty.html"
+    assert _report(empty, "-o", made["empty"], "--audio-rate", "8000") == 0
     return made
 
 
@@ -217,3 +223,18 @@ def test_clicking_a_story_entry_seeks_the_audio_to_its_turn(browser, pages):
     turn.click()
     assert _audio_time(browser) == pytest.approx(t, abs=0.01)
     assert _errors(browser) == []
+
+
+def test_a_recording_without_events_says_so_in_words_and_still_plays_its_sound(browser, pages):
+    from selenium.webdriver.common.by import By
+
+    _open(browser, pages["empty"])
+    said = browser.find_element(By.ID, "empty0").text
+    assert said.startswith("No events:") and "no table or story" in said
+    assert browser.find_elements(By.CSS_SELECTOR, "table.events, p.filter, ol.story") == []
+    assert browser.execute_script("return document.getElementById('audio').duration") == \
+        pytest.approx(15.51, abs=0.01)
+    browser.find_element(By.CSS_SELECTOR, "#plot0").click()    # seeks the sound still
+    assert _audio_time(browser) > 0
+    assert _errors(browser) == []
+
