@@ -296,7 +296,8 @@ def _table_html(tl: Timeline, index: int, marked: int | None) -> str:
 
 _STYLE = """
 body { font-family: sans-serif; margin: 1em 2em; color: #222; }
-h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.2em; }
+@media (max-width: 40em) { body { margin: 0.5em; } }
+h1 { font-size: 1.3em; } h1, table.info td { overflow-wrap: anywhere; } h2 { font-size: 1.1em; margin-top: 1.2em; }
 table.info td { padding: 1px 12px 1px 0; vertical-align: top; }
 table.info td:first-child { color: #666; }
 .verdict { padding: 0.5em 0.8em; border-radius: 4px; }
@@ -305,7 +306,8 @@ table.info td:first-child { color: #666; }
 .plot img { display: block; max-width: 100%; height: auto; }
 .playhead { position: absolute; top: 0; bottom: 0; width: 2px; background: #1565c0;
             left: 0; display: none; pointer-events: none; }
-.scroll { max-height: 24em; overflow-y: auto; border: 1px solid #ccc; display: inline-block; }
+.scroll { max-height: 24em; overflow-y: auto; border: 1px solid #ccc; display: inline-block;
+          max-width: 100%; overflow-x: auto; box-sizing: border-box; }
 table.events { border-collapse: collapse; font-family: monospace; font-size: 0.9em; }
 table.events th { position: sticky; top: 0; background: #eee; text-align: left; }
 table.events td, table.events th { padding: 1px 10px; }
@@ -433,7 +435,8 @@ def report_html(title: str, info: dict[str, str], main: Timeline,
     value), ``main`` the recording (its capture gives the sound), ``other`` the compared
     side, ``difference`` the first difference (marked on both timelines), ``verdict`` a line
     saying how the comparison came out."""
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">'
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>", "<h2>What was run</h2><table class=\"info\">"]
     for label, value in info.items():

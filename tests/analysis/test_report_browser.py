@@ -238,3 +238,15 @@ def test_a_recording_without_events_says_so_in_words_and_still_plays_its_sound(b
     assert _audio_time(browser) > 0
     assert _errors(browser) == []
 
+
+def test_on_a_phone_the_page_is_as_wide_as_the_screen(browser, pages):
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": True})
+    try:
+        _open(browser, pages["conform"])
+        width, scroll = browser.execute_script(
+            "var d = document.documentElement; return [d.clientWidth, d.scrollWidth];")
+        assert width == 360 and scroll <= width
+        assert _errors(browser) == []
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
