@@ -410,3 +410,23 @@ def test_on_a_phone_every_control_is_inside_the_window(browser, target):
             assert console_errors(browser) == []
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_arrow_keys_on_the_timeline_move_a_recording_by_a_step_one_can_see(browser):
+    from selenium.webdriver.common.keys import Keys
+
+    spec = TargetSpec("replay", replay=str(CAPTURES / "level_select"))
+    with ServerThread(open_session(spec, "manual")) as srv:
+        _open(browser, srv)
+        _scrub(browser, 10.0)
+        length = srv.session.length_s
+        line = browser.find_element("id", "timeline")
+        line.send_keys(Keys.ARROW_RIGHT)                # a hundredth of the recording
+        _wait("the page past 10 s", lambda: browser.execute_script(
+            "return towerlab.time > 10.0 && towerlab.time"))
+        assert browser.execute_script("return towerlab.time") == pytest.approx(
+            10.0 + length / 100, abs=1e-3)
+        line.send_keys(Keys.PAGE_DOWN)                  # a tenth back
+        _wait("the page a tenth back", lambda: browser.execute_script(
+            "return towerlab.time < 10.0"))
+        assert console_errors(browser) == []
