@@ -430,3 +430,17 @@ def test_the_arrow_keys_on_the_timeline_move_a_recording_by_a_step_one_can_see(b
         _wait("the page a tenth back", lambda: browser.execute_script(
             "return towerlab.time < 10.0"))
         assert console_errors(browser) == []
+
+
+def test_a_key_on_a_recording_says_why_and_an_old_error_goes_at_the_next_request(browser):
+    spec = TargetSpec("replay", replay=str(CAPTURES / "tower_test"))
+    with ServerThread(open_session(spec, "manual")) as srv:
+        _open(browser, srv)
+        error = browser.find_element("id", "error")
+        _click(browser, "MOVE")
+        assert error.text.startswith("A recording takes no keys (it replays its own)")
+        browser.execute_script("towerlab.seek(-5)")      # refused by the server
+        _wait("the server's refusal", lambda: error.text.startswith("seek: -5 is not a time"))
+        _scrub(browser, 5.0)
+        assert error.text == ""
+        assert console_errors(browser) == []

@@ -39,7 +39,11 @@
   var rows = [], currentRow = null, currentStory = null, dragging = false;
 
   function send(msg) {
-    if (ws && ws.readyState === 1) { ws.send(JSON.stringify(msg)); }
+    if (ws && ws.readyState === 1) {
+      // what the server said of an earlier request is old news now (it says again if need be)
+      if (msg.kind !== "release") { $("error").textContent = ""; }
+      ws.send(JSON.stringify(msg));
+    }
   }
 
   // ---- the fold: what the tower shows after some events --------------------------------
@@ -113,7 +117,12 @@
   var held = {};
   function press(b) {
     unlockAudio();
-    if (!T.hello || !T.hello.live || !T.connected || held[b]) { return; }
+    if (T.hello && !T.hello.live) {
+      $("error").textContent = "A recording takes no keys (it replays its own): drag the " +
+        "timeline, or click an event or a story entry, to see another moment.";
+      return;
+    }
+    if (!T.hello || !T.connected || held[b]) { return; }
     held[b] = true;
     send({kind: "press", button: b});
   }
