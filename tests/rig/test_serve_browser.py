@@ -444,3 +444,19 @@ def test_a_key_on_a_recording_says_why_and_an_old_error_goes_at_the_next_request
         _scrub(browser, 5.0)
         assert error.text == ""
         assert console_errors(browser) == []
+
+
+def test_a_key_focused_with_tab_is_pressed_by_enter_and_space(browser):
+    from selenium.webdriver.common.keys import Keys
+
+    with ServerThread(open_session(TargetSpec("cleanroom", seed=0), "manual")) as srv:
+        _open(browser, srv)
+        _advance(browser, 1.0)
+        key = browser.find_element("css selector", '#keypad button[data-button="CLEAR"]')
+        key.send_keys(Keys.ENTER)
+        _advance(browser, 1.0)
+        key.send_keys(Keys.SPACE)
+        _advance(browser, 1.0)
+        assert [e["action"] for e in _backend_events(srv)
+                if e["type"] == "button" and e["button"] == "CLEAR"] == ["press", "release"] * 2
+        assert console_errors(browser) == []

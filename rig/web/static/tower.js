@@ -110,6 +110,10 @@
       ["pointerup", "pointercancel", "lostpointercapture"].forEach(function (name) {
         el.addEventListener(name, function () { release(b); });
       });
+      el.addEventListener("click", function (ev) {
+        // Enter or Space on the focused key (a click without a pointer): one press
+        if (ev.detail === 0) { press(b); release(b); }
+      });
       pad.appendChild(el);
     });
     if (!h.live) { pad.classList.add("disabled"); }
