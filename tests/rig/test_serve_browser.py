@@ -460,3 +460,19 @@ def test_a_key_focused_with_tab_is_pressed_by_enter_and_space(browser):
         assert [e["action"] for e in _backend_events(srv)
                 if e["type"] == "button" and e["button"] == "CLEAR"] == ["press", "release"] * 2
         assert console_errors(browser) == []
+
+
+def test_a_key_held_when_the_window_loses_the_focus_is_let_go(browser):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    with ServerThread(open_session(TargetSpec("cleanroom", seed=0), "manual")) as srv:
+        _open(browser, srv)
+        _advance(browser, 1.0)
+        ActionChains(browser).key_down("e").perform()      # CLEAR, held ...
+        _advance(browser, 0.5)
+        browser.execute_script("window.dispatchEvent(new Event('blur'))")   # ... and away
+        _advance(browser, 1.0)
+        assert [e["action"] for e in _backend_events(srv)
+                if e["type"] == "button" and e["button"] == "CLEAR"] == ["press", "release"]
+        ActionChains(browser).key_up("e").perform()        # (the keyup the page never saw)
+        assert console_errors(browser) == []

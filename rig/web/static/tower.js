@@ -480,6 +480,12 @@
     var b = keyButton(ev);
     if (b !== null) { release(b); }
   });
+  // a key held while the window loses the focus never sees its keyup: let go of them all
+  function releaseAll() { Object.keys(held).forEach(release); }
+  window.addEventListener("blur", releaseAll);
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) { releaseAll(); }
+  });
   $("play").addEventListener("click", function () {
     unlockAudio();
     send({kind: "play", playing: !clock.playing});
