@@ -91,12 +91,15 @@ enum { ACT_PRESS = 1, ACT_RELEASE, ACT_RELEASE_ALL, ACT_POWER_ON, ACT_POWER_OFF,
 static struct { uint32_t at; uint8_t kind, arg, order; } queue[QUEUE_LEN];
 static uint8_t queued;
 static uint8_t next_order;
+static uint32_t soonest;       /* the earliest pending action's time (meaningful when queued) */
 
 /* Add an action; return 0 when the queue is full. */
 static uint8_t schedule(uint32_t at, uint8_t kind, uint8_t arg)
 {
     if (queued >= QUEUE_LEN)
         return 0;
+    if (!queued || (int32_t)(at - soonest) < 0)
+        soonest = at;
     queue[queued].at = at;
     queue[queued].kind = kind;
     queue[queued].arg = arg;
@@ -139,6 +142,9 @@ static void run_due(uint32_t t)
         if (kind <= ACT_RELEASE_ALL && mask != buttons)
             write_buttons(mask);
     }
+    for (i = 0; i < queued; i++)
+        if (!i || (int32_t)(queue[i].at - soonest) < 0)
+            soonest = queue[i].at;
 }
 
 /* Return the earliest pending action time, or NOW when nothing is pending. */
@@ -153,6 +159,19 @@ static uint32_t next_due(uint32_t t)
     return best;
 }
 
+/* Run the actions that are due, if any: cheap enough to call between any two bytes, so that
+ * neither a stream of received bytes nor a reply waiting for room in the transmit ring (a
+ * host that sends without waiting for replies) holds up an action (tests/rig/
+ * test_link_hostile.py). */
+static void poll_due(void)
+{
+    if (queued) {
+        uint32_t t = now_us();
+        if (reached(t, soonest))
+            run_due(t);
+    }
+}
+
 static void release_everything(void)
 {
     queued = 0;
@@ -163,6 +182,7 @@ static void release_everything(void)
 
 static volatile uint8_t rx_buf[128];
 static volatile uint8_t rx_head, rx_tail;
+static volatile uint8_t rx_lost;    /* bytes dropped on a full ring, not yet counted */
 
 ISR(USART_RX_vect)
 {
@@ -171,6 +191,8 @@ ISR(USART_RX_vect)
     if (next != rx_tail) {
         rx_buf[rx_head] = c;
         rx_head = next;
+    } else if (rx_lost != 0xFF) {
+        rx_lost++;
     }
 }
 
@@ -193,7 +215,7 @@ static void tx(uint8_t c)
 {
     uint8_t next = (tx_head + 1) & 127;
     while (next == tx_tail)
-        ;                       /* ring full: wait for the interrupt to drain it */
+        poll_due();             /* ring full: wait for the interrupt to drain it */
     tx_buf[tx_head] = c;
     tx_head = next;
     UCSR0B |= _BV(UDRIE0);
@@ -419,6 +441,13 @@ int main(void)
             uint8_t c = rx_buf[rx_tail];
             rx_tail = (rx_tail + 1) & 127;
             parse_byte(c);
+            poll_due();
+        }
+        if (rx_lost) {              /* counted with the bad frames: input that was dropped */
+            cli();
+            crc_errors += rx_lost;
+            rx_lost = 0;
+            sei();
         }
         uint32_t t = now_us();
         run_due(t);

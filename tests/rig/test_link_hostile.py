@@ -1,0 +1,45 @@
+"""The host <-> button-box link treated as a hostile field would: bursts, truncated and split
+frames, resets and wraps, on the real firmware (rig/firmware/buttonbox.c) in simavr behind its
+pseudo-terminal, the same code path as /dev/ttyACM0 (tests/rig/conftest.py, SteppedBox).
+
+Every wait is in the simulated AVR's time (``SteppedBox.wait_until``), never the wall clock's.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from rig import protocol as p
+
+
+def _read_frames(box, want: int, timeout: float = 10.0) -> list:
+    """Read until ``want`` frames are in or ``timeout`` wall seconds pass (the replies are sent
+    by then in AVR time; a loaded host may take a while to collect them)."""
+    out, deadline = [], time.monotonic() + timeout
+    while len(out) < want and time.monotonic() < deadline:
+        out += box._parser.feed(box._read())
+    return out
+
+
+def test_a_burst_of_commands_sent_without_waiting_does_not_delay_a_scheduled_press(host):
+    box, sim = host
+    now = box.status().now_us
+    box.press("MOVE", hold_ms=20, at_us=now + 100_000)
+    # 300 STATUS frames at once: their replies (19 bytes each) take longer on the line than
+    # the commands, so the box's transmit ring fills while the press falls due.
+    box._write(b"".join(p.encode(p.CMD_STATUS, 1 + k % 250) for k in range(300)))
+    sim.wait_until(sim.sim.now_us + 400_000)
+    (closed, opened), = sim.key_intervals("MOVE")
+    assert opened - closed == pytest.approx(20_000, abs=30)
+
+
+def test_commands_lost_to_a_burst_are_counted_by_the_box(host):
+    box, sim = host
+    before = box.status().crc_errors
+    box._write(b"".join(p.encode(p.CMD_STATUS, 1 + k % 250) for k in range(300)))
+    sim.wait_until(sim.sim.now_us + 400_000)
+    answered = len([f for f in _read_frames(box, 300, timeout=5) if f.type == p.REP_STATUS])
+    lost = 300 - answered
+    # the receive ring overflows: what it dropped is counted, not silently lost
+    assert lost > 0 and box.status().crc_errors - before >= lost
