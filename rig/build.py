@@ -75,15 +75,20 @@ def _ensure_dir(d: Path) -> Path:
     return d
 
 
-def build_firmware(out_dir: Path | None = None) -> Path:
-    """Compile rig/firmware/buttonbox.c for the ATmega328P at 16 MHz; return the ELF path."""
+def build_firmware(out_dir: Path | None = None, defines: dict[str, int] | None = None) -> Path:
+    """Compile rig/firmware/buttonbox.c for the ATmega328P at 16 MHz; return the ELF path.
+
+    ``defines`` set the firmware's test knobs (``TIME_AT_RESET_US``: the device time at reset,
+    to reach its wrap in seconds rather than 71.6 min); a flashed box is built without them.
+    """
     src = FIRMWARE_SOURCE.read_bytes()
     d = _ensure_dir(out_dir) if out_dir is not None else build_dir()
-    elf = d / f"buttonbox-{_digest(src, ' '.join(AVR_CFLAGS).encode())}.elf"
+    flags = AVR_CFLAGS + [f"-D{k}={int(v)}UL" for k, v in sorted((defines or {}).items())]
+    elf = d / f"buttonbox-{_digest(src, ' '.join(flags).encode())}.elf"
     if not elf.exists():
         gcc = _tool("avr-gcc", "gcc-avr avr-libc")
         tmp = elf.with_suffix(f".{os.getpid()}.tmp")     # parallel test workers build too
-        _run([gcc, *AVR_CFLAGS, "-o", str(tmp), str(FIRMWARE_SOURCE)], "the button-box firmware")
+        _run([gcc, *flags, "-o", str(tmp), str(FIRMWARE_SOURCE)], "the button-box firmware")
         os.replace(tmp, elf)
     return elf
 

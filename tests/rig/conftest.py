@@ -29,10 +29,10 @@ class SteppedBox:
     schedules ahead reaches the AVR in time however busy the machine is.
     """
 
-    def __init__(self, speed: float = 4.0):
+    def __init__(self, speed: float = 4.0, firmware: Path | None = None):
         from rig.bench import HostPacer
         from rig.simbox import SimulatedBox
-        self.sim = SimulatedBox()
+        self.sim = SimulatedBox(firmware)
         self.pacer = HostPacer(slack_s=0.005, patience_s=None, ramp_s=0.05)
         self.changes = []
         self._stop = threading.Event()

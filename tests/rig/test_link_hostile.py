@@ -43,3 +43,35 @@ def test_commands_lost_to_a_burst_are_counted_by_the_box(host):
     lost = 300 - answered
     # the receive ring overflows: what it dropped is counted, not silently lost
     assert lost > 0 and box.status().crc_errors - before >= lost
+
+
+@pytest.fixture(params=[(1 << 31) - 1_500_000, (1 << 32) - 1_500_000],
+                ids=["at-2**31-us", "at-2**32-us"])
+def host_near_wrap(request):
+    """Return (ButtonBox, SteppedBox) on firmware whose device clock starts 1.5 s before
+    2**31 or 2**32 us (a box on for 35.8 or 71.6 min)."""
+    from rig.build import build_firmware
+    from rig.buttonbox import ButtonBox
+    from tests.rig.conftest import SteppedBox, _need_avr_tools
+    _need_avr_tools()
+    sim = SteppedBox(firmware=build_firmware(defines={"TIME_AT_RESET_US": request.param}))
+    box = ButtonBox(sim.sim.port, link=sim.link())
+    yield box, sim
+    box.close()
+    sim.close()
+
+
+def test_device_time_and_a_held_key_run_on_through_the_clock_wrap(host_near_wrap):
+    box, sim = host_near_wrap
+    start = box.hello().now_us
+    box.press("TOMB/RUIN", at_us=start + 100_000)            # held until released
+    box.release("TOMB/RUIN", at_us=start + 3_100_000)       # 3 s later, past the wrap
+    times = [start]
+    for k in range(1, 8):                    # a status every 0.5 s feeds the 2 s watchdog
+        sim.wait_until(sim.sim.now_us + 500_000)
+        status = box.status()
+        times.append(status.now_us)
+        assert not status.watchdog_tripped, f"the watchdog tripped by {status.now_us} us"
+    assert all(0 < b - a < 1_000_000 for a, b in zip(times, times[1:])), times
+    (closed, opened), = sim.key_intervals("TOMB/RUIN")
+    assert opened - closed == pytest.approx(3_000_000, abs=30)
