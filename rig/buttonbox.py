@@ -79,6 +79,7 @@ class Status:
     pending: bool
     crc_errors: int
     watchdog_ms: int
+    restarted: bool = False     # no hello since the box's reset (firmware 1.1 and later)
 
 
 def open_serial(port: str, baudrate: int = 115200) -> serial.Serial:
@@ -254,8 +255,13 @@ class ButtonBox:
         if frame.type != p.REP_STATUS:
             raise LinkError(f"{self.port}: expected a STATUS frame, got type 0x{frame.type:02x}")
         f = frame.fields()
+        if f.flags & 4 and self.hello_info is not None:
+            # a reset undid every press and schedule since the hello: a session cannot go on
+            raise LinkLostError(f"{self.port}: the button box restarted (reset or lost power) "
+                                f"since its hello, letting go of its keys and its schedule; "
+                                f"check its USB cable and supply and re-run")
         return Status(self._unwrap(f.now_us), f.buttons, bool(f.power), bool(f.flags & 1),
-                      bool(f.flags & 2), f.crc_errors, f.watchdog_ms)
+                      bool(f.flags & 2), f.crc_errors, f.watchdog_ms, bool(f.flags & 4))
 
     @property
     def dropped_bytes(self) -> int:

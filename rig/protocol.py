@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 PROTOCOL_VERSION = 1
-FIRMWARE_VERSION = (1, 0)   # the firmware this host code is written for (major must match)
+FIRMWARE_VERSION = (1, 1)   # the firmware this host code is written for (major must match)
 NOW = 0xFFFFFFFF
 MAGIC = b"\xa5\x5a"
 

@@ -113,6 +113,11 @@ class SimulatedBox:
         """Close the pseudo-terminal: the host sees the port vanish, like a pulled USB cable."""
         self._command("C")
 
+    def reset(self) -> None:
+        """Reset the AVR, as a power cycle of the box would: the firmware starts afresh (its
+        device time from 0, its schedule empty, every output low) on the same port."""
+        self._command("X")
+
     def close(self) -> None:
         """Stop the harness process."""
         if self._proc.poll() is None:

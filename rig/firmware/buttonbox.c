@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define FW_MAJOR 1
-#define FW_MINOR 0
+#define FW_MINOR 1
 #define PROTO_VERSION 1
 #define N_BUTTONS 12
 #define NOW 0xFFFFFFFFUL
@@ -265,6 +265,8 @@ static uint16_t watchdog_ms = 2000;
 static uint8_t watchdog_tripped;
 static uint32_t last_frame_us;
 static uint8_t last_seq, last_type, have_last;
+static uint8_t unhailed = 1;    /* no HELLO since reset: STATUS says so, and a host that said
+                                 * hello before learns the box restarted (power, USB, DTR) */
 
 static void ack(uint8_t cmd, uint8_t seq, uint8_t status, uint32_t at)
 {
@@ -302,6 +304,7 @@ static void handle(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t n)
     have_last = 1; last_seq = seq; last_type = type;
     switch (type) {
     case CMD_HELLO: {
+        unhailed = 0;
         uint8_t r[12] = {PROTO_VERSION, FW_MAJOR, FW_MINOR, N_BUTTONS};
         put32(r + 4, t);
         r[8] = 'T'; r[9] = 'L'; r[10] = 'B'; r[11] = 'X';
@@ -372,7 +375,7 @@ static void handle(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t n)
         put32(r, now_us());
         r[4] = buttons & 0xFF; r[5] = buttons >> 8;
         r[6] = powered;
-        r[7] = (watchdog_tripped ? 1 : 0) | (queued ? 2 : 0);
+        r[7] = (watchdog_tripped ? 1 : 0) | (queued ? 2 : 0) | (unhailed ? 4 : 0);
         r[8] = crc_errors & 0xFF; r[9] = crc_errors >> 8;
         r[10] = watchdog_ms & 0xFF; r[11] = watchdog_ms >> 8;
         watchdog_tripped = 0;

@@ -11,6 +11,8 @@
  *   in   "I <k>"                      flip bit 4 of the k-th next byte host -> AVR (line noise)
  *   in   "O <k>"                      flip bit 4 of the k-th next byte AVR -> host
  *   in   "C"                          close the pseudo-terminal (the box is unplugged)
+ *   in   "X"                          reset the AVR (a power cycle: the firmware starts afresh,
+ *                                     the pty stays open, bytes on their way are kept)
  *   in   "Q"                          quit
  * Host bytes are read from the pty every 2000 cycles (125 us) and fed to the UART while it
  * signals XON, so simavr paces reception at the baud rate.
@@ -188,6 +190,9 @@ int main(int argc, char **argv)
             if (pty >= 0)
                 close(pty);
             pty = -1;
+        } else if (line[0] == 'X') {
+            avr_reset(avr);                 /* clears the cycle timers too */
+            avr_cycle_timer_register(avr, POLL_CYCLES, poll_pty, NULL);
         } else if (line[0] == 'Q') {
             break;
         }

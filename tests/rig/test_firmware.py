@@ -13,10 +13,10 @@ from rig import protocol as p
 from rig.errors import LinkError
 
 
-def test_hello_reports_protocol_1_and_firmware_1_0(host):
+def test_hello_reports_protocol_1_and_firmware_1_1(host):
     box, _ = host
     info = box.hello()
-    assert (info.protocol, info.firmware, info.buttons) == (1, (1, 0), 12)
+    assert (info.protocol, info.firmware, info.buttons) == (1, (1, 1), 12)
 
 
 def test_a_press_with_a_hold_closes_the_key_for_that_long(host):

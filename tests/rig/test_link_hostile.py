@@ -75,3 +75,26 @@ def test_device_time_and_a_held_key_run_on_through_the_clock_wrap(host_near_wrap
     assert all(0 < b - a < 1_000_000 for a, b in zip(times, times[1:])), times
     (closed, opened), = sim.key_intervals("TOMB/RUIN")
     assert opened - closed == pytest.approx(3_000_000, abs=30)
+
+
+def test_a_box_reset_mid_session_is_a_one_line_link_lost_error(host):
+    from rig.errors import LinkLostError
+    box, sim = host
+    box.hello()
+    box.press("SANCTUARY/CITADEL")                   # held until released
+    sim.wait_until(sim.sim.now_us + 50_000)
+    sim.sim.reset()                                  # the box's supply dips: the key opens
+    sim.wait_until(sim.sim.now_us + 50_000)
+    with pytest.raises(LinkLostError, match=r"restarted \(reset or lost power\)") as err:
+        box.status()
+    assert "\n" not in str(err.value)
+    assert sim.sim.keys == frozenset()
+
+
+def test_a_new_host_on_a_reset_box_starts_its_session_with_hello(host):
+    box, sim = host
+    sim.sim.reset()
+    sim.wait_until(sim.sim.now_us + 50_000)
+    assert box.status().restarted                    # no hello yet: nothing was lost
+    box.hello()
+    assert not box.status().restarted
