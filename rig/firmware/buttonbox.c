@@ -392,28 +392,67 @@ static void handle(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t n)
     }
 }
 
-/* Frame parser state machine: hunts for the magic, checks length and CRC. */
-static uint8_t fr[40];
+/* Frame parser: hunts for the magic, checks length and CRC. A frame that fails (a bad
+ * second magic byte, length or CRC) is dropped from its first byte only and the bytes after it
+ * are searched again, as the host's parser does (rig/protocol.py FrameParser): a frame cut
+ * short (a host that died mid-write, a byte lost) must not swallow the good frame that
+ * follows it (tests/rig/test_link_hostile.py). */
+#define MAX_PAYLOAD 33
+#define FRAME_GAP_US 20000UL    /* a frame's bytes come back to back (a 40-byte frame takes
+                                 * 3.5 ms); one silent this long was abandoned mid-write */
+static uint8_t fr[7 + MAX_PAYLOAD];
 static uint8_t fr_n;
+static uint32_t fr_last_us;     /* when the last byte of the frame in progress came */
 
-static void parse_byte(uint8_t c)
+/* Return 1 when the fr_n bytes in fr cannot begin a good frame (counting a failed frame). */
+static uint8_t frame_failed(void)
 {
-    if (fr_n == 0) { if (c == 0xA5) fr[fr_n++] = c; return; }
-    if (fr_n == 1) {
-        if (c == 0x5A) fr[fr_n++] = c;
-        else { crc_errors++; fr_n = (c == 0xA5) ? 1 : 0; }
-        return;
+    if (fr[0] != 0xA5)
+        return 1;                       /* not counted: bytes between frames */
+    if (fr_n < 2)
+        return 0;
+    if (fr[1] != 0x5A || (fr_n >= 5 && fr[4] > MAX_PAYLOAD)) {
+        crc_errors++;
+        return 1;
     }
-    fr[fr_n++] = c;
-    if (fr_n == 5 && fr[4] > sizeof(fr) - 7) { crc_errors++; fr_n = 0; return; }
-    if (fr_n >= 5 && fr_n == 7 + fr[4]) {
+    return 0;
+}
+
+/* Handle the frame in fr once it is whole and good; drop what cannot begin one. */
+static void scan(void)
+{
+    for (;;) {
+        if (frame_failed()) {
+            uint8_t i = 1;
+            while (i < fr_n && fr[i] != 0xA5)
+                i++;
+            for (uint8_t j = i; j < fr_n; j++)
+                fr[j - i] = fr[j];
+            fr_n -= i;
+            if (!fr_n)
+                return;
+            continue;
+        }
+        if (fr_n < 5 || fr_n != 7 + fr[4])
+            return;
         uint16_t crc = 0xFFFF;
         for (uint8_t i = 2; i < 5 + fr[4]; i++) crc = crc16(crc, fr[i]);
         uint16_t got = fr[5 + fr[4]] | ((uint16_t)fr[6 + fr[4]] << 8);
-        fr_n = 0;
-        if (crc != got) { crc_errors++; return; }
-        handle(fr[2], fr[3], fr + 5, fr[4]);
+        if (crc == got) {
+            fr_n = 0;
+            handle(fr[2], fr[3], fr + 5, fr[4]);
+            return;
+        }
+        crc_errors++;
+        fr[0] = 0;                      /* drop its first byte and search the rest again */
     }
+}
+
+static void parse_byte(uint8_t c)
+{
+    fr[fr_n++] = c;
+    fr_last_us = now_us();
+    scan();
 }
 
 int main(void)
@@ -449,6 +488,11 @@ int main(void)
             rx_tail = (rx_tail + 1) & 127;
             parse_byte(c);
             poll_due();
+        }
+        if (fr_n && !reached(fr_last_us + FRAME_GAP_US, now_us())) {
+            fr[0] = 0;              /* abandoned: drop its first byte, search the rest */
+            crc_errors++;
+            scan();
         }
         if (rx_lost) {              /* counted with the bad frames: input that was dropped */
             cli();

@@ -98,3 +98,36 @@ def test_a_new_host_on_a_reset_box_starts_its_session_with_hello(host):
     assert box.status().restarted                    # no hello yet: nothing was lost
     box.hello()
     assert not box.status().restarted
+
+
+@pytest.mark.parametrize("cut, gap_us", [(3, 0), (4, 0), (10, 0), (13, 0),
+                                         (3, 50_000), (5, 50_000), (10, 50_000)])
+def test_a_frame_cut_short_does_not_swallow_the_good_frame_after_it(host, cut, gap_us):
+    # a host that died mid-write, then (at once or 50 ms later) a new one: the box must
+    # answer the new one's first frame, not take its bytes as the rest of the dead one's
+    box, sim = host
+    box.hello()
+    dead = p.encode(p.CMD_PRESS, 200, button=3, hold_ms=10, at_us=p.NOW)[:cut]
+    good = p.encode(p.CMD_STATUS, 42)
+    if gap_us:
+        box._write(dead)
+        sim.wait_until(sim.sim.now_us + gap_us)
+        box._write(good)
+    else:
+        box._write(dead + good)
+    sim.wait_until(sim.sim.now_us + 20_000)
+    frames = _read_frames(box, 1, timeout=5)
+    assert [(f.type, f.seq) for f in frames] == [(p.REP_STATUS, 42)]
+    assert sim.key_intervals("HAGGLE") == []
+
+
+def test_a_frame_split_into_single_byte_writes_is_one_command(host):
+    box, sim = host
+    box.hello()
+    for b in p.encode(p.CMD_PRESS, 43, button=3, hold_ms=10, at_us=p.NOW):
+        box._write(bytes([b]))
+        sim.wait_until(sim.sim.now_us + 300)         # a few byte times apart on the line
+    sim.wait_until(sim.sim.now_us + 30_000)
+    frames = _read_frames(box, 1, timeout=5)
+    assert [(f.type, f.seq) for f in frames] == [(p.REP_ACK, 43)]
+    assert len(sim.key_intervals("HAGGLE")) == 1
