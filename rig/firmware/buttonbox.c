@@ -176,9 +176,17 @@ static void poll_due(void)
     }
 }
 
-static void release_everything(void)
+/* Cancel every scheduled action; a SYNC pulse in progress ends now, as its cancelled end
+ * would leave the line high for good. */
+static void cancel_all(void)
 {
     queued = 0;
+    PORTC &= ~_BV(PC1);
+}
+
+static void release_everything(void)
+{
+    cancel_all();
     write_buttons(0);
 }
 
@@ -341,7 +349,7 @@ static void handle(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t n)
         if (n != 4) { nak(type, seq, NAK_BAD_LENGTH); return; }
         at = get32(p);
         if (at == NOW)
-            queued = 0;         /* "stop now": cancel every scheduled action too */
+            cancel_all();       /* "stop now": cancel every scheduled action too */
         st = resolve(&at, t);
         if (!schedule(at, ACT_RELEASE_ALL, 0)) { nak(type, seq, NAK_QUEUE_FULL); return; }
         run_due(now_us());

@@ -131,3 +131,11 @@ def test_a_frame_split_into_single_byte_writes_is_one_command(host):
     frames = _read_frames(box, 1, timeout=5)
     assert [(f.type, f.seq) for f in frames] == [(p.REP_ACK, 43)]
     assert len(sim.key_intervals("HAGGLE")) == 1
+
+
+def test_release_all_now_during_a_sync_pulse_ends_the_pulse(host):
+    box, sim = host
+    box.sync(width_us=50_000)
+    box.release_all()                 # cancels the pulse's scheduled end with the rest
+    sim.wait_until(sim.sim.now_us + 100_000)
+    assert not sim.changes[-1].sync and not box.status().pending
