@@ -31,7 +31,8 @@ def test_a_burst_of_commands_sent_without_waiting_does_not_delay_a_scheduled_pre
     box._write(b"".join(p.encode(p.CMD_STATUS, 1 + k % 250) for k in range(300)))
     sim.wait_until(sim.sim.now_us + 400_000)
     (closed, opened), = sim.key_intervals("MOVE")
-    assert opened - closed == pytest.approx(20_000, abs=30)
+    # within the 0.25 ms an action may wait while a frame is handled (rig/README.md, 6)
+    assert opened - closed == pytest.approx(20_000, abs=250)
 
 
 def test_commands_lost_to_a_burst_are_counted_by_the_box(host):
