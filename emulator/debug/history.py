@@ -202,10 +202,24 @@ class History:
             self.restore(self.snaps[i])
         elif target > now:
             i = bisect.bisect_right(self.cycles, target) - 1
-            if self.cycles[i] > now:
+            if self.cycles[i] > now and self._logs_reach(self.snaps[i]):
                 self.restore(self.snaps[i])      # a later snapshot is closer
         self.advance(target)
         self.journal.apply(self.cpu.cycle)
+
+    def _logs_reach(self, snap: Snapshot) -> bool:
+        """Return True when the board's logs hold every entry ``snap`` keeps by length: after
+        going back they are cut short, and a later snapshot cannot give them back."""
+        for k in _LOGS:
+            if k not in snap.board:
+                continue
+            if k == "pins" and isinstance(self.board, DarkTowerBoard):
+                have = self.board.pin_count()
+            else:
+                have = len(getattr(self.board, k))
+            if have < snap.board[k][0]:
+                return False
+        return True
 
 
 def _board_fields(board) -> tuple[str, ...]:

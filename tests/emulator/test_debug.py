@@ -274,6 +274,21 @@ def test_a_key_pressed_after_going_back_replaces_the_future():
     assert 0.2 < dbg.seconds < 0.22
 
 
+def _logs(dbg: Debugger) -> tuple:
+    return list(dbg.board.pins), list(dbg.board.speaker), list(dbg.board.events)
+
+
+def test_going_back_then_forward_past_a_snapshot_keeps_the_board_logs_whole():
+    # going back truncates the logs (history.History.set_board_state); a later snapshot,
+    # restored to go forward again, knows only their lengths
+    dbg = demo(snapshot_every=1000).press_at(1.0, "YES/BUY").press_at(3.5, "NO/END", 0.05)
+    dbg.run(seconds=3.7)
+    later, logs = dbg.seconds, _logs(dbg)
+    dbg.goto(1.0)
+    dbg.goto(later)
+    assert _logs(dbg) == logs
+
+
 def test_running_under_the_debugger_gives_the_pins_of_a_plain_run():
     from emulator.boards import make_board
     from emulator.darktower import glyph_output_pla
