@@ -183,7 +183,7 @@ class Runner:
         if cpu.core == "fast":
             cpu.set_watch(*self._armed)
             try:
-                self.board.run_until(cpu.cycle + 1)
+                self.board.run_until(cpu.cycle + 6)     # to the next fetch, as a run does
                 raw, _ = cpu.take_hits()
             finally:
                 cpu.set_watch(None)
@@ -193,7 +193,7 @@ class Runner:
         op = self.rom[src]
         addr = (before["x"] << 4 | before["y"]) & (self.chip.ram_size - 1)
         self._k_seen = None
-        self.board.run_until(cpu.cycle + 1)
+        self.board.run_until(cpu.cycle + 6)             # the board's time too
         after = self.state()
         hits = []
         micro, fixed = self._micro[op], self._fixed[op]

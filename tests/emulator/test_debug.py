@@ -289,6 +289,27 @@ def test_going_back_then_forward_past_a_snapshot_keeps_the_board_logs_whole():
     assert _logs(dbg) == logs
 
 
+@pytest.mark.parametrize("core", ["fast", "reference"] if FAST_AVAILABLE else ["reference"])
+def test_a_key_pressed_after_instructions_run_one_at_a_time_is_where_a_re_run_presses_it(
+        core, tmp_path):
+    # a trace (or a watchpoint on the reference core) runs one instruction at a time
+    # (engines.Runner.step_hits); the board must reach the next fetch, as a re-run's does
+    dbg = demo(core, snapshot_every=1000)
+    dbg.run(seconds=0.5)
+    dbg.trace_on(tmp_path / "t.txt")
+    dbg.add_watch_ram("7:F")
+    dbg.step(10)
+    dbg.press("YES/BUY", 0.2)
+    assert dbg.board.events[-1]["t"] == round(dbg.seconds, 6)
+    dbg.step(3000)
+    dbg.trace_off()
+    dbg.delete()
+    logs = _logs(dbg)
+    dbg.reverse_step(4000)
+    dbg.step(4000)
+    assert _logs(dbg) == logs
+
+
 def test_running_under_the_debugger_gives_the_pins_of_a_plain_run():
     from emulator.boards import make_board
     from emulator.darktower import glyph_output_pla
