@@ -3,7 +3,8 @@
 ``read_state`` reads a core now; ``from_kernel`` turns a compiled-kernel state dict (or a
 hit record, ``emulator.fastcore.hit_dict``) into the same form; ``RecordView`` reads a raw
 kernel hit record by those names without building the dict. ``cpu_state``/``set_cpu_state``
-are the raw register images a snapshot keeps. The call stack comes from the core
+are the register images a snapshot and the state file keep, one form on both cores
+(``common_image`` reads an older file's). The call stack comes from the core
 (``emulator.core.call_depth``, ``return_addresses``).
 
 Keys of a state: a x y s (status) sl pa pb ca cb cl pc (the next instruction's) r o o_index
@@ -16,7 +17,7 @@ from emulator.chips import Chip
 from emulator.core import LFSR_NEXT, call_depth, return_addresses
 
 __all__ = ["read_state", "from_kernel", "with_value", "RecordView", "cpu_state",
-           "set_cpu_state"]
+           "set_cpu_state", "common_image"]
 
 _PREV_PC = {nxt: pc for pc, nxt in enumerate(LFSR_NEXT)}     # raw post-fetch pc -> pc
 _REGS = ("a", "x", "y", "pc", "pa", "pb", "ca", "cb", "cl", "status", "sl", "r", "o",
@@ -113,23 +114,27 @@ class RecordView:
 
 
 def cpu_state(cpu) -> dict:
-    """Return the raw register image of ``cpu`` (either core), for :func:`set_cpu_state`."""
-    if cpu.core == "fast":
-        return cpu.state()
-    return {k: getattr(cpu, k) for k in _REGS} | {"ram": bytes(cpu.ram),
-                                                  "stack": list(cpu.stack)}
+    """Return the register image of ``cpu``, in the one form both cores read and write
+    (``emulator.core.Cpu.state``), for :func:`set_cpu_state` on either core."""
+    return cpu.state()
 
 
 def set_cpu_state(cpu, st: dict) -> None:
-    """Put ``cpu`` back to a register image from :func:`cpu_state`."""
+    """Put ``cpu`` back to a register image from :func:`cpu_state` (of either core)."""
     if cpu.core == "fast":
         cpu.take_edges()
-        cpu.set_state(st)
-        return
-    for k, v in st.items():
-        if k == "ram":
-            cpu.ram[:] = v
-        elif k == "stack":
-            cpu.stack = list(v)
-        else:
-            setattr(cpu, k, v)
+    cpu.set_state(st)
+
+
+def common_image(st: dict, rom: bytes) -> dict:
+    """Return a register image in :func:`cpu_state`'s form; ``st`` may also be the reference
+    core's own image that older state files hold (``pc`` the next instruction's, ``stack``
+    of ``(pc, page, chapter)``, top first)."""
+    if "stack" not in st or "sr" in st:
+        return st
+    out = {k: st[k] for k in _REGS if k != "pc"}
+    stack = (list(st["stack"]) + [(0, 0, 0)] * 3)[:3]
+    out.update(pc=LFSR_NEXT[st["pc"]], op=rom[st["ca"] << 10 | st["pa"] << 6 | st["pc"]],
+               sr=tuple(e[0] for e in stack), ps=tuple(e[1] for e in stack),
+               cs=tuple(e[2] for e in stack), ram=bytes(st["ram"]).ljust(128, b"\0"))
+    return out

@@ -25,7 +25,7 @@ import os
 from dataclasses import dataclass
 
 from emulator.darktower import DarkTowerBoard
-from emulator.debug.chipstate import cpu_state, set_cpu_state
+from emulator.debug.chipstate import common_image, cpu_state, set_cpu_state
 from emulator.debug.points import DebugError, KeyJournal
 
 __all__ = ["Snapshot", "History", "save_state", "load_state"]
@@ -287,7 +287,7 @@ def load_state(path: str | os.PathLike, history: History, rom: bytes, board_name
         if doc.get(key) != mine:
             raise DebugError(f"{path}: saved with {key} {doc.get(key)!r}, but this "
                              f"debugger has {mine!r}")
-    set_cpu_state(history.cpu, _decode(doc["cpu"]))
+    set_cpu_state(history.cpu, common_image(_decode(doc["cpu"]), rom))
     for k, v in _decode(doc["board_state"]).items():
         if k in _LOGS:
             getattr(history.board, k)[:] = v
