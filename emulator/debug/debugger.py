@@ -319,11 +319,16 @@ class Debugger:
         return self._done(Stop("reverse-step", self.cycle))
 
     def reverse_continue(self) -> Stop:
-        """Go back to the latest earlier stop of a breakpoint or watchpoint (or the start)."""
+        """Go back to the latest earlier stop of a breakpoint or watchpoint (or the start);
+        ``interrupt`` stops the search at the earliest point searched (nothing after it)."""
         points = self.points.active()
         now = seg_end = self.cycle
         if points:
             for snap in self.history.earlier(now):
+                if self.interrupt:                # nothing to stop at from here to now
+                    self.interrupt = False
+                    self.history.goto(seg_end)
+                    return self._done(Stop("interrupted", self.cycle))
                 found = self.runner.last_stop_between(snap, seg_end, now, points)
                 if found is not None:
                     hit, point = found
@@ -337,12 +342,20 @@ class Debugger:
         return self._done(Stop("start of history", self.cycle))
 
     def goto(self, seconds: float) -> Stop:
-        """Go to tower time ``seconds`` (earlier or later), without stopping at points."""
+        """Go to tower time ``seconds`` (earlier or later), without stopping at points; not
+        before the start of history (the Stop says so), and a run forwards stops early when
+        ``interrupt`` is set (Ctrl-C at the prompt)."""
         if not 0 <= seconds < float("inf"):
             raise DebugError(f"goto {seconds!r}: expected a finite tower time in seconds >= 0")
         origin = self.history.origin
         target = origin + max(0, -(-(round(seconds * self.clock_hz) - origin) // 6)) * 6
-        self.history.goto(target)
+        if target < self.history.first:
+            self.history.goto(self.history.first)
+            return self._done(Stop("start of history", self.cycle))
+        self.history.goto(target, lambda: self.interrupt)
+        if self.cycle != target:
+            self.interrupt = False
+            return self._done(Stop("interrupted", self.cycle))
         return self._done(Stop("goto", self.cycle))
 
     def _done(self, stop: Stop) -> Stop:

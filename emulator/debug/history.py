@@ -182,10 +182,13 @@ class History:
         due = self.journal.next_cycle()
         return target if due is None else min(target, due)
 
-    def advance(self, end: int) -> None:
+    def advance(self, end: int, interrupted=None) -> None:
         """Run to fetch clock ``end`` at full speed, applying the journal and taking the
-        periodic snapshots on the way."""
+        periodic snapshots on the way; ``interrupted`` (a function) is asked before each
+        segment and stops the run early when it returns True."""
         while self.cpu.cycle < end:
+            if interrupted is not None and interrupted():
+                return
             target = self.segment_end(end)
             if target > self.cpu.cycle:
                 self.board.run_until(target)
@@ -193,8 +196,9 @@ class History:
             if self.at_boundary():
                 self.take()
 
-    def goto(self, target: int) -> None:
-        """Put the machine at fetch clock ``target`` (earlier or later) by re-running."""
+    def goto(self, target: int, interrupted=None) -> None:
+        """Put the machine at fetch clock ``target`` (earlier or later) by re-running;
+        ``interrupted`` as for :meth:`advance` (the machine stays where it got to)."""
         target = max(target, self.cycles[0])
         now = self.cpu.cycle
         if target < now or now < self.cycles[0]:
@@ -204,7 +208,7 @@ class History:
             i = bisect.bisect_right(self.cycles, target) - 1
             if self.cycles[i] > now and self._logs_reach(self.snaps[i]):
                 self.restore(self.snaps[i])      # a later snapshot is closer
-        self.advance(target)
+        self.advance(target, interrupted)
         self.journal.apply(self.cpu.cycle)
 
     def _logs_reach(self, snap: Snapshot) -> bool:

@@ -331,6 +331,33 @@ def test_running_under_the_debugger_gives_the_pins_of_a_plain_run():
     assert board.events == dbg.board.events
 
 
+def test_goto_far_ahead_stops_when_interrupted():
+    # Ctrl-C at the prompt sets ``interrupt`` (debugcmd.CommandShell._interruptible)
+    dbg = demo()
+    dbg.interrupt = True
+    stop = dbg.goto(1e6)
+    assert stop.reason == "interrupted" and dbg.seconds < 1 and not dbg.interrupt
+    assert dbg.goto(0.5).reason == "goto"
+
+
+def test_reverse_continue_stops_its_search_when_interrupted():
+    dbg = demo(snapshot_every=1000).break_at("shnew")
+    now = dbg.run(seconds=2).cycle
+    dbg.interrupt = True
+    stop = dbg.reverse_continue()
+    assert stop.reason == "interrupted" and dbg.cycle == now and not dbg.interrupt
+
+
+def test_goto_before_a_loaded_state_says_it_is_the_start_of_history(tmp_path):
+    dbg = demo()
+    dbg.run(seconds=1)
+    dbg.save(tmp_path / "s.gz")
+    other = demo()
+    other.load(tmp_path / "s.gz")
+    stop = other.goto(0.5)
+    assert stop.reason == "start of history" and other.cycle == dbg.cycle
+
+
 # ---- both cores ---------------------------------------------------------------------------------
 
 
