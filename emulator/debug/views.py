@@ -121,9 +121,11 @@ def format_disasm(dbg, where: str | tuple | None = None, count: int = 7,
         brk = "B" if a in breaks else " "
         text = instruction_text(dbg.chip, byte)
         op, value = decode_op(dbg.chip, byte)
-        # where a BRANCH/CALL goes is known for the next instruction (PB/CB as now)
+        # where a BRANCH/CALL goes is known for the next instruction (PB/CB as now; inside
+        # a 1-level chip's subroutine the page stays, docs/tms1400.md section 7.1)
         if op.operand == "a6" and a == (s["ca"], s["pa"], s["pc"]):
-            label = dbg.symbols.describe((s["cb"], s["pb"], value))
+            page = s["pa"] if dbg.chip.stack_depth == 1 and s["cl"] else s["pb"]
+            label = dbg.symbols.describe((s["cb"], page, value))
             if label:
                 text = f"{text:<12} ; {label}"
         lines.append(f"{brk}{mark} {format_address(*a)}  {byte:02X}  {text}")

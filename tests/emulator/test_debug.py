@@ -523,6 +523,36 @@ def test_tms1100_on_the_labyrinth_board_breaks_watches_and_reverses(core):
     assert dbg.describe(dbg.address) == f"{dbg.describe(dbg.resolve('loop+1'))}"
 
 
+_TMS1100_SUBROUTINE_BRANCH = """
+        .chip tms1100
+        .chapter 0
+        .page 15
+start:  CALL sub
+        BRANCH start
+sub:    LDP 3
+        BRANCH pc(here)
+        TDO
+here:   RETN
+        .page 3
+far:    RETN
+"""
+
+
+def test_disassembly_names_where_a_branch_inside_a_tms1100_subroutine_goes():
+    # a BRANCH or CALL inside a 1-level chip's subroutine stays in the page, whatever PB
+    # holds (docs/tms1400.md section 7.1)
+    from emulator.debug.views import format_disasm
+
+    program = assemble(_TMS1100_SUBROUTINE_BRANCH, TMS1100)
+    dbg = Debugger(image=program.rom, chip=TMS1100, board="none",
+                   symbols=Symbols.from_program(program.symbols))
+    assert dbg.until("sub+1").reason == "until"
+    here = [ln for ln in format_disasm(dbg).splitlines() if "=>" in ln][0]
+    assert here.endswith("; here")
+    dbg.step()
+    assert dbg.address == dbg.resolve("here")
+
+
 # ---- symbols ------------------------------------------------------------------------------------
 
 
