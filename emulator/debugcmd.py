@@ -37,8 +37,8 @@ HELP: dict[str, tuple[str, str]] = {
               "stops before the instruction"),
     "watch": ("watch ram X:Y[-X:Y] [read|write|access] [if COND] | watch r [PIN..] | "
               "watch o [PIN..] | watch k",
-              "stop after an instruction that reads/writes the nibbles (default write), "
-              "changes an R or O pin, or reads a non-zero K"),
+              "stop after an instruction that reads/writes the nibbles (default write; a "
+              "store of the value held counts), changes an R or O pin, or reads a non-zero K"),
     "delete": ("delete [N]", "delete breakpoint/watchpoint N (all without N)"),
     "disable": ("disable N", "disable breakpoint/watchpoint N"),
     "enable": ("enable N", "enable breakpoint/watchpoint N"),

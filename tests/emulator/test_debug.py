@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from emulator.asm import PC_ORDER, assemble, rom_offset
-from emulator.chips import TMS1100
+from emulator.chips import TMS1100, TMS1400
 from emulator.debug import DebugError, Debugger, compile_condition, parse_ram_address
 from emulator.debug.views import format_board
 from emulator.decode import ident_output_pla
@@ -358,6 +358,37 @@ def test_goto_before_a_loaded_state_says_it_is_the_start_of_history(tmp_path):
     assert stop.reason == "start of history" and other.cycle == dbg.cycle
 
 
+_STORES = """
+        .chip tms1400
+        .page 15
+start:  LDX 0
+        TCY 5
+        TCMIY 0
+        TCY 9
+        SETR
+        SETR
+        RSTR
+spin:   BRANCH spin
+"""
+
+
+@pytest.mark.parametrize("core", ["fast", "reference"] if FAST_AVAILABLE else ["reference"])
+def test_a_store_of_the_value_held_stops_a_ram_watchpoint_but_an_unchanged_pin_does_not(core):
+    # README, Debugging a ROM: a store counts even when the nibble keeps its value; a pin
+    # watchpoint counts only a change
+    program = assemble(_STORES, TMS1400)
+    dbg = Debugger(image=program.rom, chip=TMS1400, board="none", core=core,
+                   symbols=Symbols.from_program(program.symbols))
+    dbg.add_watch_ram("0:5", "write")
+    stop = dbg.run(seconds=0.01)
+    assert stop.reason == "watchpoint 1" and "write RAM 0:5 = 0 by 0:F:03 start+2" in stop.detail
+    dbg.delete()
+    dbg.add_watch_pins("r", [9])
+    assert "by 0:F:0F start+4" in dbg.run(seconds=0.01).detail          # the first SETR
+    assert "by 0:F:3F start+6" in dbg.run(seconds=0.01).detail          # RSTR, not SETR again
+    assert dbg.run(seconds=0.01).reason == "time"
+
+
 # ---- both cores ---------------------------------------------------------------------------------
 
 
@@ -424,7 +455,6 @@ def test_loading_a_state_of_another_rom_is_refused(tmp_path):
     dbg.save(tmp_path / "s.gz")
     image = bytearray(dbg.rom)
     image[0] ^= 1
-    from emulator.chips import TMS1400
     other = Debugger(image=bytes(image), chip=TMS1400)
     with pytest.raises(DebugError, match="rom_sha1"):
         other.load(tmp_path / "s.gz")
