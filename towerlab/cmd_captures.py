@@ -251,19 +251,26 @@ def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
           f"{REFERENCE_CLOCK_HZ / 1000:g} kHz; {est.tones_used} of {est.tones_total} tones "
           f"agree within {est.spread_rel * 100:.2f} %)", file=out)
     if args.reference:
-        from analysis.compare import compare_events
-        c = compare_events(_events_of(args.reference), events)
+        # The inputs are at the same wall times on both sides whatever the clocks: one line
+        # through every event would mostly fit the script; the intervals the firmware times
+        # between inputs (and its tone periods) give the ratio (analysis.compare).
+        from analysis.compare import RATIO_RANGE, compare_events, fit_interval_ratio
+        reference = _events_of(args.reference)
+        c = compare_events(reference, events)
         if c.matched < 2:
             raise ValueError(f"{args.capture}: {c.matched} event(s) pair with "
                              f"{args.reference}'s (expected 2 or more to fit a timeline: "
                              f"the same session recorded twice)")
-        if c.refused_ratio is not None:
+        with _naming(args.capture, args.reference):
+            fit = fit_interval_ratio(reference, events)
+        if not RATIO_RANGE[0] <= fit.ratio <= RATIO_RANGE[1]:
             raise ValueError(f"{args.capture}: its timeline against {args.reference}'s fits a "
-                             f"clock ratio of {c.refused_ratio:.4f}, beyond any tower's: the "
+                             f"clock ratio of {fit.ratio:.4f}, beyond any tower's: the "
                              f"two are not the same session")
-        print(f"timeline against {args.reference}: clock {REFERENCE_CLOCK_HZ * c.ratio / 1000:.2f}"
-              f" kHz (ratio {c.ratio:.4f}, least squares on {c.matched} paired events)",
-              file=out)
+        print(f"timeline against {args.reference}: clock "
+              f"{REFERENCE_CLOCK_HZ * fit.ratio / 1000:.2f} kHz (ratio {fit.ratio:.4f} "
+              f"+- {fit.ratio * fit.std_rel:.4f}; {fit.intervals} events in {fit.stretches} "
+              f"stretches between inputs, {fit.tones} tones)", file=out)
     return 0
 
 

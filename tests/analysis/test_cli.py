@@ -114,6 +114,26 @@ def test_clock_of_a_slow_tower_from_tones_and_from_the_timeline(tmp_path):
     assert abs(float(timeline.split("clock ")[1].split()[0]) - 425 / 1.05) < 0.2
 
 
+def test_clock_reference_recovers_a_fast_towers_ratio_when_the_script_presses_keys(tmp_path):
+    # A tower 3 % fast replaying the script: the key is pressed at the same wall time, and
+    # everything the firmware times runs 3 % faster from the last press (or power-on) on.
+    events = read_events(str(TT / "events.jsonl"))
+    presses = [0.0] + [e["t"] for e in events if e["type"] == "button"]
+    for e in events:
+        if e["type"] != "button":
+            start = max(p for p in presses if p <= e["t"])
+            e["t"] = round(start + (e["t"] - start) / 1.03, 6)
+        if e["type"] == "tone" and e["freq_hz"]:
+            e["freq_hz"] = e["freq_hz"] * 1.03
+    fast = tmp_path / "fast.jsonl"
+    fast.write_text("".join(json.dumps(e) + "\n" for e in sorted(events, key=lambda e: e["t"])))
+    status, text = run("clock", fast, "--reference", TT / "events.jsonl")
+    tones, timeline = text.splitlines()
+    assert status == 0
+    assert abs(float(tones.split()[1]) - 425 * 1.03) < 0.2
+    assert abs(float(timeline.split("clock ")[1].split()[0]) - 425 * 1.03) < 0.2
+
+
 def _probe_copy(tmp_path, signals, name):
     from captures.formats import open_capture, write_capture
     cap = open_capture(TT / "capture.sr", {s: s for s in signals})
