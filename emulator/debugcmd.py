@@ -43,7 +43,8 @@ HELP: dict[str, tuple[str, str]] = {
     "disable": ("disable N", "disable breakpoint/watchpoint N"),
     "enable": ("enable N", "enable breakpoint/watchpoint N"),
     "info": ("info", "list breakpoints and watchpoints"),
-    "press": ("press BUTTON [HOLD]", "press a key now, held HOLD seconds or until release"),
+    "press": ("press BUTTON [HOLD]", "press a key now, held HOLD seconds or until release "
+              "(after going back: the keys given later are forgotten, and named)"),
     "release": ("release [BUTTON]", "release a key (every key without BUTTON)"),
     "regs": ("regs", "registers, call stack and clock"),
     "ram": ("ram", "the RAM, one row per file X; * marks nibbles changed since last shown"),
@@ -301,11 +302,22 @@ class CommandShell:
         button = self._button(" ".join(args))
         self.dbg.press(button, hold)
         self._print(f"{button} down" + (f" for {hold:g} s" if hold else " (until release)"))
+        self._say_forgotten()
 
     def _do_release(self, args, line):
         button = self._button(" ".join(args)) if args else None
         self.dbg.release(button)
         self._print(f"{button or 'every key'} released")
+        self._say_forgotten()
+
+    def _say_forgotten(self) -> None:
+        """Say which keys given later (before going back) a key given now replaced."""
+        gone = self.dbg.forgotten
+        if gone:
+            keys = ", ".join(f"{b or 'release'} at {c / self.dbg.clock_hz:.6f} s"
+                             for c, _, b, _, _ in gone)
+            self._print(f"forgot the {len(gone)} later key{'s' if len(gone) > 1 else ''} "
+                        f"given before going back ({keys}): a key now changes what follows")
 
     def _button(self, text: str) -> str:
         from emulator.boards import board_keys

@@ -76,6 +76,7 @@ class Debugger:
         self._trace_path: str | None = None
         self.interrupt = False                    # set (e.g. by SIGINT) to stop a run
         self.last_stop: Stop | None = None
+        self.forgotten: list[tuple] = []          # keys the last key given here replaced
         self.shown_ram = self.ram()               # the RAM as last shown (views.format_ram)
         self.history.take()
 
@@ -239,7 +240,9 @@ class Debugger:
 
     def _give(self, action: str, button: str | None, hold: float | None,
               at: float | None = None) -> None:
-        """Add a key to the journal now: what followed is forgotten, a snapshot kept."""
+        """Add a key to the journal now: what followed is forgotten (the keys given later
+        than now before going back are left in ``forgotten``), a snapshot kept."""
+        self.forgotten = self.journal.entries[self.journal.pos:]
         self.history.forget_future()
         self.journal.add(self.cycle, action, button, hold, at)
         self.journal.apply(self.cycle)

@@ -163,6 +163,18 @@ def test_trace_and_save_commands_write_their_files(tmp_path):
     assert "instruction 50" in shell_out.getvalue().split("loaded")[-1]
 
 
+def test_a_key_pressed_after_going_back_says_which_later_keys_it_forgets():
+    out = io.StringIO()
+    shell = CommandShell(Debugger(firmware="demo"), out)
+    shell.run_lines(["run 1", "press YES/BUY 0.2", "run 2", "press NO/END 0.2", "run 1",
+                     "goto 0.5", "press MOVE 0.1"], echo=False)
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("forgot the 2 later keys given before going back (YES/BUY at 1.0")
+    assert "NO/END at 3.0" in last
+    shell.run_lines(["run 1", "press MOVE 0.1"], echo=False)
+    assert "forgot" not in out.getvalue().splitlines()[-1]
+
+
 def test_symbols_option_names_addresses(tmp_path):
     rom, sym = tmp_path / "demo.bin", tmp_path / "demo.sym"
     assert main(["asm", str(DEMO_ASM), "-o", str(rom), "--symbols", str(sym)], io.StringIO()) == 0
