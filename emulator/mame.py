@@ -597,6 +597,29 @@ class MameOracle:
             lines = self._run_lua(work, romdir, "pins.lua", "\n".join(job) + "\n")
         return _parse_pins(lines)
 
+    # -- sound ------------------------------------------------------------------------------
+
+    def wav(self, rom: bytes, mpla_text: str | Pla, opla_text: str | Pla, seconds: int,
+            rate: int = 48000) -> bytes:
+        """Return the WAV file ``-wavwrite`` writes for ``rom`` run ``seconds`` (a whole number,
+        docs/mame-oracle.md §5.5) from power-on, no keys, at ``rate`` Hz (16-bit stereo, the
+        speaker on both channels); no debugger or Lua."""
+        mpla_text, opla_text = _check_inputs(rom, mpla_text, opla_text, self.machine)
+        if not isinstance(seconds, int) or seconds < 1:
+            raise MameError(f"seconds {seconds!r} must be a whole number >= 1")
+        with self._scratch() as tmp:
+            work = Path(tmp)
+            romdir = self._romset(work, rom, mpla_text, opla_text)
+            out = work / "out.wav"
+            cmd = self._command(work, romdir, None, seconds, debug=False) + [
+                "-samplerate", str(int(rate)), "-wavwrite", str(out)]
+            proc = subprocess.run(cmd, cwd=work, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            if proc.returncode != 0 or not out.exists():
+                raise MameError(f"{self.binary} {self.machine.name} -wavwrite: exit status "
+                                f"{proc.returncode}")
+            return out.read_bytes()
+
     # -- disassembler -------------------------------------------------------------------------
 
     def disassemble(self, rom: bytes, mpla_text: str | Pla | None = None,

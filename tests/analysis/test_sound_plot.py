@@ -127,3 +127,13 @@ def test_gaps_are_shaded_where_they_overlap_the_plotted_window():
     cap = capture([], 10_000, 1000.0)
     cap.gaps.extend([Gap(1000, 2000, "a"), Gap(4000, 6000, "b"), Gap(8000, 9000, "c")])
     assert gap_spans(cap, 1.5, 5.0) == [(1.5, 2.0), (4.0, 5.0)]
+
+
+def test_a_held_level_steps_by_mames_level_at_the_mixer_gain():
+    # MAME 0.251's -wavwrite: R10 going high steps its output by 0.1364 of full scale with the
+    # Dark Tower's mixer gain 0.25, then the DC blocker lets it decay (tests/mame/test_mame_wav.py).
+    y = np.concatenate(list(render(capture([(1000, "R10", 1)], 100_000, RATE), 48000, 0.25)))
+    x = np.zeros_like(y)                  # undo the DC blocker: the filtered level itself
+    for n in range(1, len(y)):
+        x[n] = y[n] - 0.995 * y[n - 1] + x[n - 1]
+    assert abs(x[-1] - 0.1364) < 0.0005
