@@ -258,9 +258,6 @@ def test_force_replaces_an_earlier_explore_leaving_none_of_its_sessions(tmp_path
     assert len((out / "summary.txt").read_text().splitlines()) == 2
 
 
-_Stop = KeyboardInterrupt
-
-
 def _ctrl_c_after(n: int):
     """Return an ``on_session`` callback that presses Ctrl-C after the n-th session."""
     finished = []
@@ -281,12 +278,19 @@ def test_ctrl_c_in_a_batch_says_how_many_sessions_are_kept_and_how_to_resume(tmp
                 on_session=_ctrl_c_after(1))
 
 
-def test_a_batch_cut_short_resumes_keeping_its_finished_sessions(tmp_path):
+def _whole_and_cut(tmp_path, sessions: int, kept: int) -> tuple[Path, Path]:
+    """Play a batch of ``sessions`` (seed 6) whole, and again cut short by Ctrl-C after
+    ``kept`` sessions; return the two folders."""
     whole, cut = tmp_path / "whole", tmp_path / "cut"
-    explore(TargetSpec("cleanroom"), 3, 6, whole, max_seconds=30)
-    with pytest.raises(_Stop):
-        explore(TargetSpec("cleanroom"), 3, 6, cut, max_seconds=30,
-                on_session=_ctrl_c_after(1))
+    explore(TargetSpec("cleanroom"), sessions, 6, whole, max_seconds=30)
+    with pytest.raises(KeyboardInterrupt):
+        explore(TargetSpec("cleanroom"), sessions, 6, cut, max_seconds=30,
+                on_session=_ctrl_c_after(kept))
+    return whole, cut
+
+
+def test_a_batch_cut_short_resumes_keeping_its_finished_sessions(tmp_path):
+    whole, cut = _whole_and_cut(tmp_path, 3, 1)
     assert sorted(p.name for p in cut.iterdir()) == ["explore.json", "session_0001"]
     first = (cut / "session_0001" / "events.jsonl").stat().st_mtime_ns
     played = []
@@ -299,7 +303,7 @@ def test_a_batch_cut_short_resumes_keeping_its_finished_sessions(tmp_path):
 
 def test_a_batch_cut_short_with_other_options_is_refused_unless_force(tmp_path, capsys):
     out = tmp_path / "x"
-    with pytest.raises(_Stop):
+    with pytest.raises(KeyboardInterrupt):
         explore(TargetSpec("cleanroom"), 2, 6, out, max_seconds=30,
                 on_session=_ctrl_c_after(1))
     code = main(["explore", "--target", "cleanroom", "--sessions", "2", "--seed", "7",
@@ -313,11 +317,7 @@ def test_a_batch_cut_short_with_other_options_is_refused_unless_force(tmp_path, 
 
 
 def test_a_session_left_half_written_or_unfinished_is_played_again(tmp_path):
-    whole, cut = tmp_path / "whole", tmp_path / "cut"
-    explore(TargetSpec("cleanroom"), 2, 6, whole, max_seconds=30)
-    with pytest.raises(_Stop):
-        explore(TargetSpec("cleanroom"), 2, 6, cut, max_seconds=30,
-                on_session=_ctrl_c_after(2))
+    whole, cut = _whole_and_cut(tmp_path, 2, 2)
     # a kill while the second session's folder was written beside its place, and a first
     # session whose recording says it was cut short (a live tower's, rig.record)
     (cut / "session_0002").rename(cut / ".session_0002.part")
