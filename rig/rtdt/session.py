@@ -4,9 +4,10 @@ A recording is a directory::
 
     rtdt.json             target, address, the protocol parameters used (captures.rtdt
                           RtdtParams), each command's script time and when it ran, warnings,
-                          a fault if the session broke off
+                          a fault if the session broke off (CUT_SHORT while it runs)
     script.txt            the session script (captures.rtdt_script format)
-    sent.jsonl            every write: {"t", "data" (hex), "command", "result"}
+    sent.jsonl            every write: {"t", "data" (hex), "command", "result"}; these three
+                          files grow a line at a time as the session runs
     notifications.jsonl   every notification: {"t", "data" (hex)}
     events.jsonl          what the tower showed (captures.events; t = arrival, seconds)
 
@@ -25,10 +26,11 @@ from pathlib import Path
 from typing import Callable
 
 from analysis.rtdt import RtdtComparison, RtdtTolerance, compare_rtdt_events
-from captures.events import read_events, write_events
+from captures.events import read_events
 from captures.files import atomic_write
 from captures.rtdt import ParamsError, RtdtParams, apply_overrides, params_dict
 from captures.rtdt_script import SIM_ONLY, RtdtScript, parse_rtdt_script, read_rtdt_script
+from rig.errors import Interrupted
 from rig.rtdt.tower import RtdtError, RtdtTower, run_rtdt_script
 
 __all__ = ["RtdtTarget", "parse_target", "open_rtdt", "record", "check", "RtdtRecording",
@@ -85,17 +87,40 @@ class RtdtRecording:
     notifications: list = field(default_factory=list)
 
 
-def _jsonl(rows) -> Callable:
-    def write(f) -> None:
-        for row in rows:
-            f.write(json.dumps(row) + "\n")
-    return write
+CUT_SHORT = ("cut short: the session stopped before it finished (the process killed or "
+             "crashed); the .jsonl files hold what arrived up to then")
+
+
+class _Streams:
+    """sent.jsonl, notifications.jsonl and events.jsonl, a line written and flushed as each
+    row arrives, so that a session cut short keeps everything it received."""
+
+    def __init__(self, out: Path):
+        self._files = {}
+        try:
+            for kind in ("sent", "notifications", "events"):
+                self._files[kind] = open(out / f"{kind}.jsonl", "w", encoding="utf-8")
+        except OSError as exc:
+            self.close()
+            raise RtdtError(f"{out}: cannot write the recording ({exc.strerror})") from None
+
+    def write(self, kind: str, row: dict) -> None:
+        f = self._files[kind]
+        f.write(json.dumps(row) + "\n")
+        f.flush()
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files = {}
 
 
 def record(script_path: str, target: RtdtTarget, out_dir: str, params: RtdtParams,
            progress: Callable[[float, float], None] | None = None) -> RtdtRecording:
-    """Run the script on the target and write the recording directory ``out_dir``; a session
-    that breaks off is written up to there (``fault`` in rtdt.json) and the error re-raised."""
+    """Run the script on the target and write the recording directory ``out_dir`` as the
+    session goes (the .jsonl files a line per row, rtdt.json saying ``CUT_SHORT`` until the
+    end); a session that breaks off is written up to there (``fault`` in rtdt.json) and the
+    error re-raised; Ctrl-C keeps it too and raises ``rig.errors.Interrupted`` naming it."""
     script = read_rtdt_script(script_path, params)
     with open(script_path, encoding="utf-8-sig") as f:
         text = f.read()
@@ -103,32 +128,45 @@ def record(script_path: str, target: RtdtTarget, out_dir: str, params: RtdtParam
     if out.exists() and not out.is_dir():
         raise RtdtError(f"{out_dir}: exists and is not a folder (expected a recording folder)")
     tower = open_rtdt(target, params)
-    fault, log = None, []
+    fault, stopped, log, streams = None, None, [], None
+    client = tower.client
+
+    def meta(end_s, why) -> dict:
+        return {"format": RECORDING_FORMAT, "version": RECORDING_VERSION,
+                "target": str(target), "address": client.address, "end_s": end_s,
+                "commands": log, "warnings": client.warnings, "fault": why,
+                "params": params_dict(params)}
+
+    def write_meta(m: dict) -> None:
+        atomic_write(out / "rtdt.json", lambda f: f.write(json.dumps(m, indent=1) + "\n"),
+                     binary=False)
     try:
         out.mkdir(parents=True, exist_ok=True)
+        for name in RECORDING_FILES:
+            (out / name).unlink(missing_ok=True)
+        atomic_write(out / "script.txt", lambda f: f.write(text), binary=False)
+        write_meta(meta(None, CUT_SHORT))
+        streams = _Streams(out)
+        client.stream_to(streams.write)
         try:
-            log = run_rtdt_script(tower, script, progress=progress)
+            run_rtdt_script(tower, script, progress=progress, log=log)
         except RtdtError as exc:
             fault = str(exc).splitlines()[0]
-        client = tower.client
-        meta = {"format": RECORDING_FORMAT, "version": RECORDING_VERSION,
-                "target": str(target), "address": client.address,
-                "end_s": round(tower.now, 6), "commands": log, "warnings": client.warnings,
-                "fault": fault, "params": params_dict(params)}
-        atomic_write(out / "script.txt", lambda f: f.write(text), binary=False)
-        atomic_write(out / "sent.jsonl", _jsonl(client.sent), binary=False)
-        atomic_write(out / "notifications.jsonl", _jsonl(client.notifications), binary=False)
-        events = tower.events()
-        atomic_write(out / "events.jsonl", lambda f: write_events(events, f), binary=False)
-        atomic_write(out / "rtdt.json", lambda f: f.write(json.dumps(meta, indent=1) + "\n"),
-                     binary=False)
-        rec = RtdtRecording(str(out), meta, script, events, list(client.sent),
-                            list(client.notifications))
+        except KeyboardInterrupt:
+            stopped = fault = f"interrupted (Ctrl-C) at t={tower.now:.3f} s"
+        end_s = round(tower.now, 6)
+        client.end_stream()
+        streams.close()
+        write_meta(meta(end_s, fault))
     finally:
+        if streams is not None:
+            streams.close()
         tower.close()
+    if stopped:
+        raise Interrupted(f"{stopped}: the recording up to then is in {out_dir}")
     if fault:
-        raise RtdtError(f"{fault} (recorded up to t={meta['end_s']:.3f} s in {out_dir})")
-    return rec
+        raise RtdtError(f"{fault} (recorded up to t={end_s:.3f} s in {out_dir})")
+    return load_rtdt_recording(out_dir)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -186,7 +224,8 @@ def check(recording: str, target: RtdtTarget, params: RtdtParams | None = None,
     """Rerun a recording's script on ``target`` and compare; return (comparison, the rerun).
 
     ``params`` replaces the recording's parameters; ``overrides`` (field -> value) change
-    them. A recorded fault limits the comparison to the events before it."""
+    them. A recorded fault (Ctrl-C, a session cut short) limits the comparison to the events
+    before it."""
     rec = load_rtdt_recording(recording)
     base = params or recording_params(rec.meta, os.path.join(recording, "rtdt.json"))
     if overrides:
@@ -197,12 +236,17 @@ def check(recording: str, target: RtdtTarget, params: RtdtParams | None = None,
     tower = open_rtdt(target, base)
     try:
         end = rec.meta.get("end_s") if rec.meta.get("fault") else None
+        if rec.meta.get("fault") and not isinstance(end, (int, float)):   # cut short
+            end = max((e["t"] for e in rec.events), default=0.0)
         try:
             run_rtdt_script(tower, rec.script, until=end)
         except RtdtError:
             if not rec.meta.get("fault"):     # a recording that broke off may break off again
                 raise
-        replay = RtdtRecording("", {"target": str(target)}, rec.script, tower.events(),
+        events = tower.events()
+        if end is not None:       # the recording stopped there: it cannot show what came later
+            events = [e for e in events if e["t"] <= end]
+        replay = RtdtRecording("", {"target": str(target)}, rec.script, events,
                                list(tower.client.sent), list(tower.client.notifications))
     finally:
         tower.close()

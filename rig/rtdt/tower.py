@@ -126,6 +126,10 @@ class RtdtClient:
         self._reconnecting: asyncio.Task | None = None
         self._needs_calibration = False
         self.subscribed_at: float | None = None   # session time notifications were enabled
+        self._sink: Callable[[str, dict], None] | None = None
+        self._keep_notifications = True
+        self.counts = {"sent": 0, "notifications": 0, "events": 0}
+        self._in_flight: dict | None = None       # the sent row whose result may change
 
     # -- time and events -------------------------------------------------------------------
 
@@ -137,8 +141,48 @@ class RtdtClient:
 
     def _emit(self, type: str, **fields) -> dict:
         ev = make_event(self.now, type, **fields)
-        self.events_log.append(ev)
+        self._event(ev)
         return ev
+
+    def _event(self, ev: dict) -> None:
+        self.events_log.append(ev)
+        self.counts["events"] += 1
+        if self._sink is not None:
+            self._sink("events", ev)
+
+    def _sent_final(self, entry: dict) -> None:
+        """Count a sent row whose result is final, and stream it (rig.rtdt.session)."""
+        self._in_flight = None
+        self.counts["sent"] += 1
+        if self._sink is not None:
+            self._sink("sent", entry)
+
+    def stream_to(self, sink: Callable[[str, dict], None],
+                  keep_notifications: bool = False) -> None:
+        """Hand every row to ``sink(kind, row)`` as it becomes final (kind ``sent``,
+        ``notifications`` or ``events``), starting with those kept so far; unless
+        ``keep_notifications``, notifications are no longer kept in memory (a long session
+        stays flat: the battery alone sends five a second)."""
+        for entry in self.sent:
+            if entry is not self._in_flight:
+                sink("sent", entry)
+        for row in self.notifications:
+            sink("notifications", row)
+        for ev in self.events_log:
+            sink("events", ev)
+        self._sink, self._keep_notifications = sink, keep_notifications
+        if not keep_notifications:
+            self.notifications.clear()
+
+    def end_stream(self) -> None:
+        """Hand the sink the command still waiting for its reply (its result says so), then
+        stop streaming."""
+        entry = self._in_flight
+        if entry is not None:
+            entry["result"] = f"{entry.get('result', 'not written')}; no reply before the " \
+                              f"session ended"
+            self._sent_final(entry)
+        self._sink = None
 
     def _warn(self, text: str) -> None:
         self.warnings.append(f"t={self.now:.3f} s: {text}")
@@ -296,7 +340,12 @@ class RtdtClient:
     def _on_note(self, _char, data: bytearray) -> None:
         p = self.params
         raw = bytes(data)
-        self.notifications.append({"t": round(self.now, 6), "data": raw.hex(" ")})
+        row = {"t": round(self.now, 6), "data": raw.hex(" ")}
+        self.counts["notifications"] += 1
+        if self._keep_notifications:
+            self.notifications.append(row)
+        if self._sink is not None:
+            self._sink("notifications", row)
         try:
             note = parse_notification(raw, p)
         except RtdtPacketError as exc:
@@ -324,7 +373,8 @@ class RtdtClient:
         assert isinstance(note, StateNote)
         evs = state_events(self.state, note.state, self.now, p)
         self.state = note.state
-        self.events_log.extend(evs)
+        for ev in evs:
+            self._event(ev)
         self._resolve(("echo",), note)
         if self._pending("calibration") and (
                 p.calibration_done_on == "state" or (
@@ -377,6 +427,7 @@ class RtdtClient:
                 self._reply = (reply, fut)
                 entry = {"t": round(self.now, 6), "data": data.hex(" "), "command": what}
                 self.sent.append(entry)
+                self._in_flight = entry
                 gen = self._link_gen
                 try:
                     await self._client.write_gatt_char(p.write_uuid, data,
@@ -386,6 +437,7 @@ class RtdtClient:
                     entry["result"] = f"write failed: {why}"
                     if gen == self._link_gen and self._link.is_set():
                         failures += 1
+                    self._sent_final(entry)
                     if failures > p.write_retries:
                         raise RtdtError(f"{what}: {p.write_retries + 1} writes failed "
                                         f"({entry['result']})") from None
@@ -397,15 +449,18 @@ class RtdtClient:
                     note = await asyncio.wait_for(asyncio.shield(fut), timeout)
                 except _LinkDropped:
                     entry["result"] = "link lost before the reply; resent"
+                    self._sent_final(entry)
                     continue
                 except asyncio.TimeoutError:
                     entry["result"] = f"no reply in {timeout:g} s"
+                    self._sent_final(entry)
                     raise RtdtError(f"{what}: no reply from the tower in {timeout:g} s (it drops "
                                     f"commands sent too fast, and while calibrating)") from None
                 finally:
                     self._long = False
                     self._reply = None
                 entry["result"] = "answered"
+                self._sent_final(entry)
                 if answered is not None:
                     answered()
                 break
@@ -525,7 +580,18 @@ class RtdtTower:
         return tower
 
     def _run(self, coro):
-        return self.loop.run_until_complete(coro)
+        task = self.loop.create_task(coro)
+        try:
+            return self.loop.run_until_complete(task)
+        except KeyboardInterrupt:
+            # Ctrl-C left the command waiting: end it, so that closing finds no orphan
+            if not task.done():
+                task.cancel()
+                try:
+                    self.loop.run_until_complete(task)
+                except BaseException:
+                    pass
+            raise
 
     @property
     def simulated_tower(self):
@@ -623,12 +689,14 @@ class RtdtTower:
 
 
 def run_rtdt_script(tower: RtdtTower, script: RtdtScript, until: float | None = None,
-                    progress: Callable[[float, float], None] | None = None) -> list[dict]:
+                    progress: Callable[[float, float], None] | None = None,
+                    log: list | None = None) -> list[dict]:
     """Run ``script`` on ``tower``: each command at its time, or as soon as the tower is free
     when an earlier one took longer; return one log entry per command (``t_script``,
-    ``t_start``, ``t_end``, ``command``)."""
+    ``t_start``, ``t_end``, ``command``), appended to ``log`` as each ends when given (so a
+    caller keeps them when the run breaks off)."""
     end = script.end_time() if until is None else until
-    log = []
+    log = [] if log is None else log
     for cmd in script.timeline():
         if cmd.t > end:
             break

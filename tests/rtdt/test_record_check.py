@@ -168,3 +168,109 @@ def test_parameters_come_from_a_file_for_every_command(tmp_path):
     f.write_text('device_name = "RTDT-2"\n')
     code, text = _run(["rtdt", "scan", "--target", "sim", "--timeout", "1", "--params", str(f)])
     assert code == 0 and "RTDT-2" in text
+
+
+# ---- a recording as the session goes: Ctrl-C, a kill, a flood, a long session --------------
+# Each test opens the virtual tower as `record` does and schedules what happens on the tower's
+# own simulated clock (loop.call_at), so nothing races the wall clock.
+
+def _opening_with(monkeypatch, at_s, action):
+    """Make rig.rtdt.session open the virtual tower and call ``action(tower)`` at ``at_s``
+    seconds of session time; return the list that receives the opened tower."""
+    from rig.rtdt import session
+    opened = []
+    real = session.open_rtdt
+
+    def opening(target, params, prompt=None):
+        tower = real(target, params)
+        opened.append(tower)
+        tower.loop.call_at(tower.client._t0 + at_s, action, tower)
+        return tower
+    monkeypatch.setattr(session, "open_rtdt", opening)
+    return opened
+
+
+def _ctrl_c(tower):
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_during_a_recording_keeps_what_arrived_and_says_where(tmp_path, monkeypatch,
+                                                                    capsys):
+    script = tmp_path / "session.txt"
+    script.write_text(SESSION)
+    rec = tmp_path / "rec"
+    _opening_with(monkeypatch, 13.5, _ctrl_c)          # while the sealReveal sequence runs
+    code, _ = _run(["rtdt", "record", "--target", "sim", "--script", str(script),
+                    "--out", str(rec)])
+    err = capsys.readouterr().err.strip()
+    assert code == 130
+    assert err == f"towerlab: interrupted (Ctrl-C) at t=13.500 s: the recording up to then " \
+                  f"is in {rec}"
+    meta = json.loads((rec / "rtdt.json").read_text())
+    assert meta["fault"] == "interrupted (Ctrl-C) at t=13.500 s" and meta["end_s"] == 13.5
+    events = read_events(str(rec / "events.jsonl"))
+    assert [e["count"] for e in events if e["type"] == "skull"] == [1]
+    sent = [json.loads(x) for x in (rec / "sent.jsonl").read_text().splitlines()]
+    assert sent[-1]["command"] == "sequence 14"
+    assert sent[-1]["result"] == "written; no reply before the session ended"
+    monkeypatch.undo()
+    code, text = _run(["rtdt", "check", str(rec), "--target", "sim"])
+    assert code == 0 and text.startswith("equivalent: ")
+
+
+def test_a_recording_grows_a_line_per_row_while_the_session_runs(tmp_path, monkeypatch):
+    script = tmp_path / "session.txt"
+    script.write_text(SESSION)
+    seen = {}
+
+    def look(tower):
+        for name in ("events", "notifications", "sent"):
+            seen[name] = (tmp_path / "rec" / f"{name}.jsonl").read_text().splitlines()
+        seen["rtdt"] = json.loads((tmp_path / "rec" / "rtdt.json").read_text())
+        seen["counts"] = dict(tower.client.counts)
+    _opening_with(monkeypatch, 12.5, look)               # after the skull drop at 12 s
+    code, text = _run(["rtdt", "record", "--target", "sim", "--script", str(script),
+                       "--out", str(tmp_path / "rec")])
+    assert code == 0, text
+    assert '"type": "skull", "count": 1, "drop": 1' in seen["events"][-1]
+    assert [len(seen[k]) for k in ("sent", "notifications", "events")] == \
+        [seen["counts"][k] for k in ("sent", "notifications", "events")]
+    assert seen["rtdt"]["fault"].startswith("cut short: ")
+
+
+def test_a_recording_cut_short_is_readable_and_checks_up_to_where_it_stopped(tmp_path,
+                                                                            monkeypatch):
+    script = tmp_path / "session.txt"
+    script.write_text(SESSION)
+
+    def crash(tower):
+        raise SystemExit("killed")                       # nothing after this runs
+    _opening_with(monkeypatch, 12.5, crash)
+    with pytest.raises(SystemExit):
+        _run(["rtdt", "record", "--target", "sim", "--script", str(script),
+              "--out", str(tmp_path / "rec")])
+    assert json.loads((tmp_path / "rec" / "rtdt.json").read_text())["fault"].startswith(
+        "cut short: ")
+    monkeypatch.undo()
+    code, text = _run(["rtdt", "check", str(tmp_path / "rec"), "--target", "sim"])
+    assert code == 0 and text.startswith("equivalent: "), text
+
+
+def test_a_flood_of_notifications_is_recorded_whole_and_not_kept_in_memory(tmp_path,
+                                                                          monkeypatch):
+    script = tmp_path / "long.txt"
+    script.write_text("# run length: 600 s\n0 calibrate\n")
+
+    def flood(tower):
+        for i in range(2000):                            # all at one instant
+            tower.radio.notify(tower.client.address, bytes([3, i & 0xFF]))
+    opened = _opening_with(monkeypatch, 100.0, flood)
+    code, text = _run(["rtdt", "record", "--target", "sim", "--script", str(script),
+                       "--out", str(tmp_path / "rec")])
+    assert code == 0, text
+    client = opened[0].client
+    lines = (tmp_path / "rec" / "notifications.jsonl").read_text().splitlines()
+    assert len(lines) == client.counts["notifications"] > 2000 + 600 / 0.2
+    assert sum('"data": "03 ' in x for x in lines) == 2000
+    assert client.notifications == []                    # memory stays flat
+    assert f"and {len(lines)} notifications from sim" in text
