@@ -28,7 +28,7 @@ What the client does, each rule from docs/rtdt-protocol.md (all numbers in RtdtP
 - warns when the battery is low, and treats ``link_timeout_s`` without a battery packet
   (``link_timeout_long_s`` during a sequence or calibration) as a lost link, as a dropped
   connection is: it reconnects (``reconnect_attempts``), says the calibration was lost, and
-  resends the command that was in flight.
+  resends the command that was in flight, ``reconnect_attempts`` times at most.
 """
 from __future__ import annotations
 
@@ -419,7 +419,7 @@ class RtdtClient:
         p = self.params
         timeout = p.reply_timeout_s if timeout is None else timeout
         async with self._lock:
-            failures = 0
+            failures = drops = 0
             while True:
                 await self._wait_link(timeout)
                 loop = asyncio.get_running_loop()
@@ -448,6 +448,14 @@ class RtdtClient:
                 try:
                     note = await asyncio.wait_for(asyncio.shield(fut), timeout)
                 except _LinkDropped:
+                    drops += 1
+                    if drops > p.reconnect_attempts:
+                        entry["result"] = "link lost before the reply; given up"
+                        self._sent_final(entry)
+                        raise RtdtError(
+                            f"{what}: the link dropped {drops} times before the tower "
+                            f"answered (cells that sag when the drums turn can reset the "
+                            f"tower: fit fresh ones)") from None
                     entry["result"] = "link lost before the reply; resent"
                     self._sent_final(entry)
                     continue

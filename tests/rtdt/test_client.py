@@ -262,3 +262,31 @@ def test_bytes_that_are_no_notification_become_a_notice_and_a_warning(calibrated
     assert _of(calibrated, "notice")[0]["kind"] == "unparsed"
     assert any("unknown type 0x42" in w for w in calibrated.client.warnings)
     calibrated.rotate("top", "west")                      # the session goes on
+
+
+class _BrownOut(VirtualRtdt):
+    """A tower whose cells sag so far when the drums turn that it resets a second in."""
+    on_turn = None
+
+    def _calibrate(self, t):
+        super()._calibrate(t)
+        self.on_turn()
+
+
+def test_a_command_whose_link_drops_every_time_gives_up_in_one_line():
+    dev = _BrownOut(P)
+    tower = RtdtTower.simulated(device=dev)
+    try:
+        dev.on_turn = lambda: tower.loop.call_later(1.0, tower.radio.drop_link, dev.address)
+        # a deadline on the tower's own clock: resending for ever fails loudly, not hangs
+        tower.loop.call_at(tower.client._t0 + 600, pytest.fail, "still resending at 600 s")
+        with pytest.raises(RtdtError) as err:
+            tower.calibrate()
+        assert str(err.value) == (
+            f"calibrate: the link dropped {P.reconnect_attempts + 1} times before the tower "
+            f"answered (cells that sag when the drums turn can reset the tower: fit fresh "
+            f"ones)")
+        assert [s["result"] for s in tower.client.sent][-1] == \
+            "link lost before the reply; given up"
+    finally:
+        tower.close()
