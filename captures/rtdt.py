@@ -166,6 +166,12 @@ class RtdtParams:
 _CHOICES = {"led_pairing": ("adjacent", "alternate"),
             "calibration_done_on": ("either", "state", "calibration"),
             "sim_calibration_reply": ("both", "state", "calibration")}
+# Times that must be more than 0: an interval of 0 repeats for ever at one instant (the
+# virtual tower's battery packets), a timeout of 0 gives up before anything can arrive.
+_POSITIVE = ("battery_interval_s", "link_timeout_s", "link_timeout_long_s", "scan_timeout_s",
+             "connect_timeout_s", "reply_timeout_s", "calibration_timeout_s")
+# Counts bounded by the state packet's fields (STATE_BODY): sound 7 bits, sequence a byte.
+_MAXIMA = {"sound_count": 127, "sequence_count": 255, "battery_cells": 255}
 
 
 def params_dict(params: RtdtParams) -> dict:
@@ -200,6 +206,8 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
             raise bad("an opcode 1-255")
         if name == "skull_counter_bytes" and value not in (1, 2):
             raise bad("1 (byte 17 only) or 2 (bytes 16-17)")
+        if name in _MAXIMA and not 1 <= value <= _MAXIMA[name]:
+            raise bad(f"an integer 1-{_MAXIMA[name]}")
         return value
     if isinstance(default, float):
         if isinstance(value, str):
@@ -210,10 +218,14 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not math.isfinite(value) or value < 0:
             raise bad("a finite number >= 0")
+        if name in _POSITIVE and value == 0:
+            raise bad("a number of seconds > 0")
         return float(value)
     if isinstance(default, str):
         if not isinstance(value, str):
             raise bad("a string")
+        if not value.strip():
+            raise bad("a non-empty string")
         if name in _CHOICES and value not in _CHOICES[name]:
             raise bad("one of " + ", ".join(_CHOICES[name]))
         return value
@@ -257,6 +269,13 @@ def _coerce(name: str, value: Any, default: Any, where: str) -> Any:
                 raise bad(f"whole codes ({'0-255' if name == 'note_types' else '0-7'}; got "
                           f"{k} = {v!r})")
             merged[str(k)] = int(v) if name in ("note_types", "effects") else v
+        if name in ("note_types", "effects"):
+            seen: dict = {}
+            for k, v in merged.items():
+                if v in seen:
+                    raise bad(f"a different code for each name ({seen[v]} and {k} would both "
+                              f"be {v})")
+                seen[v] = k
         return merged
     raise bad("a known kind of value")     # pragma: no cover - every default is one above
 

@@ -52,6 +52,13 @@ def test_an_unknown_parameter_is_refused_naming_the_file_and_key(tmp_path):
     ('sim_sequence_s={"seal": 2}', "sequence numbers as keys"),
     ('note_types={"door": 9}', "known notification names as keys"),
     ('effects={"strobe": 9}', "whole codes (0-7"),
+    ("battery_interval_s=0", "battery_interval_s = 0.0: expected a number of seconds > 0"),
+    ("link_timeout_long_s=0", "expected a number of seconds > 0"),
+    ("sound_count=200", "sound_count = 200: expected an integer 1-127"),
+    ("sequence_count=256", "expected an integer 1-255"),
+    ('note_types={"calibration": 0}', "(state and calibration would both be 0)"),
+    ('effects={"on": 0}', "(off and on would both be 0)"),
+    ("device_name=", "device_name = '': expected a non-empty string"),
 ])
 def test_a_bad_override_value_is_refused_in_one_line(item, words):
     with pytest.raises(ParamsError) as exc:
