@@ -27,6 +27,17 @@ def _target_option(p: argparse.ArgumentParser, required: bool = True) -> None:
                         "for a tower by name; ble:ADDRESS: that tower")
 
 
+def _seconds(option: str, value: float | None, zero: bool = True) -> None:
+    """Refuse a --wait/--timeout that is not a finite number of seconds (>= 0, or > 0 when
+    not ``zero``): inf waited for ever, nan and -1 passed for 0."""
+    from captures.rtdt import ParamsError
+    if value is None:
+        return
+    if not (value >= 0 if zero else value > 0) or value == float("inf"):
+        raise ParamsError(f"{option} {value:g}: expected a finite number of seconds "
+                          f"{'>= 0' if zero else '> 0'}")
+
+
 def _params(args, base=None):
     from captures.rtdt import load_params
     return load_params(args.params, args.set, base=base)
@@ -86,7 +97,9 @@ def cmd_scan(args, out: IO[str]) -> int:
 
     from rig.rtdt.session import parse_target
     from rig.rtdt.tower import scan
+    _seconds("--timeout", args.timeout, zero=False)
     params = _params(args)
+    timeout = params.scan_timeout_s if args.timeout is None else args.timeout
     target = parse_target(args.target)
     if target.kind == "sim":
         from emulator.rtdt import VirtualRtdt
@@ -95,19 +108,18 @@ def cmd_scan(args, out: IO[str]) -> int:
         radio = SimRadio([VirtualRtdt(params)])
         loop = VirtualClockLoop()
         try:
-            found = loop.run_until_complete(scan(params, args.timeout, SimBleakScanner,
+            found = loop.run_until_complete(scan(params, timeout, SimBleakScanner,
                                                  radio=radio))
         finally:
             loop.close()
     else:
-        found = asyncio.run(scan(params, args.timeout))
+        found = asyncio.run(scan(params, timeout))
     if target.address:
         found = [f for f in found if f[0].upper() == target.address.upper()]
     for address, name, rssi in found:
         print(f"{address}  {name}  {rssi} dBm", file=out)
     if not found:
-        print(f"no tower named {params.device_name!r} heard in "
-              f"{args.timeout or params.scan_timeout_s:g} s", file=out)
+        print(f"no tower named {params.device_name!r} heard in {timeout:g} s", file=out)
         return 1
     return 0
 
@@ -149,6 +161,7 @@ def cmd_oneshot(args, out: IO[str]) -> int:
     from rig.rtdt.session import open_rtdt, parse_target
     from rig.rtdt.tower import run_rtdt_script
     from captures.rtdt_script import RtdtScriptError
+    _seconds("--wait", args.wait)
     params = _params(args)
     line = " ".join([args.rtdt_command] + list(args.words))
     try:
