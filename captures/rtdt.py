@@ -86,6 +86,8 @@ class RtdtParams:
     notify_uuid: str = "6e400003-b5a3-f393-e0a9-e50e24dcca9e"
     write_with_response: bool = True
     scan_timeout_s: float = 10.0
+    scan_settle_s: float = 1.0               # our choice: after the first tower, listen this
+    #                                          long for a second one (two: the user chooses)
     connect_timeout_s: float = 20.0
     # opcodes and notification types
     opcode_calibrate: int = 4

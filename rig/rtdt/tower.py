@@ -16,7 +16,8 @@ every wait is simulated time)::
 
 What the client does, each rule from docs/rtdt-protocol.md (all numbers in RtdtParams):
 
-- finds the tower by advertised name (a prefix match by default) unless given an address;
+- finds the tower by advertised name (a prefix match by default) unless given an address,
+  and refuses to choose when a second one is heard within ``scan_settle_s``;
 - subscribes to the NUS TX characteristic and writes to RX (with response by default);
 - keeps one command in flight: write (retrying a failed write ``write_retries`` times,
   ``write_retry_base_s * n`` apart), wait for the tower's reply (any notification but battery,
@@ -130,6 +131,7 @@ class RtdtClient:
         self._keep_notifications = True
         self.counts = {"sent": 0, "notifications": 0, "events": 0}
         self._in_flight: dict | None = None       # the sent row whose result may change
+        self._settled_s = 0.0                     # scan time not counted (``open``)
 
     # -- time and events -------------------------------------------------------------------
 
@@ -192,9 +194,13 @@ class RtdtClient:
     # -- connection ------------------------------------------------------------------------
 
     async def open(self) -> None:
-        """Find the tower, connect, subscribe; the session clock starts here."""
+        """Find the tower, connect, subscribe; the session clock starts here (the time spent
+        listening for a second tower, ``scan_settle_s``, not counted)."""
         self._t0 = asyncio.get_running_loop().time()
-        await self._connect_once()
+        self._settled_s = 0.0
+        target = await self._find()
+        self._t0 += self._settled_s
+        await self._connect_once(target)
         self._spawn(self._watchdog())
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -207,21 +213,38 @@ class RtdtClient:
         if self.address:
             return self.address
         p = self.params
+        found: dict[str, tuple] = {}
+        heard = asyncio.Event()
+
+        def seen(dev, adv) -> None:
+            if _matches(adv.local_name or dev.name, p) and dev.address not in found:
+                found[dev.address] = (dev, adv.rssi)
+                heard.set()
         try:
-            dev = await BleakScanner.find_device_by_filter(
-                lambda d, ad: _matches(ad.local_name or d.name, p), timeout=p.scan_timeout_s,
-                backend=self._scanner_backend, service_uuids=_service_filter(p), **self._kw)
+            async with BleakScanner(seen, _service_filter(p), backend=self._scanner_backend,
+                                    **self._kw):
+                try:
+                    await asyncio.wait_for(heard.wait(), p.scan_timeout_s)
+                    heard_at = asyncio.get_running_loop().time()
+                    await asyncio.sleep(p.scan_settle_s)     # is another tower in range?
+                    self._settled_s = asyncio.get_running_loop().time() - heard_at
+                except asyncio.TimeoutError:
+                    pass
         except (BleakError, OSError) as exc:
             raise _no_radio(exc) from None
-        if dev is None:
+        if not found:
             raise RtdtError(f"no Bluetooth LE device named {p.device_name!r} heard in "
                             f"{p.scan_timeout_s:g} s (is the tower switched on, within 3 m, "
                             f"and not connected to the app?)")
-        return dev
+        if len(found) > 1:
+            towers = ", ".join(f"{a} ({rssi} dBm)" for a, (_, rssi) in sorted(found.items()))
+            raise RtdtError(f"{len(found)} towers named {p.device_name!r} in range: {towers}; "
+                            f"choose one by its address (--target ble:ADDRESS)")
+        return next(iter(found.values()))[0]
 
-    async def _connect_once(self) -> None:
+    async def _connect_once(self, target=None) -> None:
         p = self.params
-        target = await self._find()
+        target = target or await self._find()
         try:
             client = BleakClient(target, disconnected_callback=self._on_disconnect,
                                  timeout=p.connect_timeout_s, backend=self._backend, **self._kw)

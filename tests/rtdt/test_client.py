@@ -291,3 +291,31 @@ def test_a_command_whose_link_drops_every_time_gives_up_in_one_line():
             "link lost before the reply; given up"
     finally:
         tower.close()
+
+
+def _open_on(radio, params=P, address=None):
+    client = RtdtClient(params, address, client_backend=SimBleakClient,
+                        scanner_backend=SimBleakScanner, backend_kwargs={"radio": radio})
+    return RtdtTower._opened(client, VirtualClockLoop(), radio)
+
+
+def test_two_towers_in_range_are_named_and_the_user_chooses_one():
+    radio = SimRadio([VirtualRtdt(P, address="DA:4C:10:00:00:02"), VirtualRtdt(P)])
+    with pytest.raises(RtdtError) as err:
+        _open_on(radio)
+    assert str(err.value) == (
+        "2 towers named 'ReturnToDarkTower' in range: DA:4C:10:00:00:01 (-60 dBm), "
+        "DA:4C:10:00:00:02 (-60 dBm); choose one by its address (--target ble:ADDRESS)")
+    tower = _open_on(radio, address="DA:4C:10:00:00:02")
+    try:
+        assert tower.client.address == "DA:4C:10:00:00:02"
+    finally:
+        tower.close()
+
+
+def test_listening_for_a_second_tower_is_not_counted_in_the_session_time():
+    tower = _open_on(SimRadio([VirtualRtdt(P)]))
+    try:
+        assert tower.now < 0.1                           # the connection, not the 1 s listen
+    finally:
+        tower.close()
