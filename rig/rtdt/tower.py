@@ -29,7 +29,8 @@ What the client does, each rule from docs/rtdt-protocol.md (all numbers in RtdtP
 - warns when the battery is low, and treats ``link_timeout_s`` without a battery packet
   (``link_timeout_long_s`` during a sequence or calibration) as a lost link, as a dropped
   connection is: it reconnects (``reconnect_attempts``), says the calibration was lost, and
-  resends the command that was in flight, ``reconnect_attempts`` times at most.
+  resends the command that was in flight, ``reconnect_attempts`` times at most (a drum
+  move is not resent: the tower is no longer calibrated; it fails in one line instead).
 """
 from __future__ import annotations
 
@@ -438,12 +439,18 @@ class RtdtClient:
 
     async def _send(self, data: bytes, what: str, reply: str = "echo",
                     timeout: float | None = None, gap: float | None = None,
-                    long: bool = False, answered: Callable[[], None] | None = None) -> object:
+                    long: bool = False, answered: Callable[[], None] | None = None,
+                    calibrated: bool = False) -> object:
         p = self.params
         timeout = p.reply_timeout_s if timeout is None else timeout
         async with self._lock:
             failures = drops = 0
             while True:
+                if calibrated and self._needs_calibration:
+                    # a drum move cut off by the link: the tower forgot its calibration with it
+                    raise RtdtError(f"{what}: the link dropped before the tower answered, "
+                                    f"and a tower forgets its calibration with the link: "
+                                    f"calibrate, then send it again")
                 await self._wait_link(timeout)
                 loop = asyncio.get_running_loop()
                 fut = loop.create_future()
@@ -458,6 +465,9 @@ class RtdtClient:
                 except (BleakError, OSError) as exc:
                     why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                     entry["result"] = f"write failed: {why}"
+                    self._reply = None
+                    if fut.done():
+                        fut.exception()          # the link dropped meanwhile: seen, not lost
                     if gen == self._link_gen and self._link.is_set():
                         failures += 1
                     self._sent_final(entry)
@@ -472,6 +482,10 @@ class RtdtClient:
                     note = await asyncio.wait_for(asyncio.shield(fut), timeout)
                 except _LinkDropped:
                     drops += 1
+                    if calibrated:
+                        entry["result"] = "link lost before the reply; not resent"
+                        self._sent_final(entry)
+                        continue
                     if drops > p.reconnect_attempts:
                         entry["result"] = "link lost before the reply; given up"
                         self._sent_final(entry)
@@ -513,7 +527,7 @@ class RtdtClient:
                             f"(calibrate first; a tower forgets it on every disconnect)")
         new = base.with_drum(i, position=pos, calibrated=True, jammed=False, reverse=False)
         await self._send(build_state_write(new), f"rotate {drum} {side}",
-                         gap=self.params.drum_gap_s)
+                         gap=self.params.drum_gap_s, calibrated=True)
 
     async def light(self, layer: str, light: str, effect: str, loop: bool | None = None) -> None:
         """Set one light; ``loop`` defaults to on for every effect but off (as UDT does)."""

@@ -319,3 +319,24 @@ def test_listening_for_a_second_tower_is_not_counted_in_the_session_time():
         assert tower.now < 0.1                           # the connection, not the 1 s listen
     finally:
         tower.close()
+
+
+# the link breaks 5 ms after the write leaves, before it reaches the tower (15 ms), or 20 ms
+# after, when the tower has it but has not answered
+@pytest.mark.parametrize("after_s, result", [
+    (0.005, "write failed: DA:4C:10:00:00:01: disconnected during the write"),
+    (0.02, "link lost before the reply; not resent")])
+def test_a_drum_move_in_flight_when_the_link_drops_is_not_resent_to_an_uncalibrated_tower(
+        calibrated, after_s, result):
+    tower = calibrated
+    tower.loop.call_at(tower.loop.time() + after_s, tower.radio.drop_link, tower.client.address)
+    with pytest.raises(RtdtError) as err:
+        tower.rotate("top", "south")
+    assert str(err.value) == ("rotate top south: the link dropped before the tower answered, "
+                              "and a tower forgets its calibration with the link: calibrate, "
+                              "then send it again")
+    assert [s["result"] for s in tower.client.sent if s["command"].startswith("rotate")] == \
+        [result]
+    tower.calibrate()
+    tower.rotate("top", "south")
+    assert _of(tower, "drum")[-1]["position"] == "south"
