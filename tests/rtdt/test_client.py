@@ -340,3 +340,21 @@ def test_a_drum_move_in_flight_when_the_link_drops_is_not_resent_to_an_uncalibra
     tower.calibrate()
     tower.rotate("top", "south")
     assert _of(tower, "drum")[-1]["position"] == "south"
+
+
+class _NoBlueZScanner(SimBleakScanner):
+    """What bleak's BlueZ backend does on a machine without BlueZ: the D-Bus socket is not
+    there when scanning starts."""
+
+    async def start(self) -> None:
+        raise FileNotFoundError(2, "No such file or directory")
+
+
+def test_a_machine_without_bluez_is_told_so_in_one_line():
+    client = RtdtClient(P, None, client_backend=SimBleakClient, scanner_backend=_NoBlueZScanner,
+                        backend_kwargs={"radio": SimRadio([VirtualRtdt(P)])})
+    with pytest.raises(RtdtError) as err:
+        RtdtTower._opened(client, VirtualClockLoop(), None)
+    text = str(err.value)
+    assert text.startswith("Bluetooth LE is not available on this machine (") and \
+        "BlueZ" in text and "--target sim" in text and "\n" not in text
