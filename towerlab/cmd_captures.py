@@ -261,6 +261,12 @@ def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
             raise ValueError(f"{args.capture}: {c.matched} event(s) pair with "
                              f"{args.reference}'s (expected 2 or more to fit a timeline: "
                              f"the same session recorded twice)")
+        if c.refused_ratio is not None:
+            # the paired events lie on no line of a tower's ratio: another session (its
+            # tones alone may still agree, as the demo firmware's do with the genuine ROM's)
+            raise ValueError(f"{args.capture}: its events pair with {args.reference}'s on a "
+                             f"line of ratio {c.refused_ratio:.4f}, beyond any tower's: the "
+                             f"two are not the same session")
         with _naming(args.capture, args.reference):
             fit = fit_interval_ratio(reference, events)
         if not RATIO_RANGE[0] <= fit.ratio <= RATIO_RANGE[1]:
