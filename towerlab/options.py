@@ -99,15 +99,13 @@ def check_draw_model(args: argparse.Namespace) -> None:
     default asked for without ``--no-resolve`` (they would be ignored), or a draw model
     cleanroom.predict does not know (``add_draw_model``'s options, conform's and rig
     check's)."""
-    from cleanroom.predict import MODELS
+    from cleanroom.predict import Likeliest, model_named
 
     if args.resync and not args.no_resolve:
         raise ValueError("--resync: expected --no-resolve too (it re-synchronises the draw "
                          "model's draws)")
-    if args.draw_model not in MODELS:
-        raise ValueError(f"draw model {args.draw_model!r}: expected one of "
-                         f"{', '.join(sorted(MODELS))}")
-    if args.draw_model != "likeliest" and not args.no_resolve:
+    model_named(args.draw_model)        # an unknown name: ConformError naming the known ones
+    if args.draw_model != Likeliest.name and not args.no_resolve:
         raise ValueError(f"--draw-model {args.draw_model}: expected --no-resolve too (the "
                          f"resolver, the default, uses no draw model)")
 
