@@ -37,7 +37,7 @@ from emulator.decode import (FIXED_CODES, K_READ_CODE, MICRO_BIT, cki_constant, 
 from emulator.pla import Pla
 
 __all__ = ["Cpu", "CpuError", "LFSR_NEXT", "lfsr_order", "call_depth", "return_addresses",
-           "enters_subroutine"]
+           "enters_subroutine", "state_image"]
 
 
 class CpuError(ValueError):
@@ -101,6 +101,26 @@ def enters_subroutine(chip: Chip, op: int, status: int, cl: int) -> bool:
 # (the loop tests ``fx <= 3``); K_READ_CODE marks opcodes such as TKA and KNEZ that have no
 # fixed action but read K.
 _NONE = FIXED_CODES[None]
+
+
+# The registers a state image (``Cpu.state``) copies as they are, besides pc, op and the stack.
+_IMAGE_REGS = ("a", "x", "y", "pc", "pa", "pb", "ca", "cb", "cl", "status", "sl", "r", "o",
+               "o_index", "cycle")
+
+
+def state_image(regs: dict, stack, ram, rom: bytes) -> dict:
+    """Return the state image both cores read and write (``Cpu.state``, the compiled kernel's
+    ``emulator.fastcore.FastCpu.state``) from the reference core's registers ``regs`` (``pc``
+    the next instruction's, before its fetch), ``stack`` of (pc, page, chapter) top first and
+    ``ram``: there ``pc`` is the PC register after the fetch of the next instruction (its
+    successor in the LFSR order) and ``op`` that instruction; ``sr``/``ps``/``cs`` are the
+    return PCs, pages and chapters, top first, 3 each; ``ram`` is 128 nibbles."""
+    stack = (list(stack) + [(0, 0, 0)] * 3)[:3]
+    image = {k: regs[k] for k in _IMAGE_REGS}
+    image.update(pc=LFSR_NEXT[regs["pc"]], op=rom[regs["ca"] << 10 | regs["pa"] << 6 | regs["pc"]],
+                 sr=tuple(e[0] for e in stack), ps=tuple(e[1] for e in stack),
+                 cs=tuple(e[2] for e in stack), ram=bytes(ram).ljust(128, b"\0"))
+    return image
 
 
 class Cpu:
@@ -223,22 +243,10 @@ class Cpu:
         return []
 
     def state(self) -> dict:
-        """Return a snapshot of every register, the RAM and the clock, for ``set_state``.
-
-        The same dict as the compiled kernel's (``emulator.fastcore.FastCpu.state``): ``pc`` is the PC register after the fetch of the next instruction (its
-        successor in the LFSR order) and ``op`` that instruction; ``sr``/``ps``/``cs`` are the
-        return PCs, pages and chapters, top first, 3 each; ``ram`` is 128 nibbles.
-        """
-        pad = [(0, 0, 0)] * (3 - len(self.stack))
-        stack = list(self.stack[:3]) + pad
-        return {
-            "a": self.a, "x": self.x, "y": self.y, "pc": LFSR_NEXT[self.pc], "pa": self.pa,
-            "pb": self.pb, "ca": self.ca, "cb": self.cb, "cl": self.cl, "status": self.status,
-            "sl": self.sl, "r": self.r, "o": self.o, "o_index": self.o_index,
-            "op": self.rom[self.ca << 10 | self.pa << 6 | self.pc], "cycle": self.cycle,
-            "sr": tuple(e[0] for e in stack), "ps": tuple(e[1] for e in stack),
-            "cs": tuple(e[2] for e in stack), "ram": bytes(self.ram).ljust(128, b"\0"),
-        }
+        """Return a snapshot of every register, the RAM and the clock, for ``set_state``
+        (the image :func:`state_image` describes)."""
+        return state_image({k: getattr(self, k) for k in _IMAGE_REGS}, self.stack, self.ram,
+                           self.rom)
 
     def set_state(self, state: dict) -> None:
         """Restore every register, the RAM and the clock from a dict made by ``state()``."""

@@ -14,14 +14,12 @@ first) m (the nibble at X:Y) and, for a hit, kind where from value.
 from __future__ import annotations
 
 from emulator.chips import Chip
-from emulator.core import LFSR_NEXT, call_depth, return_addresses
+from emulator.core import LFSR_NEXT, call_depth, return_addresses, state_image
 
 __all__ = ["read_state", "from_kernel", "with_value", "RecordView", "cpu_state",
            "set_cpu_state", "common_image"]
 
 _PREV_PC = {nxt: pc for pc, nxt in enumerate(LFSR_NEXT)}     # raw post-fetch pc -> pc
-_REGS = ("a", "x", "y", "pc", "pa", "pb", "ca", "cb", "cl", "status", "sl", "r", "o",
-         "o_index", "cycle")
 
 
 def read_state(cpu, chip: Chip, origin: int) -> dict:
@@ -132,9 +130,4 @@ def common_image(st: dict, rom: bytes) -> dict:
     of ``(pc, page, chapter)``, top first)."""
     if "stack" not in st or "sr" in st:
         return st
-    out = {k: st[k] for k in _REGS if k != "pc"}
-    stack = (list(st["stack"]) + [(0, 0, 0)] * 3)[:3]
-    out.update(pc=LFSR_NEXT[st["pc"]], op=rom[st["ca"] << 10 | st["pa"] << 6 | st["pc"]],
-               sr=tuple(e[0] for e in stack), ps=tuple(e[1] for e in stack),
-               cs=tuple(e[2] for e in stack), ram=bytes(st["ram"]).ljust(128, b"\0"))
-    return out
+    return state_image(st, st["stack"], st["ram"], rom)
