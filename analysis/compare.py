@@ -43,7 +43,7 @@ from captures.tolerance import OUTPUT_TYPES, Difference, Tolerance
 __all__ = ["Tolerance", "Difference", "event_tolerance", "Comparison", "compare_events",
            "fit_clock_ratio", "estimate_clock", "ClockEstimate", "format_comparison",
            "TONE_PERIODS", "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit",
-           "RATIO_RANGE", "clock_line"]
+           "RATIO_RANGE", "GIVEN_RATIO_RANGE", "clock_line"]
 
 REFERENCE_CLOCK_HZ = float(NOMINAL_CLOCK_HZ)
 COMPARED = OUTPUT_TYPES
@@ -126,6 +126,10 @@ def _match(a: list[dict], b: list[dict]) -> list[tuple[str, int, int, int, int]]
 # around 425 kHz (docs/dark-tower-wiring.md §9), +-12 %; a fit beyond +-20-25 % means the
 # matched events are unrelated (two different sessions), not a faster tower.
 RATIO_RANGE = (0.8, 1.25)
+# A clock ratio given by hand (``--clock-ratio`` of towerlab draws and conform), exclusive
+# bounds: wider than a fit may give, to replay a tower far off, but a value beyond them is a
+# slip (a ratio of 1e9 replays a session that never ends).
+GIVEN_RATIO_RANGE = (0.5, 2.0)
 
 
 def fit_clock_ratio(pairs: Sequence[tuple[float, float]],

@@ -124,12 +124,14 @@ def session_clock(events: list, given: float | None) -> tuple[float, str]:
     (analysis.compare.estimate_clock).  A fit within its own precision of 1 is the
     reference clock itself (MAME, the corpus: exact), so nothing drifts; any other fit is
     used as it is, and said."""
+    from analysis.compare import GIVEN_RATIO_RANGE, AnalysisError, estimate_clock
+
     if given is not None:
-        if not 0.5 < given < 2.0:   # as towerlab draws --clock-ratio: RC towers stay near 1
+        low, high = GIVEN_RATIO_RANGE
+        if not low < given < high:
             raise ValueError(f"--clock-ratio {given!r} must be a clock ratio near 1, between "
-                             f"0.5 and 2 (the tower's clock over MAME's 425 kHz)")
+                             f"{low:g} and {high:g} (the tower's clock over MAME's 425 kHz)")
         return given, ""
-    from analysis.compare import AnalysisError, estimate_clock
 
     try:
         est = estimate_clock(events)

@@ -532,6 +532,12 @@ _audio_rate = _checked(int, lambda v: 1000 <= v <= 192_000, "an audio rate of 10
 _count = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 
 
+def _given_ratio(v: float) -> bool:
+    """Return True for a --clock-ratio within analysis.compare.GIVEN_RATIO_RANGE."""
+    from analysis.compare import GIVEN_RATIO_RANGE
+    return GIVEN_RATIO_RANGE[0] < v < GIVEN_RATIO_RANGE[1]
+
+
 def register(sub: "argparse._SubParsersAction") -> None:
     """Add this area's subcommands to the towerlab parser."""
     from towerlab.options import add_output, add_tolerance
@@ -662,7 +668,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
                         "13)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="with --holdings: replay the recordings on N processes (default 1)")
-    p.add_argument("--clock-ratio", type=_checked(float, lambda v: 0.5 < v < 2.0,
+    p.add_argument("--clock-ratio", type=_checked(float, _given_ratio,
                                                   "a clock ratio near 1 (e.g. 0.98)"),
                    default=1.0, metavar="R",
                    help="with --setup and --holdings: the recorded tower's clock over MAME's "
