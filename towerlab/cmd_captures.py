@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import math
 from typing import IO, Iterator
+
+from towerlab.options import checked as _checked, positive as _positive, seconds as _seconds
 
 __all__ = ["register", "cmd_decode", "cmd_plot", "cmd_wav", "cmd_diff", "cmd_clock",
            "cmd_draws", "cmd_battles"]
@@ -513,21 +514,6 @@ def _recordings(paths, expected: str) -> list[tuple[str, str]]:
     return found
 
 
-def _checked(convert, ok, what: str):
-    """Return an argparse type: ``convert(text)`` that must satisfy ``ok``, else one line."""
-    def parse(text: str):
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-        if not ok(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
-        return value
-    return parse
-
-
-_positive = _checked(float, lambda v: v > 0 and math.isfinite(v), "a positive number")
-_seconds = _checked(float, lambda v: v >= 0 and math.isfinite(v), "a time in seconds >= 0")
 _audio_rate = _checked(int, lambda v: 1000 <= v <= 192_000, "an audio rate of 1000-192000 Hz")
 _count = _checked(int, lambda v: v >= 0, "a whole number >= 0")
 

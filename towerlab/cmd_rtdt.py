@@ -27,17 +27,6 @@ def _target_option(p: argparse.ArgumentParser, required: bool = True) -> None:
                         "for a tower by name; ble:ADDRESS: that tower")
 
 
-def _seconds(option: str, value: float | None, zero: bool = True) -> None:
-    """Refuse a --wait/--timeout that is not a finite number of seconds (>= 0, or > 0 when
-    not ``zero``): inf waited for ever, nan and -1 passed for 0."""
-    from captures.rtdt import ParamsError
-    if value is None:
-        return
-    if not (value >= 0 if zero else value > 0) or value == float("inf"):
-        raise ParamsError(f"{option} {value:g}: expected a finite number of seconds "
-                          f"{'>= 0' if zero else '> 0'}")
-
-
 def _params(args, base=None):
     from captures.rtdt import load_params
     return load_params(args.params, args.set, base=base)
@@ -97,7 +86,6 @@ def cmd_scan(args, out: IO[str]) -> int:
 
     from rig.rtdt.session import parse_target
     from rig.rtdt.tower import scan
-    _seconds("--timeout", args.timeout, zero=False)
     params = _params(args)
     timeout = params.scan_timeout_s if args.timeout is None else args.timeout
     target = parse_target(args.target)
@@ -161,7 +149,6 @@ def cmd_oneshot(args, out: IO[str]) -> int:
     from rig.rtdt.session import open_rtdt, parse_target
     from rig.rtdt.tower import run_rtdt_script
     from captures.rtdt_script import RtdtScriptError
-    _seconds("--wait", args.wait)
     params = _params(args)
     line = " ".join([args.rtdt_command] + list(args.words))
     try:
@@ -186,7 +173,7 @@ def cmd_oneshot(args, out: IO[str]) -> int:
 
 def register(sub) -> None:
     """Add the rtdt subcommands to the towerlab parser."""
-    from towerlab.options import add_output, add_tolerance
+    from towerlab.options import add_output, add_tolerance, positive, seconds
 
     rt = sub.add_parser("rtdt", help="Return to Dark Tower (2022) over Bluetooth LE: record, "
                                      "check, scan, status, one-shot commands")
@@ -218,8 +205,9 @@ def register(sub) -> None:
 
     p = rsub.add_parser("scan", help="list the towers in range")
     _target_option(p, required=False)
-    p.add_argument("--timeout", type=float, default=None, help="seconds to listen "
-                                                               "(default: scan_timeout_s)")
+    # a finite time: inf listened for ever, nan and -1 passed for 0
+    p.add_argument("--timeout", type=positive, default=None, help="seconds to listen "
+                                                                  "(default: scan_timeout_s)")
     _params_options(p)
     p.set_defaults(func=cmd_scan)
 
@@ -234,7 +222,7 @@ def register(sub) -> None:
                                                 "line (e.g. 'top north' for rotate)")
         _target_option(p, required=False)
         _params_options(p)
-        p.add_argument("--wait", type=float, default=1.0, metavar="S",
+        p.add_argument("--wait", type=seconds, default=1.0, metavar="S",
                        help="seconds to listen after the command (default 1)")
         p.add_argument("--battery", action="store_true", help="print battery events too")
         if name == "rotate":

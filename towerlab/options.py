@@ -23,11 +23,31 @@ import argparse
 import math
 
 __all__ = ["AliasHelpFormatter", "add_output", "add_tolerance", "add_search_budget",
-           "add_draw_model", "check_draw_model", "search_budget", "merge_aliases", "OLD_NAMES"]
+           "add_draw_model", "check_draw_model", "search_budget", "merge_aliases", "OLD_NAMES",
+           "checked", "seconds", "positive"]
 
 # Option strings kept for the older command lines; --help does not show them.
 OLD_NAMES: set[str] = {"--output"}
 
+
+
+def checked(convert, ok, what: str):
+    """Return an argparse type: ``convert(text)`` that must satisfy ``ok``, else one line
+    (``'TEXT' is not WHAT``)."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+        return value
+    return parse
+
+
+# finite, so that inf and nan (which float() takes) never pass as a time
+seconds = checked(float, lambda v: v >= 0 and math.isfinite(v), "a time in seconds >= 0")
+positive = checked(float, lambda v: v > 0 and math.isfinite(v), "a positive number")
 
 class AliasHelpFormatter(argparse.HelpFormatter):
     """A help formatter that leaves the old option names (``OLD_NAMES``) out."""

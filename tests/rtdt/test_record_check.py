@@ -116,11 +116,11 @@ def _cli(argv):
     (["rtdt", "sound", "200"], "towerlab: rtdt sound 200: sound 200 is out of range (expected "
                                "1-113)"),
     (["rtdt", "rotate", "top"], "towerlab: rtdt rotate top: rotate takes 'DRUM SIDE'"),
-    (["rtdt", "sound", "3", "--wait", "-1"], "--wait -1: expected a finite number of seconds"),
-    (["rtdt", "sound", "3", "--wait", "nan"], "--wait nan: expected a finite number"),
-    (["rtdt", "sound", "3", "--wait", "inf"], "--wait inf: expected a finite number"),
-    (["rtdt", "scan", "--timeout", "0"], "--timeout 0: expected a finite number of seconds > 0"),
-    (["rtdt", "scan", "--timeout", "-1"], "--timeout -1: expected a finite number"),
+    (["rtdt", "sound", "3", "--wait", "-1"], "--wait: '-1' is not a time in seconds >= 0"),
+    (["rtdt", "sound", "3", "--wait", "nan"], "--wait: 'nan' is not a time in seconds"),
+    (["rtdt", "sound", "3", "--wait", "inf"], "--wait: 'inf' is not a time in seconds"),
+    (["rtdt", "scan", "--timeout", "0"], "--timeout: '0' is not a positive number"),
+    (["rtdt", "scan", "--timeout", "-1"], "--timeout: '-1' is not a positive number"),
 ])
 def test_bad_input_is_one_line_and_exit_status_2(argv, words):
     code, err = _cli(argv)
