@@ -95,7 +95,8 @@ enum { ACT_PRESS = 1, ACT_RELEASE, ACT_RELEASE_ALL, ACT_POWER_ON, ACT_POWER_OFF,
 static struct { uint32_t at; uint8_t kind, arg, order; } queue[QUEUE_LEN];
 static uint8_t queued;
 static uint8_t next_order;
-static uint32_t soonest;       /* the earliest pending action's time (meaningful when queued) */
+static uint32_t soonest;       /* the earliest pending action's time (meaningful when queued),
+                                * kept by schedule and run_due for poll_due and the main loop */
 
 /* Add an action; return 0 when the queue is full. */
 static uint8_t schedule(uint32_t at, uint8_t kind, uint8_t arg)
@@ -149,18 +150,6 @@ static void run_due(uint32_t t)
     for (i = 0; i < queued; i++)
         if (!i || (int32_t)(queue[i].at - soonest) < 0)
             soonest = queue[i].at;
-}
-
-/* Return the earliest pending action time, or NOW when nothing is pending. */
-static uint32_t next_due(uint32_t t)
-{
-    uint32_t best = NOW;
-    int32_t best_d = 0x7FFFFFFF;
-    for (uint8_t i = 0; i < queued; i++) {
-        int32_t d = (int32_t)(queue[i].at - t);
-        if (d < best_d) { best_d = d; best = queue[i].at; }
-    }
-    return best;
 }
 
 /* Run the actions that are due, if any: cheap enough to call between any two bytes, so that
@@ -519,8 +508,8 @@ int main(void)
             last_frame_us = t - (uint32_t)watchdog_ms * 1000UL;   /* keep the difference in range */
         /* An action due within the next wake-up tick is waited for by spinning (exact to a
          * few microseconds); otherwise sleep until the Timer0 tick or a received byte. */
-        uint32_t due = next_due(t);
-        if (due != NOW && (int32_t)(due - now_us()) < 1100) {
+        if (queued && (int32_t)(soonest - now_us()) < 1100) {
+            uint32_t due = soonest;
             while (!reached(now_us(), due))
                 ;               /* tight wait: received bytes queue in the RX ring meanwhile */
             /* act now, before those bytes: a command handled first (its reply queued) would
