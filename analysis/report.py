@@ -297,7 +297,8 @@ def _table_html(tl: Timeline, index: int, marked: int | None) -> str:
 _STYLE = """
 body { font-family: sans-serif; margin: 1em 2em; color: #222; }
 @media (max-width: 40em) { body { margin: 0.5em; } }
-h1 { font-size: 1.3em; } h1, table.info td { overflow-wrap: anywhere; } h2 { font-size: 1.1em; margin-top: 1.2em; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.2em; }
+h1, table.info td { overflow-wrap: anywhere; }
 table.info td { padding: 1px 12px 1px 0; vertical-align: top; }
 table.info td:first-child { color: #666; }
 .verdict { padding: 0.5em 0.8em; border-radius: 4px; }

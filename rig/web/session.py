@@ -24,7 +24,8 @@ before the key has been held ``hold_s`` of tower time (a click of a mouse is sho
 scan of the keypad). A key pressed again before its release is due closes again ``hold_s``
 after that release (the keypad must see it open between two presses); one such press is kept
 in reserve per key, and clicks beyond it while it waits are dropped, so a burst of clicks does
-not queue presses for seconds to come. A recording takes no keys (``live`` False) and can be sought instead.
+not queue presses for seconds to come. A recording takes no keys (``live`` False) and can be
+sought instead.
 
 Listeners (``subscribe``) get JSON-ready messages: ``events`` (new events and the horizon; one
 that came late, before others already sent, is among them and the page puts it in place),
