@@ -115,6 +115,8 @@ def check_options(sessions: int, seed: int, **options) -> None:
 
 
 PLAN = "explore.json"           # the batch as asked, written first: a cut-short batch resumes
+# a session's folder (session_folder), or one being written beside it (``.NAME.part``)
+_SESSION_NAME = re.compile(r"\.?session_\d{4,}(\.part)?")
 
 
 def _plan(spec, sessions: int, seed: int, options: dict) -> dict:
@@ -140,7 +142,7 @@ def _finished(d: Path, seed: int, session: int) -> SessionSummary | None:
 def _clear(d: Path) -> None:
     """Remove an explore's files from ``d`` (its sessions, summary, plan), nothing else."""
     for old in d.iterdir():
-        if old.is_dir() and re.fullmatch(r"\.?session_\d{4,}(\.part)?", old.name):
+        if old.is_dir() and _SESSION_NAME.fullmatch(old.name):
             shutil.rmtree(old)
     for name in ("summary.txt", PLAN):
         (d / name).unlink(missing_ok=True)
@@ -156,7 +158,7 @@ def _prepare(d: Path, plan: dict, force: bool) -> bool:
     if not d.is_dir() or not any(d.iterdir()):
         return False
     names = {p.name for p in d.iterdir()}
-    sessions = {n for n in names if re.fullmatch(r"\.?session_\d{4,}(\.part)?", n)}
+    sessions = {n for n in names if _SESSION_NAME.fullmatch(n)}
     if "summary.txt" in names:
         if not force:
             raise ExploreError(f"{d}: holds an earlier explore (summary.txt and its "
