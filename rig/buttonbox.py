@@ -59,6 +59,16 @@ class Hello:
     buttons: int
     now_us: int
 
+    def outdated(self) -> str | None:
+        """Return what an older firmware of the same major version lacks (one line, with how
+        to update it), or None for the firmware this host is written for."""
+        if tuple(self.firmware) >= p.FIRMWARE_VERSION:
+            return None
+        have = ".".join(map(str, self.firmware))
+        want = ".".join(map(str, p.FIRMWARE_VERSION))
+        return (f"firmware {have} cannot say that the box was reset, and its clock wraps at "
+                f"35.8 min; {want} can: {FLASH_HINT}")
+
 
 @dataclass(frozen=True)
 class Ack:

@@ -194,6 +194,8 @@ def cmd_status(args, out: IO[str]) -> int:
           f"(protocol {hello.protocol}), device time {st.now_us / 1e6:.3f} s, keys "
           f"0x{st.buttons:03x}, power {'on' if st.power else 'off'}, "
           f"{st.crc_errors} bad frames", file=out)
+    if hello.outdated():
+        print(f"note: {hello.outdated()}", file=out)
     return 0
 
 

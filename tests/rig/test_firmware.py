@@ -19,6 +19,19 @@ def test_hello_reports_protocol_1_and_firmware_1_1(host):
     assert (info.protocol, info.firmware, info.buttons) == (1, (1, 1), 12)
 
 
+def test_the_firmware_this_host_is_written_for_is_not_called_outdated(host):
+    box, _ = host
+    assert box.hello().outdated() is None
+
+
+def test_a_box_on_firmware_1_0_is_said_to_lack_reset_reports_and_how_to_flash_it():
+    from rig.buttonbox import Hello
+
+    note = Hello(1, (1, 0), 12, 0).outdated()
+    assert note.startswith("firmware 1.0 cannot say that the box was reset")
+    assert "towerlab rig firmware --flash" in note and "\n" not in note
+
+
 def test_a_press_with_a_hold_closes_the_key_for_that_long(host):
     box, sim = host
     box.hello()
