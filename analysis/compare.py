@@ -43,7 +43,7 @@ from captures.tolerance import OUTPUT_TYPES, Difference, Tolerance
 __all__ = ["Tolerance", "Difference", "event_tolerance", "Comparison", "compare_events",
            "fit_clock_ratio", "estimate_clock", "ClockEstimate", "format_comparison",
            "TONE_PERIODS", "REFERENCE_CLOCK_HZ", "fit_interval_ratio", "IntervalFit",
-           "RATIO_RANGE", "GIVEN_RATIO_RANGE", "clock_line"]
+           "RATIO_RANGE", "GIVEN_RATIO_RANGE", "clock_line", "fit_same_session_ratio"]
 
 REFERENCE_CLOCK_HZ = float(NOMINAL_CLOCK_HZ)
 COMPARED = OUTPUT_TYPES
@@ -166,15 +166,10 @@ def _fit(pairs: Sequence[tuple[float, float]],
     return float(ratio), float(offset)
 
 
-def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | None = None,
-                   ratio: float | None = None, offset: float | None = None,
-                   context: int = 3) -> Comparison:
-    """Align events ``a`` and ``b`` and report the first difference (see module docstring).
-
-    ``ratio``/``offset`` fix the time mapping instead of fitting it (ratio 1.0, offset 0.0
-    compares on the same clock).
-    """
-    tol = tolerance or event_tolerance()
+def _paired(a: Sequence[dict], b: Sequence[dict], tol: Tolerance):
+    """Return the events of each compared type of A and B, their alignment by meaning
+    (opcodes per type), and the (t_a, t_b) pairs of the aligned events with each one's time
+    uncertainty (the type's time tolerance)."""
     for k in tol.types:
         if not tol.has_time_for(k):
             raise AnalysisError(f"no time tolerance for event type {k!r}")
@@ -187,6 +182,40 @@ def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | 
                 pairs += [(sa[k][i]["t"], sb[k][j]["t"])
                           for i, j in zip(range(i1, i2), range(j1, j2))]
                 sigmas += [tol.time_for(k)] * (i2 - i1)
+    return sa, sb, ops, pairs, sigmas
+
+
+def fit_same_session_ratio(a: Sequence[dict], b: Sequence[dict]) -> IntervalFit:
+    """Return the clock ratio of B over A (``fit_interval_ratio``) for two recordings of the
+    same session; raise AnalysisError, one line, when they are not that: fewer than two of
+    their events pair, the paired events lie on no line of a tower's ratio
+    (``RATIO_RANGE``: the tones alone may still agree, as the demo firmware's do with the
+    genuine ROM's), or the intervals fit a ratio beyond any tower's."""
+    pairs, sigmas = _paired(a, b, event_tolerance())[3:]
+    if len(pairs) < 2:
+        raise AnalysisError(f"{len(pairs)} event(s) pair (expected 2 or more to fit a "
+                            f"timeline: the same session recorded twice)")
+    line = _fit(pairs, sigmas)[0]
+    if not RATIO_RANGE[0] <= line <= RATIO_RANGE[1]:
+        raise AnalysisError(f"the paired events lie on a line of ratio {line:.4f}, beyond "
+                            f"any tower's: the two are not the same session")
+    fit = fit_interval_ratio(a, b)
+    if not RATIO_RANGE[0] <= fit.ratio <= RATIO_RANGE[1]:
+        raise AnalysisError(f"the intervals fit a clock ratio of {fit.ratio:.4f}, beyond any "
+                            f"tower's: the two are not the same session")
+    return fit
+
+
+def compare_events(a: Sequence[dict], b: Sequence[dict], tolerance: Tolerance | None = None,
+                   ratio: float | None = None, offset: float | None = None,
+                   context: int = 3) -> Comparison:
+    """Align events ``a`` and ``b`` and report the first difference (see module docstring).
+
+    ``ratio``/``offset`` fix the time mapping instead of fitting it (ratio 1.0, offset 0.0
+    compares on the same clock).
+    """
+    tol = tolerance or event_tolerance()
+    sa, sb, ops, pairs, sigmas = _paired(a, b, tol)
     fitted, refused = ratio is None, None
     if ratio is None:
         fit_ratio, fit_offset = _fit(pairs, sigmas)

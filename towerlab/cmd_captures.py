@@ -255,25 +255,13 @@ def cmd_clock(args: argparse.Namespace, out: IO[str]) -> int:
         # The inputs are at the same wall times on both sides whatever the clocks: one line
         # through every event would mostly fit the script; the intervals the firmware times
         # between inputs (and its tone periods) give the ratio (analysis.compare).
-        from analysis.compare import RATIO_RANGE, compare_events, fit_interval_ratio
+        from analysis.base import AnalysisError
+        from analysis.compare import fit_same_session_ratio
         reference = _events_of(args.reference)
-        c = compare_events(reference, events)
-        if c.matched < 2:
-            raise ValueError(f"{args.capture}: {c.matched} event(s) pair with "
-                             f"{args.reference}'s (expected 2 or more to fit a timeline: "
-                             f"the same session recorded twice)")
-        if c.refused_ratio is not None:
-            # the paired events lie on no line of a tower's ratio: another session (its
-            # tones alone may still agree, as the demo firmware's do with the genuine ROM's)
-            raise ValueError(f"{args.capture}: its events pair with {args.reference}'s on a "
-                             f"line of ratio {c.refused_ratio:.4f}, beyond any tower's: the "
-                             f"two are not the same session")
-        with _naming(args.capture, args.reference):
-            fit = fit_interval_ratio(reference, events)
-        if not RATIO_RANGE[0] <= fit.ratio <= RATIO_RANGE[1]:
-            raise ValueError(f"{args.capture}: its timeline against {args.reference}'s fits a "
-                             f"clock ratio of {fit.ratio:.4f}, beyond any tower's: the "
-                             f"two are not the same session")
+        try:
+            fit = fit_same_session_ratio(reference, events)
+        except AnalysisError as exc:
+            raise AnalysisError(f"{args.capture} against {args.reference}: {exc}") from None
         print(f"timeline against {args.reference}: clock "
               f"{REFERENCE_CLOCK_HZ * fit.ratio / 1000:.2f} kHz (ratio {fit.ratio:.4f} "
               f"+- {fit.ratio * fit.std_rel:.4f}; {fit.intervals} events in {fit.stretches} "

@@ -100,7 +100,7 @@ def test_clock_against_a_reference_it_shares_no_events_with_says_so(tmp_path, ca
     empty.write_text("")
     status, text = run("clock", TT / "events.jsonl", "--reference", empty)
     err = _one_line_error(capsys)
-    assert status == 2 and "events.jsonl: 0 event(s) pair with" in err and "other.jsonl" in err
+    assert status == 2 and "events.jsonl against " in err and "other.jsonl: 0 event(s) pair" in err
     assert "timeline" not in text
 
 
