@@ -166,6 +166,9 @@ def validate_spec(spec: TargetSpec) -> None:
                                            and len(spec.analyser) > len("sigrok:")):
         raise RigError(f"unknown analyser {spec.analyser!r} (expected fx2lafw or "
                        f"sigrok:DRIVER, e.g. sigrok:fx2lafw or sigrok:saleae-logic16)")
+    if not isinstance(spec.seed, int) or spec.seed < 0:
+        raise RigError(f"seed {spec.seed!r}: expected a whole number, 0 or more (the "
+                       f"clean-room game's draws)")
     if spec.odds and spec.target != "cleanroom":
         raise RigError(f"--odds is for the clean-room game (--target cleanroom), not "
                        f"{spec.target}: a tower draws with its own")

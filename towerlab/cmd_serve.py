@@ -65,8 +65,6 @@ def cmd_serve(args: argparse.Namespace, out: IO[str]) -> int:
     if args.seed is not None and target != "cleanroom":
         raise ValueError(f"--seed {args.seed} is the clean-room game's; --target {target} "
                          f"draws nothing of its own")
-    if args.seed is not None and args.seed < 0:
-        raise ValueError(f"--seed {args.seed}: expected a whole number, 0 or more")
     seed = args.seed
     if seed is None:
         import random

@@ -179,7 +179,7 @@ def _serve(*argv) -> tuple[int, str]:
     (["--target", "real"], "needs the button box's serial port"),
     (["--target", "cleanroom", "--firmware", "demo"], "--target cleanroom does not go with"),
     (["--target", "replay"], "--target replay needs the recording"),
-    (["--seed", "-1"], "--seed -1: expected a whole number, 0 or more"),
+    (["--seed", "-1"], "seed -1: expected a whole number, 0 or more"),
     (["--firmware", "demo", "--seed", "3"], "--seed 3 is the clean-room game's"),
     (["--port", "/dev/ttyACM0"], "--port '/dev/ttyACM0' is the real tower's serial port"),
 ])
