@@ -9,6 +9,7 @@ import argparse
 import contextlib
 from typing import IO, Iterator
 
+from captures.files import check_not_an_input
 from captures.formats import open_capture, sniff_format, write_capture
 from captures.model import Capture, Changes
 
@@ -40,7 +41,9 @@ def register(sub) -> None:
 
 
 def cmd_convert(args: argparse.Namespace, out: IO[str]) -> int:
-    """Convert ``args.input`` to ``args.out`` (format from the extension)."""
+    """Convert ``args.input`` to ``args.out`` (format from the extension); an output that is
+    the input itself (a symlink to it too) is refused, since it would replace the source."""
+    check_not_an_input(args.out, args.input)
     cap = open_capture(args.input, args.channel_map)
     with _progress(cap, f"converting to {args.out}") as shown:
         write_capture(shown, args.out)

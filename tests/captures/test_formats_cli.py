@@ -55,3 +55,15 @@ def test_failed_convert_writes_nothing(tmp_path, capsys):
     assert code == 2
     assert "m.map: probe 'D7' is not in" in capsys.readouterr().err
     assert not (tmp_path / "o.sr").exists()
+
+
+def test_convert_onto_its_own_input_is_refused_and_leaves_it_unchanged(tmp_path, capsys):
+    src = tmp_path / "t.sr"
+    src.write_bytes((DATA / "tower_test" / "capture.sr").read_bytes())
+    (tmp_path / "link.vcd").symlink_to(src)
+    before = src.read_bytes()
+    for out in (src, tmp_path / "link.vcd"):
+        code, _ = _run(["convert", str(src), "-o", str(out)])
+        assert code == 2
+        assert "is also an input of this command" in capsys.readouterr().err
+    assert src.read_bytes() == before and (tmp_path / "link.vcd").is_symlink()
