@@ -5,7 +5,8 @@ PulseView and GTKWave: 1-bit ``wire`` variables only, in scope ``tower``; initia
 ``$dumpvars`` at ``#0``; ``close`` at the capture's length. The timescale is the largest legal
 VCD unit (1/10/100 s, ms, us, ns, ps, fs) of which the sample period is a whole multiple: 1 MHz
 → ``1 us`` (1 tick per sample), 250 kHz → ``1 us`` (4 ticks per sample). When no unit divides
-the period (425 kHz) the file uses ``1 ns`` ticks rounded to the nearest sample. A gap is
+the period it is the largest unit with at least 2 ticks a sample, edges rounded to the nearest
+tick (425 kHz → ``1 us``, 2.35 ticks a sample, which sigrok reads at 1 MHz). A gap is
 written as ``x`` on every signal from its start to its end (Glasgow's overrun convention;
 sigrok shows ``x`` as 0); a gap from sample 0 puts ``x`` in ``$dumpvars``. A
 ``$comment towerlab-capture {...}`` header line carries what VCD cannot say (exact samplerate,
@@ -52,10 +53,15 @@ def choose_timescale(samplerate: float) -> tuple[str, Fraction]:
             ratio = period / tick
             if ratio.denominator == 1:
                 return f"{mag} {unit}", ratio
-    for unit, exp in (("ns", 9), ("ps", 12), ("fs", 15)):
-        ratio = period / Fraction(1, 10 ** exp)
-        if ratio >= 2:
-            return f"1 {unit}", ratio
+    # No unit divides the period: the largest unit with at least 2 ticks a sample (each edge
+    # within a quarter sample for other tools, exact for ours). A finer one would make
+    # libsigrok, which samples at 1/timescale, expand 425 kHz to 1 GHz (docs/capture-formats.md
+    # section 1.4).
+    for unit, exp in _UNITS.items():
+        for mag in (100, 10, 1):
+            ratio = period / Fraction(mag, 10 ** exp)
+            if ratio >= 2:
+                return f"{mag} {unit}", ratio
     raise CaptureError(f"samplerate {samplerate} Hz is too high for VCD time units")
 
 

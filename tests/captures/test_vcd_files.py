@@ -33,11 +33,13 @@ def test_timescale_is_the_largest_unit_dividing_the_sample_period():
     assert choose_timescale(250_000) == ("1 us", 4)
     assert choose_timescale(100_000) == ("10 us", 1)
     assert choose_timescale(1_000) == ("1 ms", 1)
-    assert choose_timescale(24_000_000) == ("1 ns", Fraction(125, 3))   # rounded ticks
+    assert choose_timescale(24_000_000) == ("10 ns", Fraction(25, 6))   # rounded ticks
 
 
-def test_period_that_no_unit_divides_uses_nanoseconds_and_reads_back_exactly(tmp_path):
-    assert choose_timescale(425_000)[0] == "1 ns"
+def test_period_no_unit_divides_uses_the_largest_unit_of_two_ticks_and_reads_back_exactly(
+        tmp_path):
+    # 1 ns ticks made sigrok-cli read a 15.5 s capture as 1.55e10 samples at 1 GHz
+    assert choose_timescale(425_000) == ("1 us", Fraction(40, 17))
     cap = open_capture(DATA / "tower_test" / "edges.jsonl.gz")
     write_capture(cap, tmp_path / "t.vcd")
     back = read_vcd(tmp_path / "t.vcd")
@@ -138,6 +140,22 @@ def test_sigrok_cli_imports_our_vcd_as_the_same_samples(sigrok_cli, tmp_path):
     got = sigrok_csv(sigrok_cli, tmp_path / "s.vcd", "-I", "vcd")
     want = expand(cap)
     assert np.array_equal(got, want)
+
+
+def test_sigrok_cli_reads_our_425_khz_vcd_at_1_mhz_with_every_edge_within_half_a_us(
+        sigrok_cli, tmp_path):
+    # 1 ns ticks made sigrok-cli expand this to 1 GHz (a 15.5 s capture never finished)
+    rng = np.random.default_rng(8)
+    times = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 300), 30, replace=False))])
+    words = np.bitwise_xor.accumulate(rng.integers(1, 16, len(times), dtype=np.uint64))
+    from captures.model import CaptureInfo
+    cap = MemoryCapture(CaptureInfo(["A", "B", "C", "D"], 425_000, 300), times, words)
+    write_capture(cap, tmp_path / "s.vcd")
+    got = sigrok_csv(sigrok_cli, tmp_path / "s.vcd", "-I", "vcd")
+    assert len(got) == round(300 / 0.425)
+    at = np.flatnonzero(np.diff(got)) + 1
+    assert np.array_equal(np.concatenate([[0], at]), (2 * times * 1000 + 425) // 850)
+    assert np.array_equal(got[np.concatenate([[0], at])], words)
 
 
 def test_gaps_found_in_a_foreign_vcd_are_known_before_converting(tmp_path):
