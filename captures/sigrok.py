@@ -12,9 +12,11 @@ archive with
   most 4 MiB in numeric order (a single ``logic-1`` member is accepted).
 
 Extra INI sections (the shared captures' ``[darktower]``) are kept in ``CaptureInfo.meta`` as
-``{section: {key: value}}`` and written back. TowerLab's own ``[towerlab]`` section holds scalar
+``{section: {key: value}}`` and written back. TowerLab's own ``[towerlab]`` section holds text
 metadata and gaps (``gap 1=start end reason``; samples inside a gap repeat the last level,
-because srzip has no way to mark missing data). libsigrok ignores both.
+because srzip has no way to mark missing data), and ``[towerlab json]`` the other values as
+JSON, so that a number (a Saleae export's ``time_offset_s``) reads back as a number.
+libsigrok ignores these sections.
 
 The writer (``SrWriter``) writes each 4 MiB chunk as soon as it is full, but a zip file is only
 valid once its central directory is written by ``close()``: a crash mid-capture loses the
@@ -24,6 +26,7 @@ and convert afterwards.
 from __future__ import annotations
 
 import configparser
+import json
 import re
 import zipfile
 import zlib
@@ -207,6 +210,13 @@ def _read_metadata(zf: zipfile.ZipFile, name: str) -> _Metadata:
                     gaps.append(Gap(start, end, _unescape(parts[2]) if len(parts) > 2 else ""))
                 else:
                     meta[key] = _unescape(value)
+        elif s == "towerlab json":
+            for key, value in ini[s].items():
+                try:
+                    meta[key] = json.loads(_unescape(value))
+                except ValueError:
+                    raise CaptureError(f"{name}: metadata [towerlab json] {key}="
+                                       f"{value[:30]!r} is not JSON") from None
         else:
             meta[s] = {k: _unescape(v) for k, v in ini[s].items()}
     if total_bytes % unitsize:
@@ -443,15 +453,21 @@ class SrWriter:
                  f"samplerate={format_samplerate(self.samplerate)}", "total analog=0"]
         lines += [f"probe{i + 1}={_escape(c)}" for i, c in enumerate(self.channels)]
         lines += [f"unitsize={self.unitsize}", ""]
-        own = [(k, v) for k, v in self.meta.items() if not isinstance(v, dict)]
+        own = [(k, v) for k, v in self.meta.items() if isinstance(v, str)]
         if own or self.gaps:
             lines.append("[towerlab]")
-            lines += [f"{_key(k)}={_escape(str(v))}" for k, v in own]
+            lines += [f"{_key(k)}={_escape(v)}" for k, v in own]
             lines += [f"gap {i + 1}={g.start} {g.end} {_escape(g.reason)}"
                       for i, g in enumerate(self.gaps)]
             lines.append("")
+        typed = [(k, v) for k, v in self.meta.items() if not isinstance(v, (str, dict))]
+        if typed:
+            lines.append("[towerlab json]")
+            lines += [f"{_key(k)}={_escape(json.dumps(v, default=str))}" for k, v in typed]
+            lines.append("")
         for section, values in self.meta.items():
-            if isinstance(values, dict) and section not in ("global", "towerlab") \
+            if isinstance(values, dict) and section not in ("global", "towerlab",
+                                                            "towerlab json") \
                     and not re.fullmatch(r"device \d+", section):
                 title = re.sub(r"[\[\]\n]", "-", section)
                 lines.append(f"[{title}]")

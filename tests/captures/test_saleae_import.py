@@ -41,6 +41,16 @@ def test_negative_trigger_relative_times_start_at_sample_0(tmp_path):
     assert same_changes(cap, _cap())
 
 
+@pytest.mark.parametrize("ext", [".sr", ".vcd", ".tlc", ".jsonl.gz"])
+def test_converted_export_keeps_its_start_time_as_a_number(tmp_path, ext):
+    from captures.formats import write_capture
+    write_csv(_cap(), tmp_path / "digital.csv", offset_s=-0.001)
+    write_capture(open_capture(tmp_path / "digital.csv"), tmp_path / f"c{ext}")
+    back = open_capture(tmp_path / f"c{ext}")
+    assert back.info.meta["time_offset_s"] == pytest.approx(-0.001)
+    assert same_changes(back, _cap())
+
+
 def test_csv_rows_of_all_x_are_a_gap(tmp_path):
     path = tmp_path / "digital.csv"
     path.write_text("Time [s],Channel 0,Channel 1\n0.000,1,0\n0.001,X,X\n0.004,0,1\n")

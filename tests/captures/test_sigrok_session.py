@@ -114,6 +114,19 @@ def test_metadata_sections_and_gaps_survive_a_round_trip(tmp_path):
     assert back.gaps == [Gap(10, 20, "probe unplugged")]
 
 
+def test_numbers_in_metadata_read_back_as_numbers_not_text(tmp_path):
+    # a Saleae export's start time went through .sr as the text '-0.001'
+    from captures.model import CaptureInfo
+    meta = {"time_offset_s": -0.001, "count": 3, "ok": True, "none": None, "ids": [1, "a"],
+            "text": "0.5", "odd \\ text": "a\\b \"q\""}
+    cap = MemoryCapture(CaptureInfo(["A"], 1000.0, 100, meta), np.array([0, 5]),
+                        np.array([1, 0], np.uint64))
+    write_capture(cap, tmp_path / "meta.sr")
+    assert read_sr(tmp_path / "meta.sr").info.meta == meta
+    write_capture(read_sr(tmp_path / "meta.sr"), tmp_path / "again.sr")
+    assert read_sr(tmp_path / "again.sr").info.meta == meta
+
+
 def test_shared_captures_keep_their_darktower_section():
     cap = read_sr(DATA / "tower_test" / "capture.sr")
     assert cap.info.meta["darktower"]["script"] == "tower_test"
