@@ -30,7 +30,7 @@ from captures.events import dumps_event
 
 __all__ = ["KEYMAP", "HOLD_S", "TowerView", "digit_rows", "render_lines", "timeline_lines",
            "tones_to_pcm", "Sound", "play", "PlayError", "SOUND_DEVICE", "APLAY_ARGS",
-           "live_sound_available"]
+           "live_sound_available", "fit_screen"]
 
 HOLD_S = 0.2          # seconds a key stays pressed (terminals send no key-up)
 FRAME_S = 1 / 30      # screen refresh period, seconds
@@ -130,6 +130,22 @@ def render_lines(view: TowerView, now: float, title: str, sound: str) -> list[st
     lines.append(f"  last key: {view.last_button or '-'}    last tone: {view.last_tone or '-'}")
     lines.append("  press the keys above; Esc or Ctrl-C quits")
     return lines
+
+
+def fit_screen(lines: list[str], width: int, height: int) -> list[str]:
+    """Return what to draw of ``lines`` in a ``width`` x ``height`` terminal: the lines cut to
+    ``width - 1`` columns and ``height - 1`` rows (curses cannot write the last cell), or, when
+    the drawing below the title does not fit, words saying so, wrapped to the width."""
+    import textwrap
+
+    need_w = max(len(line.rstrip()) for line in lines[1:]) + 1
+    need_h = len(lines) + 1
+    if width >= need_w and height >= need_h:
+        return [line[:width - 1] for line in lines[:height - 1]]
+    words = (f"The terminal is {width}x{height}: too small for the tower's drawing, which "
+             f"needs {need_w}x{need_h}. Make the terminal larger (the tower runs on); "
+             f"Esc or Ctrl-C quits.")
+    return textwrap.wrap(words, max(width - 1, 1))[:max(height - 1, 1)]
 
 
 def timeline_lines(events: Iterable[dict]) -> list[str]:
@@ -313,6 +329,10 @@ def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: floa
         raise PlayError(f"--seconds {seconds!r} must be more than 0")
     wav_file = _WavFile(wav) if wav is not None else None
     sound = Sound(tower, live=live_sound, wav=wav_file.file if wav_file else None)
+    # LINES and COLUMNS in the environment (some shells export them) would pin the size
+    # ncurses reads, at start and after each resize: a resized terminal would be drawn at
+    # the old size. Without them it asks the terminal.
+    pinned = {name: os.environ.pop(name) for name in ("LINES", "COLUMNS") if name in os.environ}
     finished = False
     try:
         curses.wrapper(_loop, tower, title, sound, seconds)
@@ -320,6 +340,7 @@ def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: floa
     except KeyboardInterrupt:
         finished = True
     finally:
+        os.environ.update(pinned)
         sound.close()
         tower.close()
         if wav_file is not None:
@@ -401,9 +422,10 @@ def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:
         sound.pump()
         scr.erase()
         height, width = scr.getmaxyx()
-        for y, line in enumerate(render_lines(view, tower.now, title, sound.name)[:height - 1]):
+        lines = render_lines(view, tower.now, title, sound.name)
+        for y, line in enumerate(fit_screen(lines, width, height)):
             try:
-                scr.addstr(y, 0, line[:width - 1])
+                scr.addstr(y, 0, line)
             except curses.error:
                 pass
         scr.refresh()

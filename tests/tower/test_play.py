@@ -287,3 +287,43 @@ def test_live_sound_goes_silent_when_aplay_dies(fake_aplay, tmp_path):
     assert sound.name == "silent" and sound._proc is None
     sound.close()
     tower.close()
+
+
+def start_play(tmux, args: str, width: int = 80, height: int = 24, env: str = "") -> None:
+    """Start ``towerlab play ARGS`` (after ``env``'s shell assignments) in a tmux terminal of
+    ``width`` x ``height``; after it ends the shell prints ``rc=STATUS`` and the terminal's
+    echo and canonical mode."""
+    cmd = (f"{env} {sys.executable} -m towerlab play {args}; echo rc=$?; "
+           "stty -a | grep -o -- ' -\\?echo \\| -\\?icanon' | tr -d '\\n'; echo; sleep 30")
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", str(width), "-y",
+                           str(height), "-c", str(ROOT), cmd], check=True, timeout=10)
+
+
+def resize(tmux, width: int, height: int) -> None:
+    subprocess.run(tmux + ["resize-window", "-t", "play", "-x", str(width), "-y", str(height)],
+                   check=True, timeout=10)
+
+
+def wait_for_words(tmux, words: str, timeout: float = 20.0) -> str:
+    """Wait until ``words`` are on screen, however the terminal wrapped them."""
+    end = time.monotonic() + timeout
+    shown = ""
+    while time.monotonic() < end:
+        shown = screen(tmux)
+        if " ".join(words.split()) in " ".join(shown.split()):
+            return shown
+        time.sleep(0.1)
+    raise AssertionError(f"{words!r} not on screen after {timeout} s:\n{shown}")
+
+
+def test_a_terminal_too_small_for_the_drawing_is_said_in_words_until_it_grows(tmux):
+    # LINES and COLUMNS exported (as some shells do) must not pin the size curses reads
+    start_play(tmux, "--firmware demo --silent --seconds 60", env="LINES=24 COLUMNS=80")
+    wait_for(tmux, "[Z] DARK TOWER")
+    resize(tmux, 40, 12)
+    small = wait_for_words(tmux, "The terminal is 40x12: too small for the tower's drawing, "
+                                 "which needs 69x24.")
+    assert "window [" not in small and "Esc or Ctrl-C quits" in " ".join(small.split())
+    resize(tmux, 80, 24)
+    grown = wait_for(tmux, "display [")
+    assert "[Z] DARK TOWER" in grown and "too small" not in grown
