@@ -334,10 +334,17 @@ def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: floa
     # the old size. Without them it asks the terminal.
     pinned = {name: os.environ.pop(name) for name in ("LINES", "COLUMNS") if name in os.environ}
     finished = False
+    ending = _EndingSignals()
     try:
+        ending.install()
         curses.wrapper(_loop, tower, title, sound, seconds)
         finished = True
     except KeyboardInterrupt:
+        finished = True
+    except curses.error:
+        # A closed terminal fails curses' own restoring of it: the session still ended.
+        if not ending.caught:
+            raise
         finished = True
     finally:
         os.environ.update(pinned)
@@ -345,7 +352,45 @@ def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: floa
         tower.close()
         if wav_file is not None:
             wav_file.close(keep=finished)
+        ending.restore()
     return 0
+
+
+class _EndingSignals:
+    """End the session as Ctrl-C does, the terminal restored and the WAV kept, on the signals
+    that otherwise kill the process mid-screen: SIGHUP (the terminal closed), SIGTERM (kill)
+    and SIGQUIT (Ctrl-\\). After the first, these are ignored until :meth:`restore`."""
+
+    NAMES = ("SIGHUP", "SIGTERM", "SIGQUIT")
+
+    def __init__(self) -> None:
+        self.caught = 0
+        self._old: dict = {}
+
+    def install(self) -> None:
+        """Catch the signals (until :meth:`restore`)."""
+        import signal
+
+        for name in self.NAMES:
+            if hasattr(signal, name):
+                num = getattr(signal, name)
+                self._old[num] = signal.signal(num, self._end)
+
+    def _end(self, signum, frame) -> None:
+        import signal
+
+        self.caught = signum
+        for num in self._old:
+            signal.signal(num, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        """Put back the handlers there were before."""
+        import signal
+
+        for num, old in self._old.items():
+            signal.signal(num, old)
+        self._old = {}
 
 
 class _WavFile:

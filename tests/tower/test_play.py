@@ -327,3 +327,35 @@ def test_a_terminal_too_small_for_the_drawing_is_said_in_words_until_it_grows(tm
     resize(tmux, 80, 24)
     grown = wait_for(tmux, "display [")
     assert "[Z] DARK TOWER" in grown and "too small" not in grown
+
+
+def wait_for_file(path: Path, timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > end:
+            held = sorted(p.name for p in path.parent.iterdir())
+            raise AssertionError(f"{path} not written {timeout} s after the terminal closed; "
+                                 f"the folder holds {held}")
+        time.sleep(0.1)
+
+
+def test_closing_the_terminal_ends_the_session_and_keeps_its_wav(tmux, tmp_path):
+    wav_path = tmp_path / "p.wav"
+    start_play(tmux, f"--firmware demo --silent --wav {wav_path}")
+    wait_for(tmux, "[Z] DARK TOWER")
+    subprocess.run(tmux + ["kill-session", "-t", "play"], check=True, timeout=10)  # SIGHUP
+    wait_for_file(wav_path)
+    with wave.open(str(wav_path)) as w:
+        assert w.getnframes() > 0
+    assert [p.name for p in tmp_path.iterdir()] == ["p.wav"]
+
+
+def test_ctrl_backslash_quits_with_the_terminal_restored_and_the_cursor_shown(tmux):
+    start_play(tmux, "--firmware demo --silent")
+    wait_for(tmux, "[Z] DARK TOWER")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "C-\\"], check=True, timeout=10)
+    after = wait_for(tmux, "rc=0")
+    assert " icanon echo" in after and "[Z] DARK TOWER" not in after
+    cursor = subprocess.run(tmux + ["display", "-p", "-t", "play", "#{cursor_flag}"],
+                            capture_output=True, text=True, timeout=10).stdout
+    assert cursor.strip() == "1"
