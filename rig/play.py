@@ -9,6 +9,7 @@ real tower. Keys follow MAME's ``mbdtower`` keyboard layout (docs/dark-tower-wir
     A TOMB/RUIN   S MOVE       D SANCTUARY/CITADEL
     Z DARK TOWER  X FRONTIER   C INVENTORY
 
+Esc, Ctrl-C or Ctrl-D quits; any other key is said, for ``NOTE_S``, to be no tower key.
 A terminal reports key presses but not releases, so a key is held for ``HOLD_S`` of tower time.
 Tower time is paced to the wall clock. Sound goes live to ``aplay`` when ``/dev/snd`` exists
 and ``aplay`` is installed (else the game is silent); ``--wav FILE`` records it.
@@ -107,8 +108,14 @@ class TowerView:
                 self.lamps = dict.fromkeys(self.lamps, 0)
 
 
-def render_lines(view: TowerView, now: float, title: str, sound: str) -> list[str]:
-    """Return the screen as text lines (the curses loop draws them; tests read them)."""
+QUIT_KEYS = "Esc, Ctrl-C or Ctrl-D quits"
+NOTE_S = 3.0          # seconds a note (a key that is no tower key) stays on screen
+
+
+def render_lines(view: TowerView, now: float, title: str, sound: str,
+                 note: str = "") -> list[str]:
+    """Return the screen as text lines (the curses loop draws them; tests read them); a
+    ``note`` stands in the last line, in place of the help."""
     lines = [f" TowerLab play: {title}", f" tower time {now:7.2f} s    sound: {sound}", ""]
     left, right = digit_rows(view.text[0]), digit_rows(view.text[1])
     lines += [f"     {a}  {b}" for a, b in zip(left, right)]
@@ -128,7 +135,7 @@ def render_lines(view: TowerView, now: float, title: str, sound: str) -> list[st
         lines.append("   " + "".join(cells))
     lines.append("")
     lines.append(f"  last key: {view.last_button or '-'}    last tone: {view.last_tone or '-'}")
-    lines.append("  press the keys above; Esc or Ctrl-C quits")
+    lines.append(f"  {note}" if note else f"  press the keys above; {QUIT_KEYS}")
     return lines
 
 
@@ -144,7 +151,7 @@ def fit_screen(lines: list[str], width: int, height: int) -> list[str]:
         return [line[:width - 1] for line in lines[:height - 1]]
     words = (f"The terminal is {width}x{height}: too small for the tower's drawing, which "
              f"needs {need_w}x{need_h}. Make the terminal larger (the tower runs on); "
-             f"Esc or Ctrl-C quits.")
+             f"{QUIT_KEYS}.")
     return textwrap.wrap(words, max(width - 1, 1))[:max(height - 1, 1)]
 
 
@@ -319,7 +326,8 @@ class Sound:
 
 def play(tower, title: str = "Dark Tower", wav: str | None = None, seconds: float | None = None,
          live_sound: bool = True) -> int:
-    """Run the curses front-end on ``tower`` until Esc/Ctrl-C (or ``seconds`` of tower time);
+    """Run the curses front-end on ``tower`` until Esc, Ctrl-C or Ctrl-D (or ``seconds`` of
+    tower time);
     record the sound to ``wav`` if given. Return 0."""
     import curses
 
@@ -432,26 +440,52 @@ class _WavFile:
             os.unlink(self.tmp)
 
 
+def _key_note(key: int) -> str:
+    """Return what to say of a key that is no tower key ("" for none: a resize, the mouse)."""
+    import curses
+
+    if key in (curses.KEY_RESIZE, curses.KEY_MOUSE):
+        return ""
+    if 32 < key < 127:
+        name = repr(chr(key))
+    else:
+        try:
+            name = curses.keyname(key).decode("ascii", "replace")
+        except (ValueError, curses.error):
+            name = f"key {key}"
+        name = {"^I": "Tab", "^J": "Enter", "^M": "Enter", " ": "Space"}.get(name, name)
+    return f"{name} is no tower key; {QUIT_KEYS}"
+
+
 def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:
     import curses
 
     curses.curs_set(0)
+    # Esc quits at once, not after ncurses' default wait of 1 s for an escape sequence.
+    curses.set_escdelay(25)
     scr.nodelay(True)
     view = TowerView()
     releases: list[tuple[float, str]] = []
+    note, note_until = "", 0.0
     start_wall = time.monotonic()
     start_tower = tower.now
     while True:
         key = scr.getch()
         while key != -1:
-            if key == 27:
+            if key in (27, 4):          # Esc, Ctrl-D
                 return
             ch = chr(key).lower() if 0 <= key < 256 else ""
             button = KEYMAP.get(ch)
-            if button is not None and all(b != button for _, b in releases):
+            if button is None:
+                said = _key_note(key)
+                if said:
+                    note, note_until = said, time.monotonic() + NOTE_S
+            elif all(b != button for _, b in releases):
                 tower.press(button)
                 releases.append((tower.now + HOLD_S, button))
             key = scr.getch()
+        if note and time.monotonic() >= note_until:
+            note = ""
         target = start_tower + (time.monotonic() - start_wall)
         if seconds is not None:
             target = min(target, start_tower + seconds)
@@ -467,7 +501,7 @@ def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:
         sound.pump()
         scr.erase()
         height, width = scr.getmaxyx()
-        lines = render_lines(view, tower.now, title, sound.name)
+        lines = render_lines(view, tower.now, title, sound.name, note)
         for y, line in enumerate(fit_screen(lines, width, height)):
             try:
                 scr.addstr(y, 0, line)

@@ -323,7 +323,7 @@ def test_a_terminal_too_small_for_the_drawing_is_said_in_words_until_it_grows(tm
     resize(tmux, 40, 12)
     small = wait_for_words(tmux, "The terminal is 40x12: too small for the tower's drawing, "
                                  "which needs 69x24.")
-    assert "window [" not in small and "Esc or Ctrl-C quits" in " ".join(small.split())
+    assert "window [" not in small and "Esc, Ctrl-C or Ctrl-D quits" in " ".join(small.split())
     resize(tmux, 80, 24)
     grown = wait_for(tmux, "display [")
     assert "[Z] DARK TOWER" in grown and "too small" not in grown
@@ -359,3 +359,29 @@ def test_ctrl_backslash_quits_with_the_terminal_restored_and_the_cursor_shown(tm
     cursor = subprocess.run(tmux + ["display", "-p", "-t", "play", "#{cursor_flag}"],
                             capture_output=True, text=True, timeout=10).stdout
     assert cursor.strip() == "1"
+
+
+@pytest.mark.parametrize("key,said", [("k", "'k' is no tower key"),
+                                      ("Up", "KEY_UP is no tower key"),
+                                      ("Tab", "Tab is no tower key")])
+def test_a_key_that_is_no_tower_key_is_said_with_the_keys_that_quit(tmux, key, said):
+    start_play(tmux, "--firmware demo --silent --seconds 60")
+    wait_for(tmux, "[Z] DARK TOWER")
+    subprocess.run(tmux + ["send-keys", "-t", "play", key], check=True, timeout=10)
+    shown = wait_for(tmux, said)
+    assert "Esc, Ctrl-C or Ctrl-D quits" in shown and "last key: -" in shown
+
+
+def test_ctrl_d_quits_as_esc_does(tmux):
+    start_play(tmux, "--firmware demo --silent --seconds 60")
+    wait_for(tmux, "Ctrl-D quits")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "C-d"], check=True, timeout=10)
+    after = wait_for(tmux, "rc=0", timeout=5)
+    assert " icanon echo" in after
+
+
+def test_esc_quits_without_curses_waiting_a_second_for_an_escape_sequence(tmux):
+    start_play(tmux, "--firmware demo --silent --seconds 60")
+    wait_for(tmux, "[Z] DARK TOWER")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "Escape"], check=True, timeout=10)
+    wait_for(tmux, "rc=0", timeout=0.8)         # ncurses' default ESCDELAY alone is 1 s
