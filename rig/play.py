@@ -142,10 +142,11 @@ def render_lines(view: TowerView, now: float, title: str, sound: str,
 def fit_screen(lines: list[str], width: int, height: int) -> list[str]:
     """Return what to draw of ``lines`` in a ``width`` x ``height`` terminal: the lines cut to
     ``width - 1`` columns and ``height - 1`` rows (curses cannot write the last cell), or, when
-    the drawing below the title does not fit, words saying so, wrapped to the width."""
+    the drawing below the title and status lines does not fit, words saying so, wrapped to the
+    width."""
     import textwrap
 
-    need_w = max(len(line.rstrip()) for line in lines[1:]) + 1
+    need_w = max(len(line.rstrip()) for line in lines[2:]) + 1
     need_h = len(lines) + 1
     if width >= need_w and height >= need_h:
         return [line[:width - 1] for line in lines[:height - 1]]
@@ -225,13 +226,18 @@ class Sound:
             self._wav.setsampwidth(2)
             self._wav.setframerate(RATE)
         self.live = bool(live and live_sound_available())
+        # why live sound was asked for and is off: said on the status line
+        self.why_silent = "" if self.live or not live else (
+            f"no sound device {SOUND_DEVICE}" if not os.path.exists(SOUND_DEVICE)
+            else "no aplay on PATH")
         if self.live:
             try:
                 self._proc = subprocess.Popen(
                     ["aplay", *APLAY_ARGS],
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            except OSError:
+            except OSError as exc:
                 self.live = False
+                self.why_silent = f"aplay did not start ({exc.strerror or exc})"
         self._renderer = None
         self._fed = 0
         if hasattr(tower, "speaker_edges"):
@@ -245,6 +251,11 @@ class Sound:
         """Return what the sound goes to, for the status line."""
         parts = (["aplay"] if self.live else []) + (["wav"] if self._wav else [])
         return "+".join(parts) or "silent"
+
+    @property
+    def status(self) -> str:
+        """Return :attr:`name` and, when live sound was asked for and is off, why."""
+        return f"{self.name} ({self.why_silent})" if self.why_silent else self.name
 
     def pump(self) -> None:
         """Render the audio up to the tower's ``now`` and send it out."""
@@ -321,6 +332,7 @@ class Sound:
                 self._proc.stdin.flush()
             except OSError:          # aplay ended (device busy, killed): go on silent
                 self.live = False
+                self.why_silent = "aplay ended"
                 self._stop_aplay()
 
 
@@ -501,7 +513,7 @@ def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:
         sound.pump()
         scr.erase()
         height, width = scr.getmaxyx()
-        lines = render_lines(view, tower.now, title, sound.name, note)
+        lines = render_lines(view, tower.now, title, sound.status, note)
         for y, line in enumerate(fit_screen(lines, width, height)):
             try:
                 scr.addstr(y, 0, line)

@@ -385,3 +385,26 @@ def test_esc_quits_without_curses_waiting_a_second_for_an_escape_sequence(tmux):
     wait_for(tmux, "[Z] DARK TOWER")
     subprocess.run(tmux + ["send-keys", "-t", "play", "Escape"], check=True, timeout=10)
     wait_for(tmux, "rc=0", timeout=0.8)         # ncurses' default ESCDELAY alone is 1 s
+
+
+def test_without_a_sound_device_the_status_line_says_so_and_play_goes_on_silent(tmux,
+                                                                                  tmp_path):
+    missing = tmp_path / "no-snd"
+    runner = tmp_path / "run.py"
+    runner.write_text("import sys\nimport rig.play\nfrom towerlab.cli import main\n"
+                      f"rig.play.SOUND_DEVICE = {str(missing)!r}\n"
+                      "sys.exit(main(sys.argv[1:]))\n")
+    cmd = (f"PYTHONPATH={ROOT} {sys.executable} {runner} play --firmware demo --seconds 60; "
+           "sleep 30")
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "200", "-y", "24",
+                           "-c", str(ROOT), cmd], check=True, timeout=10)
+    shown = wait_for(tmux, f"sound: silent (no sound device {missing})")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "1"], check=True, timeout=10)
+    assert "last key: -" in shown
+    wait_for(tmux, "last key: YES/BUY")
+
+
+def test_with_silent_asked_the_status_line_says_silent_alone(tmux):
+    start_play(tmux, "--firmware demo --silent --seconds 60")
+    shown = wait_for(tmux, "sound: silent")
+    assert "sound: silent (" not in shown
