@@ -117,16 +117,50 @@ def settle(tower: CleanroomTower) -> None:
             return
 
 
+def _is_terminal(infile: IO[str]) -> bool:
+    try:
+        return infile.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _lines(infile: IO[str], out: IO[str], echo: bool):
+    """Yield the input's lines, each after a ``> `` prompt (followed by the line itself when
+    ``echo``); end the prompt's line at the end of input."""
+    while True:
+        out.write("> ")
+        out.flush()
+        raw = infile.readline()
+        if not raw:
+            out.write("\n")
+            return
+        if echo:
+            out.write(raw if raw.endswith("\n") else raw + "\n")
+        yield raw
+
+
 def play_terminal(tower: CleanroomTower, infile: IO[str], out: IO[str],
                   strict: bool = False) -> int:
     """Run the line-driven game on ``tower``; return 0 at quit or end of input. A bad line
     is said and skipped at a terminal; with ``strict`` (a file of keys) it raises
-    CleanroomError naming the file and line, as a bad input file must."""
+    CleanroomError naming the file and line, as a bad input file must. Lines that do not
+    come from a terminal are echoed after their prompt, so the output reads as a session;
+    at the end of input, or Ctrl-C, the prompt's line is ended for the shell's prompt."""
+    try:
+        return _play_lines(tower, infile, out, strict)
+    except KeyboardInterrupt:
+        out.write("\n")         # after the terminal's ^C, for the shell's prompt
+        out.flush()
+        raise
+
+
+def _play_lines(tower: CleanroomTower, infile: IO[str], out: IO[str], strict: bool) -> int:
     seen = len(tower.events())
     settle(tower)
     name = getattr(infile, "name", "input")
+    echo = not _is_terminal(infile)
     number = 0
-    for raw in iter(lambda: (out.write("> "), out.flush(), infile.readline())[2], ""):
+    for raw in _lines(infile, out, echo):
         number += 1
         line = raw.strip()
         if not line:

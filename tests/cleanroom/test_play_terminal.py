@@ -1,0 +1,69 @@
+"""towerlab cleanroom-play in a real terminal (tmux): the prompt's line at the end, and input
+piped from a file, read as a session."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def tmux():
+    from tests.conftest import require_tool
+    path = require_tool("tmux", "tmux")
+    sock = f"towerlab-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # one tmux server per test
+    yield [path, "-L", sock]
+    subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
+
+
+def start(tmux, shell: str) -> None:
+    """Run ``shell`` in a new 80x24 tmux terminal, then ``echo rc=STATUS``."""
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "80", "-y", "24", "-c",
+                           str(ROOT), f"{shell}; echo rc=$?; sleep 30"], check=True, timeout=10)
+
+
+def wait_for_line(tmux, line: str, timeout: float = 20.0) -> list[str]:
+    """Wait until a whole screen line reads ``line``; return the screen's lines."""
+    end = time.monotonic() + timeout
+    lines: list[str] = []
+    while time.monotonic() < end:
+        lines = subprocess.run(tmux + ["capture-pane", "-p", "-t", "play"], capture_output=True,
+                               text=True, timeout=10).stdout.splitlines()
+        if line in lines:
+            return lines
+        time.sleep(0.1)
+    shown = "\n".join(lines)
+    raise AssertionError(f"no line {line!r} on screen after {timeout} s:\n{shown}")
+
+
+PLAY = f"{sys.executable} -m towerlab cleanroom-play --seed 1"
+
+
+def test_ctrl_d_at_the_prompt_ends_the_prompts_line_before_the_shells(tmux):
+    start(tmux, PLAY)
+    wait_for_line(tmux, ">")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "C-d"], check=True, timeout=10)
+    wait_for_line(tmux, "rc=0")
+
+
+def test_ctrl_c_at_the_prompt_ends_the_prompts_line_before_the_shells(tmux):
+    start(tmux, PLAY)
+    wait_for_line(tmux, ">")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "C-c"], check=True, timeout=10)
+    wait_for_line(tmux, "rc=130")
+
+
+def test_keys_piped_from_a_file_are_shown_after_their_prompts(tmux, tmp_path):
+    keys = tmp_path / "keys.txt"
+    keys.write_text("yes\nno\n")
+    start(tmux, f"{PLAY} < {keys}")
+    lines = wait_for_line(tmux, "rc=0")
+    assert "> yes" in lines and "> no" in lines
+    assert lines.index("> no") < lines.index("  display 'L2'") < lines.index("rc=0")
