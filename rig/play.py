@@ -10,7 +10,8 @@ real tower. Keys follow MAME's ``mbdtower`` keyboard layout (docs/dark-tower-wir
     Z DARK TOWER  X FRONTIER   C INVENTORY
 
 Esc, Ctrl-C or Ctrl-D quits; any other key is said, for ``NOTE_S``, to be no tower key.
-A terminal reports key presses but not releases, so a key is held for ``HOLD_S`` of tower time.
+A terminal reports key presses but not releases, so a key is held for ``HOLD_S`` of tower time,
+and for ``HOLD_S`` after each repeat the terminal sends while it is held down (auto-repeat).
 Tower time is paced to the wall clock. Sound goes live to ``aplay`` when ``/dev/snd`` exists
 and ``aplay`` is installed (else the game is silent); ``--wav FILE`` records it.
 """
@@ -495,6 +496,8 @@ def _loop(scr, tower, title: str, sound: Sound, seconds: float | None) -> None:
             elif all(b != button for _, b in releases):
                 tower.press(button)
                 releases.append((tower.now + HOLD_S, button))
+            else:       # the terminal's auto-repeat of a key held down: the button stays down
+                releases = [(tower.now + HOLD_S if b == button else t, b) for t, b in releases]
             key = scr.getch()
         if note and time.monotonic() >= note_until:
             note = ""

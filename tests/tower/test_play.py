@@ -408,3 +408,42 @@ def test_with_silent_asked_the_status_line_says_silent_alone(tmux):
     start_play(tmux, "--firmware demo --silent --seconds 60")
     shown = wait_for(tmux, "sound: silent")
     assert "sound: silent (" not in shown
+
+
+PRESS_COUNTER = """import sys
+from rig.play import play
+from rig.towers.emulated import EmulatorTower
+
+tower = EmulatorTower(firmware="demo")
+pressed = []
+press = tower.press
+tower.press = lambda button: (pressed.append(button), press(button))
+play(tower, title="presses", live_sound=False, seconds=float(sys.argv[1]))
+print("pressed:", " ".join(b.split("/")[0] for b in pressed) + ".")
+"""
+
+
+def test_holding_a_key_down_holds_the_button_through_the_terminals_auto_repeat(tmux, tmp_path):
+    runner = tmp_path / "count.py"
+    runner.write_text(PRESS_COUNTER)
+    cmd = f"PYTHONPATH={ROOT} {sys.executable} {runner} 4; sleep 30"
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "80", "-y", "24",
+                           "-c", str(ROOT), cmd], check=True, timeout=10)
+    wait_for(tmux, "[Z] DARK TOWER")
+    for _ in range(40):          # a held key: the terminal repeats it every 30 ms
+        subprocess.run(tmux + ["send-keys", "-t", "play", "2"], check=True, timeout=10)
+        time.sleep(0.03)
+    assert "pressed: REPEAT." in wait_for(tmux, "pressed:")
+
+
+def test_two_taps_half_a_second_apart_are_two_presses(tmux, tmp_path):
+    runner = tmp_path / "count.py"
+    runner.write_text(PRESS_COUNTER)
+    cmd = f"PYTHONPATH={ROOT} {sys.executable} {runner} 3; sleep 30"
+    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "80", "-y", "24",
+                           "-c", str(ROOT), cmd], check=True, timeout=10)
+    wait_for(tmux, "[Z] DARK TOWER")
+    for _ in range(2):
+        subprocess.run(tmux + ["send-keys", "-t", "play", "2"], check=True, timeout=10)
+        time.sleep(0.5)
+    assert "pressed: REPEAT REPEAT." in wait_for(tmux, "pressed:")
