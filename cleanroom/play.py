@@ -16,7 +16,7 @@ from captures.script import BUTTONS
 from .reel import CARDS
 from .tower import CleanroomError, CleanroomTower
 
-__all__ = ["ALIASES", "parse_key", "observations", "describe_events", "play_terminal",
+__all__ = ["ALIASES", "HELP", "parse_key", "observations", "describe_events", "play_terminal",
            "settle"]
 
 ALIASES = {
@@ -29,6 +29,8 @@ ALIASES = {
 
 HOLD_S = 0.2
 MAX_RUN_S = 60.0
+HELP = ("Keys: yes no repeat haggle bazaar clear tomb move sanctuary dark frontier inventory; "
+        "wait S; off; on; quit; help")
 
 
 def parse_key(word: str) -> str:
@@ -38,7 +40,8 @@ def parse_key(word: str) -> str:
         return name
     alias = ALIASES.get(name.lower().split("/")[0].split()[0]) if name else None
     if alias is None:
-        raise CleanroomError(f"unknown key {word!r} (expected one of {', '.join(BUTTONS)})")
+        raise CleanroomError(f"unknown key {word!r} (expected one of {', '.join(BUTTONS)}; "
+                             f"or wait S, off, on, quit, help)")
     return alias
 
 
@@ -169,6 +172,9 @@ def _play_lines(tower: CleanroomTower, infile: IO[str], out: IO[str], strict: bo
         try:
             if word in ("quit", "exit", "q"):
                 return 0
+            if word in ("help", "?"):
+                out.write(HELP + "\n")
+                continue
             if word.startswith("wait"):
                 tower.advance(_wait_seconds(word))
             elif word in ("on", "off"):

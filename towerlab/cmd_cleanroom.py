@@ -213,11 +213,10 @@ def _cues(args, out: IO[str]) -> int:
 
 def cmd_play(args, out: IO[str]) -> int:
     """Play the clean-room tower in the terminal (one key name per line)."""
-    from cleanroom.play import play_terminal
+    from cleanroom.play import HELP, play_terminal
     from cleanroom.tower import CleanroomTower
 
-    out.write("Dark Tower (clean room). Keys: yes no repeat haggle bazaar clear tomb move "
-              "sanctuary dark frontier inventory; wait S; quit\n")
+    out.write(f"Dark Tower (clean room). {HELP}\n")
     return play_terminal(CleanroomTower(seed=args.seed), args.input or sys.stdin, out,
                          strict=args.input is not None)
 

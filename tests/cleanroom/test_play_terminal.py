@@ -67,3 +67,27 @@ def test_keys_piped_from_a_file_are_shown_after_their_prompts(tmux, tmp_path):
     lines = wait_for_line(tmux, "rc=0")
     assert "> yes" in lines and "> no" in lines
     assert lines.index("> no") < lines.index("  display 'L2'") < lines.index("rc=0")
+
+
+def wait_for_words(tmux, words: str, timeout: float = 20.0) -> None:
+    """Wait until ``words`` are on screen, however the terminal wrapped them."""
+    end = time.monotonic() + timeout
+    shown = ""
+    while time.monotonic() < end:
+        shown = subprocess.run(tmux + ["capture-pane", "-p", "-J", "-t", "play"],
+                               capture_output=True, text=True, timeout=10).stdout
+        if " ".join(words.split()) in " ".join(shown.split()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{words!r} not on screen after {timeout} s:\n{shown}")
+
+
+def test_help_at_the_prompt_lists_the_keys_and_commands_and_a_bad_word_names_them(tmux):
+    start(tmux, PLAY)
+    wait_for_line(tmux, ">")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "help", "Enter"], check=True, timeout=10)
+    wait_for_words(tmux, "> help Keys: yes no repeat haggle bazaar clear tomb move sanctuary "
+                         "dark frontier inventory; wait S; off; on; quit; help")
+    subprocess.run(tmux + ["send-keys", "-t", "play", "jump", "Enter"], check=True, timeout=10)
+    wait_for_words(tmux, "unknown key 'jump' (expected one of YES/BUY,")
+    wait_for_words(tmux, "INVENTORY; or wait S, off, on, quit, help)")
