@@ -426,40 +426,89 @@ def test_with_silent_asked_the_status_line_says_silent_alone(tmux):
     assert "sound: silent (" not in shown
 
 
-PRESS_COUNTER = """import sys
-from rig.play import play
-from rig.towers.emulated import EmulatorTower
+class _SimulatedTerminal:
+    """The screen loop's world in simulated seconds: a clock its sleeps move on, keys that
+    arrive at given times, and a tower that notes each press and release (no wall clock)."""
 
-tower = EmulatorTower(firmware="demo")
-pressed = []
-press = tower.press
-tower.press = lambda button: (pressed.append(button), press(button))
-play(tower, title="presses", live_sound=False, seconds=float(sys.argv[1]))
-print("pressed:", " ".join(b.split("/")[0] for b in pressed) + ".")
-"""
+    def __init__(self, keys: list[tuple[float, str]]):
+        self.now = 0.0                 # the wall clock the loop reads (time.monotonic)
+        self.keys = sorted(keys)
+        self.pressed: list[tuple[float, str]] = []
+        self.released: list[tuple[float, str]] = []
+
+    # time
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += max(seconds, 1e-4)
+
+    # screen
+    def getch(self) -> int:
+        if self.keys and self.keys[0][0] <= self.now:
+            return ord(self.keys.pop(0)[1])
+        return -1
+
+    def nodelay(self, flag) -> None:
+        pass
+
+    def getmaxyx(self):
+        return 40, 120
+
+    def erase(self) -> None:
+        pass
+
+    def addstr(self, *args) -> None:
+        pass
+
+    def refresh(self) -> None:
+        pass
 
 
-def test_holding_a_key_down_holds_the_button_through_the_terminals_auto_repeat(tmux, tmp_path):
-    runner = tmp_path / "count.py"
-    runner.write_text(PRESS_COUNTER)
-    cmd = f"PYTHONPATH={ROOT} {sys.executable} {runner} 4; sleep 30"
-    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "80", "-y", "24",
-                           "-c", str(ROOT), cmd], check=True, timeout=10)
-    wait_for(tmux, "[Z] DARK TOWER")
-    for _ in range(40):          # a held key: the terminal repeats it every 30 ms
-        subprocess.run(tmux + ["send-keys", "-t", "play", "2"], check=True, timeout=10)
-        time.sleep(0.03)
-    assert "pressed: REPEAT." in wait_for(tmux, "pressed:")
+class _NotingTower:
+    """A tower that only notes the keys it is given, at its own time."""
+
+    def __init__(self, term: _SimulatedTerminal):
+        self.term, self.now = term, 0.0
+
+    def press(self, button: str) -> None:
+        self.term.pressed.append((self.now, button))
+
+    def release(self, button: str) -> None:
+        self.term.released.append((self.now, button))
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def events(self) -> list:
+        return []
 
 
-def test_two_taps_half_a_second_apart_are_two_presses(tmux, tmp_path):
-    runner = tmp_path / "count.py"
-    runner.write_text(PRESS_COUNTER)
-    cmd = f"PYTHONPATH={ROOT} {sys.executable} {runner} 3; sleep 30"
-    subprocess.run(tmux + ["new-session", "-d", "-s", "play", "-x", "80", "-y", "24",
-                           "-c", str(ROOT), cmd], check=True, timeout=10)
-    wait_for(tmux, "[Z] DARK TOWER")
-    for _ in range(2):
-        subprocess.run(tmux + ["send-keys", "-t", "play", "2"], check=True, timeout=10)
-        time.sleep(0.5)
-    assert "pressed: REPEAT REPEAT." in wait_for(tmux, "pressed:")
+def _play_keys(monkeypatch, keys: list[tuple[float, str]], seconds: float):
+    import curses
+    import types
+
+    import rig.play
+
+    term = _SimulatedTerminal(keys)
+    monkeypatch.setattr(rig.play, "time", term)
+    monkeypatch.setattr(curses, "curs_set", lambda visibility: None)
+    monkeypatch.setattr(curses, "set_escdelay", lambda ms: None)
+    sound = types.SimpleNamespace(pump=lambda: None, status="silent")
+    rig.play._loop(term, _NotingTower(term), "keys", sound, seconds)
+    return term
+
+
+def test_holding_a_key_down_holds_the_button_through_the_terminals_auto_repeat(monkeypatch):
+    # a key held 1.2 s: the terminal repeats it every 30 ms
+    held = [(1.0 + 0.03 * k, "2") for k in range(40)]
+    term = _play_keys(monkeypatch, held, 4.0)
+    assert [b for _, b in term.pressed] == ["REPEAT"]
+    (t_up, _), = term.released
+    assert t_up == pytest.approx(1.0 + 0.03 * 39 + 0.2, abs=0.05)
+
+
+def test_two_taps_half_a_second_apart_are_two_presses(monkeypatch):
+    term = _play_keys(monkeypatch, [(1.0, "2"), (1.5, "2")], 3.0)
+    assert [b for _, b in term.pressed] == ["REPEAT", "REPEAT"]
+    assert [round(t, 1) for t, _ in term.released] == [1.2, 1.7]
