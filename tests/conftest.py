@@ -78,6 +78,19 @@ def sigrok_cli() -> str:
 
 
 @pytest.fixture
+def tmux():
+    """A tmux command prefix on a server of this test's own, killed after it: a real
+    terminal for the front-ends (towerlab play, cleanroom-play)."""
+    import subprocess
+    import uuid
+
+    path = require_tool("tmux", "tmux")
+    sock = f"towerlab-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # one tmux server per test
+    yield [path, "-L", sock]
+    subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
 def romset(request):
     return request.config.getoption("--romset")
 

@@ -130,12 +130,18 @@ def test_bad_header_is_refused(tmp_path, text, message):
         read_vcd(_vcd(tmp_path, text))
 
 
-def test_sigrok_cli_imports_our_vcd_as_the_same_samples(sigrok_cli, tmp_path):
-    rng = np.random.default_rng(7)
+def _random_capture(seed: int, samplerate: int) -> MemoryCapture:
+    """Return 300 samples of four channels with 30 random changes after the first."""
+    from captures.model import CaptureInfo
+
+    rng = np.random.default_rng(seed)
     times = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 300), 30, replace=False))])
     words = np.bitwise_xor.accumulate(rng.integers(1, 16, len(times), dtype=np.uint64))
-    from captures.model import CaptureInfo
-    cap = MemoryCapture(CaptureInfo(["A", "B", "C", "D"], 1_000_000, 300), times, words)
+    return MemoryCapture(CaptureInfo(["A", "B", "C", "D"], samplerate, 300), times, words)
+
+
+def test_sigrok_cli_imports_our_vcd_as_the_same_samples(sigrok_cli, tmp_path):
+    cap = _random_capture(7, 1_000_000)
     write_capture(cap, tmp_path / "s.vcd")
     got = sigrok_csv(sigrok_cli, tmp_path / "s.vcd", "-I", "vcd")
     want = expand(cap)
@@ -145,11 +151,8 @@ def test_sigrok_cli_imports_our_vcd_as_the_same_samples(sigrok_cli, tmp_path):
 def test_sigrok_cli_reads_our_425_khz_vcd_at_1_mhz_with_every_edge_within_half_a_us(
         sigrok_cli, tmp_path):
     # 1 ns ticks made sigrok-cli expand this to 1 GHz (a 15.5 s capture never finished)
-    rng = np.random.default_rng(8)
-    times = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 300), 30, replace=False))])
-    words = np.bitwise_xor.accumulate(rng.integers(1, 16, len(times), dtype=np.uint64))
-    from captures.model import CaptureInfo
-    cap = MemoryCapture(CaptureInfo(["A", "B", "C", "D"], 425_000, 300), times, words)
+    cap = _random_capture(8, 425_000)
+    times, words = cap.times, cap.words
     write_capture(cap, tmp_path / "s.vcd")
     got = sigrok_csv(sigrok_cli, tmp_path / "s.vcd", "-I", "vcd")
     assert len(got) == round(300 / 0.425)

@@ -2,25 +2,12 @@
 piped from a file, read as a session."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def tmux():
-    from tests.conftest import require_tool
-    path = require_tool("tmux", "tmux")
-    sock = f"towerlab-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # one tmux server per test
-    yield [path, "-L", sock]
-    subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
 
 
 def start(tmux, shell: str) -> None:

@@ -7,7 +7,6 @@ import stat
 import subprocess
 import sys
 import time
-import uuid
 import wave
 from pathlib import Path
 
@@ -90,15 +89,6 @@ def test_sound_records_the_emulators_speaker_to_a_wav():
     assert abs(len(frames) - 3.2 * rate) < 0.01 * rate
     assert np.abs(frames[int(3.0 * rate):]).max() > 1000      # the click after the key
     assert np.abs(frames[:int(2.9 * rate)]).max() < 100       # silence before
-
-
-@pytest.fixture
-def tmux():
-    from tests.conftest import require_tool
-    path = require_tool("tmux", "tmux")
-    sock = f"towerlab-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"   # one tmux server per test
-    yield [path, "-L", sock]
-    subprocess.run([path, "-L", sock, "kill-server"], capture_output=True, timeout=10)
 
 
 def screen(tmux) -> str:
