@@ -198,7 +198,8 @@ def _finish(drive, spec: TargetSpec, target: Target, d: Path, writers: list,
     from captures.formats import write_capture
 
     end = drive.script.end_time()
-    (d / "script.txt").write_text(drive.script_text(), encoding="utf-8")
+    if not writers:             # a live capture's came before its first sample
+        (d / "script.txt").write_text(drive.script_text(), encoding="utf-8")
     meta = {**_base_meta(spec, drive), "observed": target.observed_types(), "fault": None}
     meta.update(drive.meta())
     if spec.odds:
