@@ -87,8 +87,9 @@ def holdings(script: Script, values: Sequence, until: float | None = None,
 def read_holdings(script: Script, events: Sequence[dict], clock_ratio: float = 1.0
                   ) -> list[Holding]:
     """Return the holdings at each draw and action key of a recording (its ``script`` and
-    ``events``): its draws resolved from the events, then replayed, up to the resolver's first difference when
-    the game does not conform to it (what comes after is the resolver's guess)."""
+    ``events``): its draws resolved from the events, then replayed, up to the resolver's
+    first difference when the game does not conform to it (what comes after is the
+    resolver's guess)."""
     result = resolve(script, events, clock_ratio=clock_ratio)
     end = min(result.diff_time, script.end_time())
     return holdings(script, [d.value for d in result.decisions], end, clock_ratio)

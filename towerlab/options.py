@@ -30,7 +30,6 @@ __all__ = ["AliasHelpFormatter", "add_output", "add_tolerance", "add_search_budg
 OLD_NAMES: set[str] = {"--output"}
 
 
-
 def checked(convert, ok, what: str):
     """Return an argparse type: ``convert(text)`` that must satisfy ``ok``, else one line
     (``'TEXT' is not WHAT``)."""
@@ -48,6 +47,7 @@ def checked(convert, ok, what: str):
 # finite, so that inf and nan (which float() takes) never pass as a time
 seconds = checked(float, lambda v: v >= 0 and math.isfinite(v), "a time in seconds >= 0")
 positive = checked(float, lambda v: v > 0 and math.isfinite(v), "a positive number")
+
 
 class AliasHelpFormatter(argparse.HelpFormatter):
     """A help formatter that leaves the old option names (``OLD_NAMES``) out."""
