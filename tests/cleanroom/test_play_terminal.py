@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from tests.terminal import wait_for_words, wait_until_shown
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,16 +19,8 @@ def start(tmux, shell: str) -> None:
 
 def wait_for_line(tmux, line: str, timeout: float = 20.0) -> list[str]:
     """Wait until a whole screen line reads ``line``; return the screen's lines."""
-    end = time.monotonic() + timeout
-    lines: list[str] = []
-    while time.monotonic() < end:
-        lines = subprocess.run(tmux + ["capture-pane", "-p", "-t", "play"], capture_output=True,
-                               text=True, timeout=10).stdout.splitlines()
-        if line in lines:
-            return lines
-        time.sleep(0.1)
-    shown = "\n".join(lines)
-    raise AssertionError(f"no line {line!r} on screen after {timeout} s:\n{shown}")
+    return wait_until_shown(tmux, lambda shown: line in shown.splitlines(), f"line {line!r}",
+                            timeout).splitlines()
 
 
 PLAY = f"{sys.executable} -m towerlab cleanroom-play --seed 1"
@@ -54,19 +47,6 @@ def test_keys_piped_from_a_file_are_shown_after_their_prompts(tmux, tmp_path):
     lines = wait_for_line(tmux, "rc=0")
     assert "> yes" in lines and "> no" in lines
     assert lines.index("> no") < lines.index("  display 'L2'") < lines.index("rc=0")
-
-
-def wait_for_words(tmux, words: str, timeout: float = 20.0) -> None:
-    """Wait until ``words`` are on screen, however the terminal wrapped them."""
-    end = time.monotonic() + timeout
-    shown = ""
-    while time.monotonic() < end:
-        shown = subprocess.run(tmux + ["capture-pane", "-p", "-J", "-t", "play"],
-                               capture_output=True, text=True, timeout=10).stdout
-        if " ".join(words.split()) in " ".join(shown.split()):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"{words!r} not on screen after {timeout} s:\n{shown}")
 
 
 def test_help_at_the_prompt_lists_the_keys_and_commands_and_a_bad_word_names_them(tmux):

@@ -17,6 +17,7 @@ from captures.script import BUTTONS
 from rig.play import (KEYMAP, Sound, TowerView, digit_rows, render_lines, timeline_lines,
                       tones_to_pcm)
 from rig.towers.emulated import EmulatorTower
+from tests.terminal import wait_for_words, wait_until_shown
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -91,20 +92,8 @@ def test_sound_records_the_emulators_speaker_to_a_wav():
     assert np.abs(frames[:int(2.9 * rate)]).max() < 100       # silence before
 
 
-def screen(tmux) -> str:
-    return subprocess.run(tmux + ["capture-pane", "-p", "-t", "play"], capture_output=True,
-                          text=True, timeout=10).stdout
-
-
 def wait_for(tmux, text: str, timeout: float = 20.0) -> str:
-    end = time.monotonic() + timeout
-    shown = ""
-    while time.monotonic() < end:
-        shown = screen(tmux)
-        if text in shown:
-            return shown
-        time.sleep(0.2)
-    raise AssertionError(f"{text!r} not on screen after {timeout} s:\n{shown}")
+    return wait_until_shown(tmux, lambda shown: text in shown, repr(text), timeout)
 
 
 def test_a_real_key_press_in_a_terminal_starts_the_reel_on_screen(tmux):
@@ -292,18 +281,6 @@ def start_play(tmux, args: str, width: int = 80, height: int = 24, env: str = ""
 def resize(tmux, width: int, height: int) -> None:
     subprocess.run(tmux + ["resize-window", "-t", "play", "-x", str(width), "-y", str(height)],
                    check=True, timeout=10)
-
-
-def wait_for_words(tmux, words: str, timeout: float = 20.0) -> str:
-    """Wait until ``words`` are on screen, however the terminal wrapped them."""
-    end = time.monotonic() + timeout
-    shown = ""
-    while time.monotonic() < end:
-        shown = screen(tmux)
-        if " ".join(words.split()) in " ".join(shown.split()):
-            return shown
-        time.sleep(0.1)
-    raise AssertionError(f"{words!r} not on screen after {timeout} s:\n{shown}")
 
 
 def test_a_terminal_too_small_for_the_drawing_is_said_in_words_until_it_grows(tmux):
