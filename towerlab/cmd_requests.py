@@ -133,6 +133,7 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
     from towerlab.cmd_rig import record_spec
 
     reqs = find_requests(args.requests, args.names)
+    explores = {}               # an explore request's parsed options, by request name
     for r in reqs:
         problems = request_problems(r)
         if problems:
@@ -141,7 +142,8 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
             raise RigError(f"{r.path}: an explore request plays on --target "
                            f"{', '.join(EXPLORE_TARGETS)}, not {args.target}")
         if r.explore is not None:       # every request's options checked before any plays
-            _explore_args(r, _tower_options(args), str(request_folder(r, args.out)))
+            explores[r.name] = _explore_args(r, _tower_options(args),
+                                             str(request_folder(r, args.out)))
     spec = record_spec(args)
     _warn_if_not_genuine(spec, out)
     done = 0
@@ -157,7 +159,7 @@ def cmd_record(args: argparse.Namespace, out: IO[str]) -> int:
             print(f"{r.name}: {status}; the earlier recording kept as {old}", file=out)
         try:
             if r.explore is not None:
-                _record_explore(r, spec, args, out)
+                _record_explore(r, explores[r.name], spec, args, out)
             else:
                 _record_script(r, spec, args, out)
         except KeyboardInterrupt as exc:
@@ -197,8 +199,9 @@ def _record_script(req, spec, args, out: IO[str]) -> None:
 
 
 def _tower_options(args: argparse.Namespace) -> list[str]:
-    """The explore options that name the tower ``requests record`` was given."""
-    tower = ["--target", args.target]
+    """The explore options that name the tower ``requests record`` was given (and its
+    ``--quiet``)."""
+    tower = ["--target", args.target] + (["--quiet"] if args.quiet else [])
     if args.target == "emu" and args.romset:
         tower += ["--romset", args.romset]
     if args.target == "real":
@@ -225,8 +228,9 @@ def _explore_args(req, tower: list[str], folder: str) -> argparse.Namespace:
     return eargs
 
 
-def _record_explore(req, spec, args, out: IO[str]) -> None:
-    """Play an explore request with towerlab explore's own options and this tower."""
+def _record_explore(req, eargs: argparse.Namespace, spec, args, out: IO[str]) -> None:
+    """Play an explore request with its parsed options (``_explore_args``: towerlab
+    explore's own, and this tower)."""
     import io
 
     from rig.explore import session_folder
@@ -234,8 +238,6 @@ def _record_explore(req, spec, args, out: IO[str]) -> None:
     from towerlab.cmd_explore import cmd_explore
 
     folder = request_folder(req, args.out)
-    eargs = _explore_args(req, _tower_options(args) + (["--quiet"] if args.quiet else []),
-                          str(folder))
     table = io.StringIO()
     cmd_explore(eargs, table)
     for n in range(1, eargs.sessions + 1):
