@@ -29,8 +29,9 @@ ALIASES = {
 
 HOLD_S = 0.2
 MAX_RUN_S = 60.0
+COMMANDS = ("wait S", "off", "on", "quit", "help")    # the words besides the keys
 HELP = ("Keys: yes no repeat haggle bazaar clear tomb move sanctuary dark frontier inventory; "
-        "wait S; off; on; quit; help")
+        + "; ".join(COMMANDS))
 
 
 def parse_key(word: str) -> str:
@@ -41,7 +42,7 @@ def parse_key(word: str) -> str:
     alias = ALIASES.get(name.lower().split("/")[0].split()[0]) if name else None
     if alias is None:
         raise CleanroomError(f"unknown key {word!r} (expected one of {', '.join(BUTTONS)}; "
-                             f"or wait S, off, on, quit, help)")
+                             f"or {', '.join(COMMANDS)})")
     return alias
 
 
